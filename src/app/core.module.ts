@@ -1,0 +1,32 @@
+import { DynamicModule, Global, Module } from '@nestjs/common';
+import { MikroOrmModule } from '@mikro-orm/nestjs';
+import { BullModule } from '@nestjs/bull';
+import { APP_CONFIG, AppConfig } from '../common/config/config';
+import { DEFAULT_JOB_OPTIONS } from '../common/queue/queues';
+import { redisProvider, RedisLifecycle, REDIS } from '../common/redis/redis.provider';
+import { ormConfig } from '../mikro-orm.config';
+import { loadPlans, PLAN_CATALOG } from '../modules/accounts/plans';
+import { CursorCodec } from '../common/http/cursor';
+
+/** Configuration, the ORM, Redis and the Bull root: what every process needs. */
+@Global()
+@Module({})
+export class CoreModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: CoreModule,
+      imports: [
+        MikroOrmModule.forRoot({ ...ormConfig(config.databaseUrl), registerRequestContext: true }),
+        BullModule.forRoot({ url: config.redisUrl, prefix: 'scanlink', defaultJobOptions: DEFAULT_JOB_OPTIONS }),
+      ],
+      providers: [
+        { provide: APP_CONFIG, useValue: config },
+        { provide: PLAN_CATALOG, useValue: loadPlans(config.plansFile) },
+        { provide: CursorCodec, useValue: new CursorCodec(config.appSecret) },
+        redisProvider,
+        RedisLifecycle,
+      ],
+      exports: [APP_CONFIG, PLAN_CATALOG, CursorCodec, REDIS],
+    };
+  }
+}

@@ -1,0 +1,78 @@
+import type { INestApplication } from '@nestjs/common';
+import { ApiProperty, ApiPropertyOptional, DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import type { AppConfig } from '../common/config/config';
+import { ERROR_STATUS } from '../common/errors/error-codes';
+import { ListEnvelopeDto } from '../common/http/list';
+
+export const API_VERSION = '2026-02-08';
+
+class ErrorBodyDto {
+  @ApiProperty({ enum: Object.keys(ERROR_STATUS), example: 'invalid_request' }) code!: string;
+  @ApiProperty({ example: 'name must be shorter than or equal to 255 characters' }) message!: string;
+  @ApiProperty({ example: 'req_7fQ2mX9kLp4sT1vZ8nYcB3' }) request_id!: string;
+  @ApiPropertyOptional({ example: 'name', description: 'The offending field' }) field?: string;
+  @ApiPropertyOptional({ type: [String], example: ['name'] }) fields?: string[];
+  @ApiPropertyOptional({ example: 'GS1_CHECK_DIGIT' }) gs1_code?: string;
+  @ApiPropertyOptional({ example: 250, description: 'Plan limit' }) limit?: number;
+  @ApiPropertyOptional({ example: 250 }) current_count?: number;
+  @ApiPropertyOptional({ example: 1 }) requested?: number;
+  @ApiPropertyOptional({ example: 'plus' }) plan_id?: string;
+  @ApiPropertyOptional({ example: 'https://github.com/scanlink/scanlink/blob/main/docs/errors.md#invalid_request' }) doc_url?: string;
+}
+
+export class ErrorEnvelopeDto {
+  @ApiProperty({ type: ErrorBodyDto }) error!: ErrorBodyDto;
+}
+
+const ERROR_RESPONSES: Record<string, string> = {
+  '400': 'Invalid request (the envelope names the field)',
+  '401': 'Missing, malformed, unknown, revoked or expired key',
+  '403': 'Insufficient scope, plan restriction or plan limit',
+  '404': 'Not found (also for ids of other workspaces)',
+  '429': 'Rate limited or monthly quota used up (see Retry-After)',
+};
+
+/** Builds the OpenAPI document: paths under /v1, bearer schemes, and the error envelope on every operation. */
+export function buildOpenApi(app: INestApplication, config: AppConfig): OpenAPIObject {
+  const origin = new URL(config.apiBaseUrl).origin;
+  const doc = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('Scanlink API')
+      .setDescription(
+        'Workspace QR codes: dynamic and static codes, GS1 Digital Link, batches, folders, analytics, signed webhooks and a ' +
+          '30-day event archive. Authenticate with `Authorization: Bearer qr_live_…`. Errors share one envelope ' +
+          '`{"error": {"code", "message", "request_id", …}}`; every response carries `Request-Id`.',
+      )
+      .setVersion(API_VERSION)
+      .addServer(origin)
+      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'API key: qr_live_… or qr_test_…' }, 'api_key')
+      .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Dashboard session token (key management)' }, 'dashboard_token')
+      .build(),
+    { extraModels: [ErrorEnvelopeDto, ListEnvelopeDto], operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}` },
+  );
+  const envelopeRef = { $ref: '#/components/schemas/ErrorEnvelopeDto' };
+  for (const [path, item] of Object.entries(doc.paths)) {
+    for (const op of Object.values(item) as Array<{ responses?: Record<string, unknown>; security?: unknown[] }>) {
+      if (!op || typeof op !== 'object' || !('responses' in op)) continue;
+      op.responses ??= {};
+      const isPublic = path === '/health';
+      for (const [status, description] of Object.entries(ERROR_RESPONSES)) {
+        if (isPublic && status !== '400') continue;
+        if (!op.responses[status]) op.responses[status] = { description, content: { 'application/json': { schema: envelopeRef } } };
+      }
+      if (!isPublic && !op.security) op.security = [{ api_key: [] }];
+    }
+  }
+  return doc;
+}
+
+export function mountSwagger(app: INestApplication, config: AppConfig): void {
+  const doc = buildOpenApi(app, config);
+  SwaggerModule.setup('docs', app, doc, {
+    jsonDocumentUrl: 'docs/openapi.json',
+    yamlDocumentUrl: 'docs/openapi.yaml',
+    customSiteTitle: 'Scanlink API',
+    swaggerOptions: { persistAuthorization: true },
+  });
+}

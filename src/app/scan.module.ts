@@ -1,0 +1,18 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import type { AppConfig } from '../common/config/config';
+import { ApiExceptionFilter } from '../common/errors/exception.filter';
+import { HealthModule } from '../modules/health/health.module';
+import { CoreModule } from './core.module';
+
+/** The scan host process: short-code redirects, hosted pages, images. */
+@Module({})
+export class ScanModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: ScanModule,
+      imports: [CoreModule.forRoot(config), HealthModule],
+      providers: [{ provide: APP_FILTER, useClass: ApiExceptionFilter }],
+    };
+  }
+}

@@ -1,0 +1,15 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { ScheduleModule } from '@nestjs/schedule';
+import type { AppConfig } from '../common/config/config';
+import { CoreModule } from './core.module';
+
+/** The worker process: Bull processors and scheduled tasks; opens no HTTP port. Only this module imports processors. */
+@Module({})
+export class WorkerModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: WorkerModule,
+      imports: [CoreModule.forRoot(config), ScheduleModule.forRoot()],
+    };
+  }
+}

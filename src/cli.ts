@@ -1,0 +1,156 @@
+import 'reflect-metadata';
+import { parseArgs } from 'node:util';
+import { MikroORM } from '@mikro-orm/postgresql';
+import { AppConfig, loadConfig } from './common/config/config';
+import { ApiException } from './common/errors/api.exception';
+import { ormConfig } from './mikro-orm.config';
+import { AccountsService } from './modules/accounts/accounts.service';
+import { loadPlans, PLAN_IDS, PlanId } from './modules/accounts/plans';
+import { DashboardAuthService } from './modules/tokens/dashboard-auth.service';
+
+/** The operator CLI. Contract (decisions.md): exactly one JSON document on stdout, logs on stderr, exit 0 on success,
+ * non-zero with {"error":{…}} on failure. */
+
+type Flags = Record<string, string | boolean | undefined>;
+
+class UsageError extends Error {}
+
+const COMMANDS: Record<string, { flags: Record<string, { type: 'string' | 'boolean' }>; usage: string }> = {
+  'org:create': {
+    usage: 'org:create --name N --plan free|plus|pro|ultra|agency --email E [--env live|test] [--scopes a,b]',
+    flags: { name: { type: 'string' }, plan: { type: 'string' }, email: { type: 'string' }, env: { type: 'string' }, scopes: { type: 'string' } },
+  },
+  'key:create': {
+    usage: 'key:create --org ORG [--name N] [--scopes a,b] [--env live|test] [--expires-in-days D]',
+    flags: { org: { type: 'string' }, name: { type: 'string' }, scopes: { type: 'string' }, env: { type: 'string' }, 'expires-in-days': { type: 'string' } },
+  },
+  'org:plan': {
+    usage: 'org:plan --org ORG --plan free|plus|pro|ultra|agency',
+    flags: { org: { type: 'string' }, plan: { type: 'string' } },
+  },
+  'dashboard-token': {
+    usage: 'dashboard-token --org ORG [--email E] [--unverified] [--expires-in S]',
+    flags: { org: { type: 'string' }, email: { type: 'string' }, unverified: { type: 'boolean' }, 'expires-in': { type: 'string' } },
+  },
+  'trash:empty': { usage: 'trash:empty --org ORG', flags: { org: { type: 'string' } } },
+};
+
+function required(flags: Flags, name: string): string {
+  const v = flags[name];
+  if (typeof v !== 'string' || v === '') throw new UsageError(`--${name} is required`);
+  return v;
+}
+
+function env(flags: Flags): 'live' | 'test' {
+  const v = flags.env ?? 'live';
+  if (v !== 'live' && v !== 'test') throw new UsageError('--env must be live or test');
+  return v;
+}
+
+function plan(flags: Flags): PlanId {
+  const p = required(flags, 'plan');
+  if (!(PLAN_IDS as readonly string[]).includes(p)) throw new UsageError(`--plan must be one of ${PLAN_IDS.join(', ')}`);
+  return p as PlanId;
+}
+
+function scopes(flags: Flags): string[] | undefined {
+  return typeof flags.scopes === 'string' ? flags.scopes.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
+}
+
+function nonNegativeInt(flags: Flags, name: string): number | undefined {
+  const v = flags[name];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string' || !/^\d+$/.test(v)) throw new UsageError(`--${name} must be a whole number ≥ 0`);
+  return Number(v);
+}
+
+export async function runCommand(command: string, flags: Flags, config: AppConfig, orm: MikroORM): Promise<unknown> {
+  const plans = loadPlans(config.plansFile);
+  const accounts = new AccountsService(orm.em.fork() as never, plans);
+  switch (command) {
+    case 'org:create': {
+      const org = await accounts.createOrganization({ name: required(flags, 'name'), plan: plan(flags), email: required(flags, 'email') });
+      const { key, secret } = await accounts.createKey(org.id, { name: 'Default key', scopes: scopes(flags), environment: env(flags) });
+      return { organization_id: org.id, key_id: key.id, api_key: secret };
+    }
+    case 'key:create': {
+      const org = await accounts.getOrganization(required(flags, 'org'));
+      const { key, secret } = await accounts.createKey(org.id, {
+        name: typeof flags.name === 'string' ? flags.name : undefined,
+        scopes: scopes(flags),
+        environment: env(flags),
+        expiresInDays: nonNegativeInt(flags, 'expires-in-days'),
+      });
+      return { key_id: key.id, api_key: secret };
+    }
+    case 'dashboard-token': {
+      const org = await accounts.getOrganization(required(flags, 'org'));
+      const expiresIn = nonNegativeInt(flags, 'expires-in') ?? 3600;
+      const token = await new DashboardAuthService(config).mint({
+        organizationId: org.id,
+        email: typeof flags.email === 'string' ? flags.email : org.ownerEmail,
+        emailVerified: flags.unverified !== true,
+        expiresInSeconds: expiresIn,
+      });
+      return { token };
+    }
+    case 'org:plan': {
+      const org = await accounts.getOrganization(required(flags, 'org'));
+      const next = plan(flags);
+      const em = orm.em.fork();
+      await em.getConnection().execute('update organizations set plan = ?, updated_at = now() where id = ?', [next, org.id]);
+      return { organization_id: org.id, plan: next, paused: [] as string[] };
+    }
+    case 'trash:empty': {
+      const org = await accounts.getOrganization(required(flags, 'org'));
+      return { organization_id: org.id, deleted: 0 };
+    }
+    default:
+      throw new UsageError(`Unknown command '${command}'. Commands:\n${Object.values(COMMANDS).map((c) => `  ${c.usage}`).join('\n')}`);
+  }
+}
+
+function fail(code: string, message: string, exitCode: number, extra: Record<string, unknown> = {}): never {
+  process.stdout.write(`${JSON.stringify({ error: { code, message, ...extra } })}\n`);
+  process.exit(exitCode);
+}
+
+export async function main(): Promise<void> {
+  const [command, ...rest] = process.argv.slice(2);
+  const spec = command ? COMMANDS[command] : undefined;
+  if (!spec) {
+    fail('usage', `Usage: npm run -s cli -- <command> [flags]\n${Object.values(COMMANDS).map((c) => `  ${c.usage}`).join('\n')}`, 64);
+  }
+  let flags: Flags;
+  try {
+    ({ values: flags } = parseArgs({ args: rest, options: spec.flags, strict: true, allowPositionals: false }) as { values: Flags });
+  } catch (err) {
+    fail('usage', `${(err as Error).message}. Usage: ${spec.usage}`, 64);
+  }
+  let config: AppConfig;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    fail('config', (err as Error).message, 78);
+  }
+  const orm = await MikroORM.init(ormConfig(config.databaseUrl, { poolMax: 2 })).catch((err: Error) =>
+    fail('database_unavailable', `Cannot connect to PostgreSQL: ${err.message}`, 69),
+  );
+  try {
+    const result = await runCommand(command, flags, config, orm);
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    await orm.close();
+    process.exit(0);
+  } catch (err) {
+    await orm.close().catch(() => undefined);
+    if (err instanceof UsageError) fail('usage', `${err.message}. Usage: ${spec.usage}`, 64);
+    if (err instanceof ApiException) {
+      const { retryAfter: _r, ...extras } = err.extras;
+      fail(err.code, err.message, 1, extras);
+    }
+    process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
+    fail('internal_error', (err as Error).message, 1);
+  }
+}
+
+if (require.main === module) void main();

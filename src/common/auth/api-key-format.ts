@@ -1,0 +1,22 @@
+import { createHash } from 'node:crypto';
+import { randomBase62 } from '../ids';
+import type { Environment } from '../../modules/accounts/api-key.entity';
+
+const KEY_PATTERN = /^qr_(live|test)_[0-9A-Za-z]{32}$/;
+
+export function generateApiKey(environment: Environment): string {
+  return `qr_${environment}_${randomBase62(32)}`;
+}
+
+export function isWellFormedApiKey(key: string): boolean {
+  return KEY_PATTERN.test(key);
+}
+
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+/** The visible part of a key: its first 12 characters (`qr_live_AbCd`). */
+export function keyPrefix(key: string): string {
+  return key.slice(0, 12);
+}

@@ -1,0 +1,68 @@
+import { ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { AuthGuard } from '@nestjs/passport';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiException } from '../errors/api.exception';
+import { RateLimiter, RateLimitState } from '../http/rate-limiter';
+import { AUTH_PROPERTY, AuthContext } from './auth-context';
+import { DASHBOARD_ROUTE, PUBLIC_ROUTE } from './decorators';
+
+interface Probe {
+  headers: { authorization?: string };
+  query: Record<string, never>;
+  body: Record<string, never>;
+  user?: AuthContext;
+}
+
+export function setRateLimitHeaders(reply: FastifyReply, state: RateLimitState): void {
+  void reply.header('RateLimit-Limit', String(state.limit));
+  void reply.header('RateLimit-Remaining', String(state.remaining));
+  void reply.header('RateLimit-Reset', String(state.reset));
+}
+
+/** Global guard: resolves `Authorization: Bearer <API key>` through passport-http-bearer into the AuthContext, then
+ * counts the request against the key's rate limit. Passport only sees the Authorization header (never a key in the
+ * query string or body, which would end up in logs). */
+@Injectable()
+export class ApiKeyGuard extends AuthGuard('api-key') {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly rateLimiter: RateLimiter,
+  ) {
+    super({ session: false });
+  }
+
+  override async canActivate(context: ExecutionContext): Promise<boolean> {
+    const targets = [context.getHandler(), context.getClass()];
+    if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)) return true;
+    if (this.reflector.getAllAndOverride<boolean>(DASHBOARD_ROUTE, targets)) return true;
+    const http = context.switchToHttp();
+    const req = http.getRequest<FastifyRequest & { scanlinkProbe?: Probe } & Record<string, unknown>>();
+    req.scanlinkProbe = { headers: { authorization: req.headers.authorization }, query: {}, body: {} };
+    await super.canActivate(context);
+    const auth = req.scanlinkProbe.user as AuthContext;
+    req[AUTH_PROPERTY] = auth;
+    const reply = http.getResponse<FastifyReply>();
+    try {
+      setRateLimitHeaders(reply, await this.rateLimiter.consume(auth));
+    } catch (err) {
+      const state = (err as { rateLimit?: RateLimitState }).rateLimit;
+      if (state) setRateLimitHeaders(reply, state);
+      throw err;
+    }
+    return true;
+  }
+
+  override getRequest(context: ExecutionContext): Probe {
+    return context.switchToHttp().getRequest<{ scanlinkProbe: Probe }>().scanlinkProbe;
+  }
+
+  override handleRequest<TUser = AuthContext>(err: unknown, user: TUser, info: unknown): TUser {
+    if (err) throw err;
+    if (!user) {
+      if (info === 400) throw new ApiException('unauthorized', 'Malformed Authorization header: expected "Bearer <API key>"');
+      throw new ApiException('unauthorized', 'Missing API key: send it as "Authorization: Bearer <API key>"');
+    }
+    return user;
+  }
+}

@@ -1,0 +1,25 @@
+import { createParamDecorator, ExecutionContext } from '@nestjs/common';
+import type { Plan } from '../../modules/accounts/plans';
+import type { Environment } from '../../modules/accounts/api-key.entity';
+import type { Scope } from './scopes';
+
+/** Who is calling: resolved once per request from the API key and passed as the first argument of every service call. */
+export interface AuthContext {
+  organizationId: string;
+  organizationName: string;
+  keyId: string;
+  keyPrefix: string;
+  scopes: Scope[];
+  plan: Plan;
+  environment: Environment;
+}
+
+export const AUTH_PROPERTY = 'scanlinkAuth';
+
+/** Controller parameter: the caller's AuthContext. Throws when absent, so no query ever runs unscoped. */
+export const Auth = createParamDecorator((_data: unknown, ctx: ExecutionContext): AuthContext => {
+  const req = ctx.switchToHttp().getRequest<Record<string, unknown>>();
+  const auth = req[AUTH_PROPERTY] as AuthContext | undefined;
+  if (!auth) throw new Error('AuthContext missing: route is not behind the API key guard');
+  return auth;
+});

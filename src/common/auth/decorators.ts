@@ -1,0 +1,22 @@
+import { applyDecorators, SetMetadata } from '@nestjs/common';
+import { ApiBearerAuth, ApiExtension } from '@nestjs/swagger';
+import type { Scope } from './scopes';
+
+export const PUBLIC_ROUTE = 'scanlink:public';
+export const DASHBOARD_ROUTE = 'scanlink:dashboard';
+export const REQUIRED_SCOPE = 'scanlink:scope';
+export const REQUIRED_PLAN_FEATURE = 'scanlink:plan-feature';
+
+/** No credentials at all (health, docs). */
+export const Public = () => SetMetadata(PUBLIC_ROUTE, true);
+
+/** Authenticated by a dashboard session token (JWT), not an API key. */
+export const DashboardAuth = () =>
+  applyDecorators(SetMetadata(DASHBOARD_ROUTE, true), ApiBearerAuth('dashboard_token'));
+
+/** The API key must carry this scope (403 insufficient_scope); also documents it in Swagger. */
+export const RequiresScope = (scope: Scope) =>
+  applyDecorators(SetMetadata(REQUIRED_SCOPE, scope), ApiBearerAuth('api_key'), ApiExtension('x-required-scope', scope));
+
+/** The workspace's plan must include this feature (403 plan_restricted). */
+export const RequiresPlanFeature = (feature: 'batches') => SetMetadata(REQUIRED_PLAN_FEATURE, feature);

@@ -1,0 +1,23 @@
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { ApiException } from '../errors/api.exception';
+import { AUTH_PROPERTY, AuthContext } from './auth-context';
+import { REQUIRED_SCOPE } from './decorators';
+import type { Scope } from './scopes';
+
+/** 403 insufficient_scope when the key lacks the scope the route declares with @RequiresScope. */
+@Injectable()
+export class ScopeGuard implements CanActivate {
+  constructor(private readonly reflector: Reflector) {}
+
+  canActivate(context: ExecutionContext): boolean {
+    const scope = this.reflector.getAllAndOverride<Scope | undefined>(REQUIRED_SCOPE, [context.getHandler(), context.getClass()]);
+    if (!scope) return true;
+    const auth = context.switchToHttp().getRequest<Record<string, unknown>>()[AUTH_PROPERTY] as AuthContext | undefined;
+    if (!auth) throw new ApiException('unauthorized', 'Missing API key');
+    if (!auth.scopes.includes(scope)) {
+      throw new ApiException('insufficient_scope', `This API key lacks the '${scope}' scope required by this endpoint`);
+    }
+    return true;
+  }
+}

@@ -1,0 +1,147 @@
+import { resolve } from 'node:path';
+import { plainToInstance, Transform } from 'class-transformer';
+import {
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Matches,
+  Max,
+  Min,
+  MinLength,
+  validateSync,
+} from 'class-validator';
+
+const toInt = ({ value }: { value: unknown }) =>
+  value === undefined || value === '' ? undefined : /^-?\d+$/.test(String(value)) ? Number(value) : value;
+const urlOpts = { require_tld: false, require_protocol: true, protocols: ['http', 'https'] };
+
+/** Every environment variable the processes read. Validated once at boot: a bad value stops the process. */
+class EnvironmentVariables {
+  @IsIn(['development', 'production', 'test']) @IsOptional() NODE_ENV?: string;
+  @IsString() @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must be a postgres:// URL' })
+  DATABASE_URL!: string;
+  @IsString() @Matches(/^rediss?:\/\//, { message: 'REDIS_URL must be a redis:// URL' }) REDIS_URL!: string;
+  @Transform(toInt) @IsInt() @Min(0) @Max(65535) @IsOptional() PORT?: number;
+  @Transform(toInt) @IsInt() @Min(0) @Max(65535) @IsOptional() SCAN_PORT?: number;
+  @IsUrl(urlOpts) @IsOptional() API_BASE_URL?: string;
+  @IsUrl(urlOpts) @IsOptional() SCAN_BASE_URL?: string;
+  @IsUrl(urlOpts) @IsOptional() IMAGE_BASE_URL?: string;
+  @IsString() @IsOptional() STORAGE_DIR?: string;
+  @IsIn(['fs', 's3']) @IsOptional() STORAGE_DRIVER?: string;
+  @IsString() @IsOptional() LOCAL_DATA_DIR?: string;
+  @IsString() @Matches(/^smtps?:\/\//, { message: 'SMTP_URL must be an smtp:// or smtps:// URL' }) @IsOptional()
+  SMTP_URL?: string;
+  @IsString() @IsOptional() MAIL_FROM?: string;
+  @IsString() @MinLength(16, { message: 'DASHBOARD_JWT_SECRET must be at least 16 characters' }) @IsOptional()
+  DASHBOARD_JWT_SECRET?: string;
+  @IsUrl(urlOpts) @IsOptional() DASHBOARD_JWKS_URL?: string;
+  @IsString() @MinLength(16, { message: 'APP_SECRET must be at least 16 characters' }) @IsOptional()
+  APP_SECRET?: string;
+  @IsString() @IsOptional() PLANS_FILE?: string;
+  @Transform(toInt) @IsInt() @Min(1) @IsOptional() TRASH_RETENTION_DAYS?: number;
+  @Transform(toInt) @IsInt() @Min(0) @IsOptional() GS1_RETIREMENT_DAYS?: number;
+  @IsString() @IsOptional() WEBHOOK_ALLOW_HOSTS?: string;
+  @IsString() @Matches(/^\d+(,\d+)*$/, { message: 'WEBHOOK_RETRY_DELAYS must be comma-separated milliseconds' })
+  @IsOptional()
+  WEBHOOK_RETRY_DELAYS?: string;
+  @Transform(toInt) @IsInt() @Min(1) @IsOptional() WEBHOOK_AUTO_DISABLE_FAILURES?: number;
+  @Transform(toInt) @IsInt() @Min(0) @IsOptional() WEBHOOK_AUTO_DISABLE_HOURS?: number;
+  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) @IsOptional() LOG_LEVEL?: string;
+}
+
+export interface AppConfig {
+  env: 'development' | 'production' | 'test';
+  databaseUrl: string;
+  redisUrl: string;
+  port: number;
+  scanPort: number;
+  apiBaseUrl: string;
+  scanBaseUrl: string;
+  imageBaseUrl: string;
+  localDataDir: string;
+  storageDriver: 'fs' | 's3';
+  storageDir: string;
+  smtpUrl?: string;
+  mailFrom: string;
+  mailDir: string;
+  dashboardJwtSecret?: string;
+  dashboardJwksUrl?: string;
+  appSecret: string;
+  plansFile?: string;
+  trashRetentionDays: number;
+  gs1RetirementDays: number;
+  webhookAllowHosts: string[];
+  webhookRetryDelaysMs: number[];
+  webhookAutoDisableFailures: number;
+  webhookAutoDisableHours: number;
+  logLevel: string;
+}
+
+/** The spec's retry schedule: attempts 2..7 follow these delays after the previous attempt. */
+export const DEFAULT_WEBHOOK_RETRY_DELAYS_MS = [60_000, 300_000, 1_800_000, 7_200_000, 21_600_000, 86_400_000];
+
+export class ConfigError extends Error {}
+
+const CONSTRAINT_PRIORITY = ['isString', 'isInt', 'matches', 'isUrl', 'isIn', 'minLength', 'min', 'max'];
+
+const trimSlash = (s: string) => s.replace(/\/+$/, '');
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const raw = plainToInstance(EnvironmentVariables, { ...env }, { excludeExtraneousValues: false });
+  const errors = validateSync(raw, { skipMissingProperties: false, forbidUnknownValues: false });
+  if (errors.length > 0) {
+    const lines = errors.map((e) => {
+      const constraints = e.constraints ?? {};
+      // One reason per variable, the most telling first ("must be an integer" before "must not be greater than").
+      const key = CONSTRAINT_PRIORITY.find((k) => constraints[k]) ?? Object.keys(constraints)[0];
+      const why = constraints[key] ?? 'invalid value';
+      const value = e.property === 'DATABASE_URL' || e.property.includes('SECRET') ? '(hidden)' : JSON.stringify(e.value);
+      return `  ${e.property}=${value}: ${why}`;
+    });
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const nodeEnv = (raw.NODE_ENV ?? 'development') as AppConfig['env'];
+  if (nodeEnv === 'production' && !raw.APP_SECRET) {
+    throw new ConfigError('Invalid configuration:\n  APP_SECRET is required in production (signs list cursors)');
+  }
+  const localDataDir = resolve(raw.LOCAL_DATA_DIR ?? '.local');
+  const port = raw.PORT ?? 3000;
+  const scanPort = raw.SCAN_PORT ?? 3001;
+  const scanBaseUrl = trimSlash(raw.SCAN_BASE_URL ?? `http://localhost:${scanPort}`);
+  return {
+    env: nodeEnv,
+    databaseUrl: raw.DATABASE_URL,
+    redisUrl: raw.REDIS_URL,
+    port,
+    scanPort,
+    apiBaseUrl: trimSlash(raw.API_BASE_URL ?? `http://localhost:${port}/v1`),
+    scanBaseUrl,
+    imageBaseUrl: trimSlash(raw.IMAGE_BASE_URL ?? `${scanBaseUrl}/images`),
+    localDataDir,
+    storageDriver: (raw.STORAGE_DRIVER ?? 'fs') as 'fs' | 's3',
+    storageDir: resolve(raw.STORAGE_DIR ?? `${localDataDir}/storage`),
+    smtpUrl: raw.SMTP_URL,
+    mailFrom: raw.MAIL_FROM ?? 'Scanlink <no-reply@scanlink.local>',
+    mailDir: resolve(`${localDataDir}/mail`),
+    dashboardJwtSecret: raw.DASHBOARD_JWT_SECRET ?? (nodeEnv === 'production' ? undefined : 'scanlink-local-dashboard-secret'),
+    dashboardJwksUrl: raw.DASHBOARD_JWKS_URL,
+    appSecret: raw.APP_SECRET ?? 'scanlink-local-development-secret',
+    plansFile: raw.PLANS_FILE,
+    trashRetentionDays: raw.TRASH_RETENTION_DAYS ?? 30,
+    gs1RetirementDays: raw.GS1_RETIREMENT_DAYS ?? 365,
+    webhookAllowHosts: (raw.WEBHOOK_ALLOW_HOSTS ?? '')
+      .split(',')
+      .map((h) => h.trim().toLowerCase())
+      .filter(Boolean),
+    webhookRetryDelaysMs: raw.WEBHOOK_RETRY_DELAYS
+      ? raw.WEBHOOK_RETRY_DELAYS.split(',').map(Number)
+      : DEFAULT_WEBHOOK_RETRY_DELAYS_MS,
+    webhookAutoDisableFailures: raw.WEBHOOK_AUTO_DISABLE_FAILURES ?? 20,
+    webhookAutoDisableHours: raw.WEBHOOK_AUTO_DISABLE_HOURS ?? 24,
+    logLevel: raw.LOG_LEVEL ?? (nodeEnv === 'test' ? 'warn' : 'info'),
+  };
+}
+
+export const APP_CONFIG = Symbol('APP_CONFIG');

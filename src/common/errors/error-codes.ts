@@ -1,0 +1,29 @@
+/** Every `error.code` the API can answer with, and its HTTP status (decisions.md "Errors"). */
+export const ERROR_STATUS = {
+  invalid_request: 400,
+  payload_too_large: 400,
+  gs1_invalid: 400,
+  unauthorized: 401,
+  insufficient_scope: 403,
+  plan_restricted: 403,
+  plan_limit_reached: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  target_not_editable: 409,
+  idempotency_conflict: 409,
+  gs1_identifier_taken: 409,
+  gs1_identifier_retired: 409,
+  domain_id_immutable: 422,
+  gs1_identifier_immutable: 422,
+  static_code_not_supported: 422,
+  batch_processing: 422,
+  code_not_editable: 422,
+  rate_limited: 429,
+  quota_exceeded: 429,
+  internal_error: 500,
+  service_unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export const DOCS_ERRORS_URL = 'https://github.com/scanlink/scanlink/blob/main/docs/errors.md';

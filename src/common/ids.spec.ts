@@ -1,0 +1,31 @@
+import { hasPrefix, newId, newShortCode, randomBase62 } from './ids';
+
+describe('ids', () => {
+  it('makes prefixed ids with 20 base62 characters', () => {
+    for (const prefix of ['qr', 'sqr', 'fld', 'batch', 'evt', 'key', 'org', 'we', 'wd', 'req'] as const) {
+      expect(newId(prefix)).toMatch(new RegExp(`^${prefix}_[0-9A-Za-z]{20}$`));
+    }
+  });
+
+  it('does not repeat', () => {
+    const ids = new Set(Array.from({ length: 10000 }, () => newId('qr')));
+    expect(ids.size).toBe(10000);
+  });
+
+  it('makes 7-character base62 short codes', () => {
+    expect(newShortCode()).toMatch(/^[0-9A-Za-z]{7}$/);
+  });
+
+  it('uses every base62 character roughly evenly', () => {
+    const counts = new Map<string, number>();
+    for (const c of randomBase62(62_000)) counts.set(c, (counts.get(c) ?? 0) + 1);
+    expect(counts.size).toBe(62);
+    for (const n of counts.values()) expect(n).toBeGreaterThan(700);
+  });
+
+  it('checks prefixes', () => {
+    expect(hasPrefix(newId('fld'), 'fld')).toBe(true);
+    expect(hasPrefix(newId('qr'), 'fld')).toBe(false);
+    expect(hasPrefix('fld_short', 'fld')).toBe(false);
+  });
+});

@@ -1,0 +1,16 @@
+import type { JobOptions } from 'bull';
+
+/** Every Bull queue of the service. Payloads carry ids only; the worker reloads and re-checks state. */
+export const QUEUES = {
+  maintenance: 'maintenance',
+} as const;
+
+export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
+
+/** Defaults for every job: bounded retention so Redis does not grow without limit. */
+export const DEFAULT_JOB_OPTIONS: JobOptions = {
+  attempts: 3,
+  backoff: { type: 'exponential', delay: 1000 },
+  removeOnComplete: 1000,
+  removeOnFail: 5000,
+};

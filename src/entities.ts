@@ -1,0 +1,5 @@
+import { ApiKey } from './modules/accounts/api-key.entity';
+import { Organization } from './modules/accounts/organization.entity';
+
+/** Every entity of the service, in one list for the ORM configuration. */
+export const ENTITIES = [Organization, ApiKey];

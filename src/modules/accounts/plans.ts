@@ -1,0 +1,79 @@
+import { readFileSync } from 'node:fs';
+import { ConfigError } from '../../common/config/config';
+
+export const PLAN_IDS = ['free', 'plus', 'pro', 'ultra', 'agency'] as const;
+export type PlanId = (typeof PLAN_IDS)[number];
+
+export interface Plan {
+  id: PlanId;
+  dynamic_qr_limit: number;
+  gs1_limit: number;
+  batches: boolean;
+  custom_domains: number;
+  /** null = unmetered */
+  monthly_requests: number | null;
+  requests_per_minute: number;
+  active_keys: number;
+}
+
+/** The only place plan limits live (decisions.md "Plans"). PLANS_FILE may override any figure. */
+const DEFAULT_PLANS: Record<PlanId, Omit<Plan, 'id'>> = {
+  free: { dynamic_qr_limit: 0, gs1_limit: 0, batches: false, custom_domains: 0, monthly_requests: 50, requests_per_minute: 10, active_keys: 1 },
+  plus: { dynamic_qr_limit: 250, gs1_limit: 50, batches: true, custom_domains: 1, monthly_requests: null, requests_per_minute: 60, active_keys: 10 },
+  pro: { dynamic_qr_limit: 1000, gs1_limit: 250, batches: true, custom_domains: 3, monthly_requests: null, requests_per_minute: 120, active_keys: 25 },
+  ultra: { dynamic_qr_limit: 5000, gs1_limit: 1000, batches: true, custom_domains: 10, monthly_requests: null, requests_per_minute: 300, active_keys: 50 },
+  agency: { dynamic_qr_limit: 25000, gs1_limit: 5000, batches: true, custom_domains: 50, monthly_requests: null, requests_per_minute: 600, active_keys: 100 },
+};
+
+/** Scopes whose routes the free plan may not use (403 plan_restricted). */
+export const FREE_RESTRICTED_SCOPES = ['analytics:read', 'webhooks:read', 'webhooks:write'];
+
+const KEY_CHECKS: Record<keyof Omit<Plan, 'id'>, (v: unknown) => boolean> = {
+  dynamic_qr_limit: (v) => Number.isInteger(v) && (v as number) >= 0,
+  gs1_limit: (v) => Number.isInteger(v) && (v as number) >= 0,
+  batches: (v) => typeof v === 'boolean',
+  custom_domains: (v) => Number.isInteger(v) && (v as number) >= 0,
+  monthly_requests: (v) => v === null || (Number.isInteger(v) && (v as number) >= 0),
+  requests_per_minute: (v) => Number.isInteger(v) && (v as number) > 0,
+  active_keys: (v) => Number.isInteger(v) && (v as number) > 0,
+};
+
+export type PlanCatalog = Record<PlanId, Plan>;
+
+export function loadPlans(file?: string): PlanCatalog {
+  let overrides: Record<string, Record<string, unknown>> = {};
+  if (file) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (e) {
+      throw new ConfigError(`PLANS_FILE ${file} cannot be read: ${(e as Error).message}`);
+    }
+    try {
+      overrides = JSON.parse(text);
+    } catch (e) {
+      throw new ConfigError(`PLANS_FILE ${file} is not valid JSON: ${(e as Error).message}`);
+    }
+    if (!overrides || typeof overrides !== 'object' || Array.isArray(overrides)) {
+      throw new ConfigError(`PLANS_FILE ${file} must hold an object keyed by plan id`);
+    }
+    for (const [planId, figures] of Object.entries(overrides)) {
+      if (!(PLAN_IDS as readonly string[]).includes(planId)) {
+        throw new ConfigError(`PLANS_FILE ${file}: unknown plan "${planId}" (expected one of ${PLAN_IDS.join(', ')})`);
+      }
+      if (!figures || typeof figures !== 'object' || Array.isArray(figures)) {
+        throw new ConfigError(`PLANS_FILE ${file}: "${planId}" must be an object`);
+      }
+      for (const [key, value] of Object.entries(figures)) {
+        const check = KEY_CHECKS[key as keyof typeof KEY_CHECKS];
+        if (!check) throw new ConfigError(`PLANS_FILE ${file}: unknown key "${planId}.${key}"`);
+        if (!check(value)) throw new ConfigError(`PLANS_FILE ${file}: bad value for "${planId}.${key}": ${JSON.stringify(value)}`);
+      }
+    }
+  }
+  const catalog = {} as PlanCatalog;
+  for (const id of PLAN_IDS) catalog[id] = { id, ...DEFAULT_PLANS[id], ...(overrides[id] ?? {}) } as Plan;
+  return catalog;
+}
+
+export const PLAN_CATALOG = Symbol('PLAN_CATALOG');

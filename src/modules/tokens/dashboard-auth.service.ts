@@ -1,0 +1,70 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { createRemoteJWKSet, jwtVerify, SignJWT, JWTPayload } from 'jose';
+import { APP_CONFIG, AppConfig } from '../../common/config/config';
+import { ApiException } from '../../common/errors/api.exception';
+
+export interface DashboardSession {
+  userId: string;
+  organizationId: string;
+  email: string | null;
+  emailVerified: boolean;
+}
+
+/** Verifies dashboard session tokens (JWTs from the identity provider): HS256 with DASHBOARD_JWT_SECRET, or RS256/ES256
+ * against DASHBOARD_JWKS_URL. Also mints HS256 tokens for the local identity provider (the CLI). */
+@Injectable()
+export class DashboardAuthService {
+  private readonly jwks?: ReturnType<typeof createRemoteJWKSet>;
+
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+    if (config.dashboardJwksUrl) this.jwks = createRemoteJWKSet(new URL(config.dashboardJwksUrl));
+  }
+
+  async verify(authorization: string | undefined): Promise<DashboardSession> {
+    const required = 'A dashboard session token is required: send "Authorization: Bearer <JWT>"';
+    if (!authorization) throw new ApiException('unauthorized', required);
+    const match = /^Bearer\s+(\S+)$/i.exec(authorization);
+    if (!match) throw new ApiException('unauthorized', `Malformed Authorization header. ${required}`);
+    const token = match[1];
+    if (/^qr_(live|test)_/.test(token)) {
+      throw new ApiException('unauthorized', 'API keys cannot manage keys: a dashboard session token is required');
+    }
+    let payload: JWTPayload;
+    try {
+      if (this.jwks) {
+        ({ payload } = await jwtVerify(token, this.jwks, { algorithms: ['RS256', 'ES256'] }));
+      } else if (this.config.dashboardJwtSecret) {
+        ({ payload } = await jwtVerify(token, this.secretKey(), { algorithms: ['HS256'] }));
+      } else {
+        throw new Error('no verifier configured');
+      }
+    } catch (err) {
+      const expired = (err as { code?: string }).code === 'ERR_JWT_EXPIRED';
+      throw new ApiException('unauthorized', expired ? 'The dashboard session token has expired' : 'Invalid dashboard session token');
+    }
+    if (typeof payload.org_id !== 'string' || typeof payload.sub !== 'string' || typeof payload.exp !== 'number') {
+      throw new ApiException('unauthorized', 'Invalid dashboard session token: sub, org_id and exp claims are required');
+    }
+    return {
+      userId: payload.sub,
+      organizationId: payload.org_id,
+      email: typeof payload.email === 'string' ? payload.email : null,
+      emailVerified: payload.email_verified === true,
+    };
+  }
+
+  /** Local identity provider: an HS256 token for the CLI's `dashboard-token`. */
+  async mint(claims: { organizationId: string; email: string; emailVerified: boolean; expiresInSeconds: number }): Promise<string> {
+    if (!this.config.dashboardJwtSecret) throw new Error('DASHBOARD_JWT_SECRET is not set');
+    return new SignJWT({ org_id: claims.organizationId, email: claims.email, email_verified: claims.emailVerified })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject(`user_${claims.organizationId}`)
+      .setIssuedAt()
+      .setExpirationTime(Math.floor(Date.now() / 1000) + claims.expiresInSeconds)
+      .sign(this.secretKey());
+  }
+
+  private secretKey(): Uint8Array {
+    return new TextEncoder().encode(this.config.dashboardJwtSecret);
+  }
+}

@@ -1,0 +1,53 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { ApiCreatedResponse, ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import { createParamDecorator, ExecutionContext } from '@nestjs/common';
+import { DashboardAuth } from '../../common/auth/decorators';
+import { ListEnvelopeDto } from '../../common/http/list';
+import { DashboardGuard, DASHBOARD_SESSION } from './dashboard.guard';
+import type { DashboardSession } from './dashboard-auth.service';
+import { ApiKeyDto, CreatedApiKeyDto, CreateTokenDto, ListTokensQueryDto, RotateTokenDto } from './dto/tokens.dto';
+import { TokensService } from './tokens.service';
+
+const Session = createParamDecorator(
+  (_: unknown, ctx: ExecutionContext): DashboardSession => ctx.switchToHttp().getRequest()[DASHBOARD_SESSION],
+);
+
+@ApiTags('API keys')
+@ApiExtraModels(ApiKeyDto)
+@DashboardAuth()
+@UseGuards(DashboardGuard)
+@Controller('tokens')
+export class TokensController {
+  constructor(private readonly tokens: TokensService) {}
+
+  @Post()
+  @ApiOperation({ summary: 'Create an API key', description: 'Needs a dashboard session token. The full key is returned once.' })
+  @ApiCreatedResponse({ type: CreatedApiKeyDto })
+  create(@Session() session: DashboardSession, @Body() body: CreateTokenDto) {
+    return this.tokens.create(session, body);
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'List API keys', description: 'Newest first. Only prefixes are shown.' })
+  @ApiOkResponse({
+    schema: { allOf: [{ $ref: getSchemaPath(ListEnvelopeDto) }, { properties: { data: { type: 'array', items: { $ref: getSchemaPath(ApiKeyDto) } } } }] },
+  })
+  list(@Session() session: DashboardSession, @Query() query: ListTokensQueryDto) {
+    return this.tokens.list(session, query);
+  }
+
+  @Delete(':id')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Revoke an API key', description: 'Requests with a revoked key answer 401.' })
+  @ApiOkResponse({ type: ApiKeyDto })
+  revoke(@Session() session: DashboardSession, @Param('id') id: string) {
+    return this.tokens.revoke(session, id);
+  }
+
+  @Post('rotate')
+  @ApiOperation({ summary: 'Rotate an API key', description: 'Creates a key with the same name, scopes and expiry, and revokes the old one.' })
+  @ApiCreatedResponse({ type: CreatedApiKeyDto })
+  rotate(@Session() session: DashboardSession, @Body() body: RotateTokenDto) {
+    return this.tokens.rotate(session, body.key_id);
+  }
+}

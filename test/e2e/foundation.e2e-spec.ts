@@ -1,0 +1,121 @@
+import { MikroORM } from '@mikro-orm/postgresql';
+import { createOrg, http, startApi, TestApp } from '../setup/app';
+
+describe('API foundation', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startApi();
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  describe('GET /v1/me', () => {
+    it('returns the account behind the key', async () => {
+      const org = await createOrg(t, { plan: 'pro', scopes: ['qr:read'], environment: 'test' });
+      const res = await http(t.origin, 'GET', '/v1/me', { key: org.apiKey });
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({
+        object: 'account',
+        organization_id: org.organizationId,
+        organization_name: 'Test workspace',
+        plan: 'pro',
+        key_prefix: org.apiKey.slice(0, 12),
+        scopes: ['qr:read'],
+        environment: 'test',
+      });
+      expect(res.headers.get('request-id')).toMatch(/^req_[0-9A-Za-z]{16,}$/);
+      expect(res.headers.get('scanlink-version')).toBe('2026-02-08');
+      expect(res.headers.get('ratelimit-limit')).toBe('120');
+      expect(Number(res.headers.get('ratelimit-remaining'))).toBeLessThan(120);
+    });
+
+    it('answers 401 without a key', async () => {
+      const res = await http(t.origin, 'GET', '/v1/me');
+      expect(res.status).toBe(401);
+      expect(res.body.error.code).toBe('unauthorized');
+      expect(res.body.error.message).toMatch(/Missing API key/);
+      expect(res.body.error.request_id).toBe(res.headers.get('request-id'));
+    });
+
+    it('answers 401 for a malformed Authorization header and a malformed key', async () => {
+      const basic = await http(t.origin, 'GET', '/v1/me', { headers: { authorization: 'Basic Zm9vOmJhcg==' } });
+      expect(basic.status).toBe(401);
+      expect(basic.body.error.code).toBe('unauthorized');
+      const short = await http(t.origin, 'GET', '/v1/me', { key: 'qr_live_short' });
+      expect(short.status).toBe(401);
+      expect(short.body.error.message).toMatch(/Malformed API key/);
+    });
+
+    it('answers 401 for an unknown key', async () => {
+      const res = await http(t.origin, 'GET', '/v1/me', { key: `qr_live_${'A'.repeat(32)}` });
+      expect(res.status).toBe(401);
+      expect(res.body.error.message).toBe('Unknown API key');
+    });
+
+    it('answers 401 for an expired key', async () => {
+      const org = await createOrg(t, { expiresInDays: 0 });
+      const res = await http(t.origin, 'GET', '/v1/me', { key: org.apiKey });
+      expect(res.status).toBe(401);
+      expect(res.body.error.message).toMatch(/expired/);
+    });
+
+    it('answers 401 for a revoked key', async () => {
+      const org = await createOrg(t);
+      await t.app.get(MikroORM).em.fork().getConnection().execute('update api_keys set revoked_at = now() where id = ?', [org.keyId]);
+      const res = await http(t.origin, 'GET', '/v1/me', { key: org.apiKey });
+      expect(res.status).toBe(401);
+      expect(res.body.error.message).toMatch(/revoked/);
+    });
+
+    it('does not accept a key in the query string', async () => {
+      const org = await createOrg(t);
+      const res = await http(t.origin, 'GET', `/v1/me?access_token=${org.apiKey}`);
+      expect(res.status).toBe(401);
+    });
+  });
+
+  describe('errors', () => {
+    it('answers an unknown route with a 404 envelope', async () => {
+      const org = await createOrg(t);
+      const res = await http(t.origin, 'GET', '/v1/no-such-thing', { key: org.apiKey });
+      expect(res.status).toBe(404);
+      expect(res.body.error.code).toBe('not_found');
+      expect(res.body.error.request_id).toMatch(/^req_/);
+    });
+
+    it('answers malformed JSON with 400 invalid_request', async () => {
+      const org = await createOrg(t);
+      const res = await http(t.origin, 'POST', '/v1/me', { key: org.apiKey, rawBody: '{"name": ' });
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe('invalid_request');
+      expect(res.body.error.message).toMatch(/JSON/);
+    });
+  });
+
+  describe('health and docs', () => {
+    it('reports Postgres and Redis on /health', async () => {
+      const res = await http(t.origin, 'GET', '/health');
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ status: 'ok', checks: { postgres: 'ok', redis: 'ok' } });
+    });
+
+    it('serves the OpenAPI document with /v1 paths, the bearer scheme and the error envelope', async () => {
+      const res = await http(t.origin, 'GET', '/docs/openapi.json');
+      expect(res.status).toBe(200);
+      expect(res.body.info.version).toBe('2026-02-08');
+      expect(Object.keys(res.body.paths)).toContain('/v1/me');
+      expect(res.body.components.securitySchemes.api_key).toMatchObject({ type: 'http', scheme: 'bearer' });
+      expect(res.body.components.schemas.ErrorEnvelopeDto).toBeDefined();
+      expect(res.body.paths['/v1/me'].get.responses['401'].content['application/json'].schema.$ref).toBe(
+        '#/components/schemas/ErrorEnvelopeDto',
+      );
+    });
+
+    it('serves Swagger UI at /docs', async () => {
+      const res = await http(t.origin, 'GET', '/docs');
+      expect(res.status).toBe(200);
+      expect(res.text).toMatch(/swagger/i);
+    });
+  });
+});

@@ -1,0 +1,95 @@
+import { MikroORM } from '@mikro-orm/postgresql';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { createApiApp, createScanApp } from '../../src/app/bootstrap';
+import { AppConfig, loadConfig } from '../../src/common/config/config';
+import { AccountsService } from '../../src/modules/accounts/accounts.service';
+import { loadPlans, PlanId } from '../../src/modules/accounts/plans';
+
+export function testConfig(overrides: Record<string, string> = {}): AppConfig {
+  return loadConfig({ ...process.env, NODE_ENV: 'test', ...overrides });
+}
+
+export interface TestApp {
+  app: NestFastifyApplication;
+  config: AppConfig;
+  /** http://127.0.0.1:<port> */
+  origin: string;
+  close(): Promise<void>;
+}
+
+/** Boots the same API app as main.api.ts on a free port. */
+export async function startApi(overrides: Record<string, string> = {}): Promise<TestApp> {
+  const config = testConfig(overrides);
+  const app = await createApiApp(config, { logLevel: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  await app.listen(0, '127.0.0.1');
+  const origin = (await app.getUrl()).replace('[::1]', '127.0.0.1').replace('localhost', '127.0.0.1');
+  return { app, config, origin, close: () => app.close() };
+}
+
+export async function startScan(overrides: Record<string, string> = {}): Promise<TestApp> {
+  const config = testConfig(overrides);
+  const app = await createScanApp(config, { logLevel: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  await app.listen(0, '127.0.0.1');
+  const origin = (await app.getUrl()).replace('[::1]', '127.0.0.1').replace('localhost', '127.0.0.1');
+  return { app, config, origin, close: () => app.close() };
+}
+
+export interface TestOrg {
+  organizationId: string;
+  keyId: string;
+  apiKey: string;
+}
+
+/** A fresh workspace with one key, straight through the accounts service (as the CLI does). */
+export async function createOrg(
+  app: TestApp,
+  opts: { plan?: PlanId; scopes?: string[]; environment?: 'live' | 'test'; expiresInDays?: number; name?: string } = {},
+): Promise<TestOrg> {
+  const orm = app.app.get(MikroORM);
+  const accounts = new AccountsService(orm.em.fork() as never, loadPlans(app.config.plansFile));
+  const org = await accounts.createOrganization({ name: opts.name ?? 'Test workspace', plan: opts.plan ?? 'pro', email: 'owner@example.com' });
+  const { key, secret } = await accounts.createKey(org.id, {
+    name: 'test key',
+    scopes: opts.scopes,
+    environment: opts.environment,
+    expiresInDays: opts.expiresInDays,
+  });
+  return { organizationId: org.id, keyId: key.id, apiKey: secret };
+}
+
+export interface HttpResult<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+/** A small HTTP client over fetch: JSON in, JSON (or text) out. */
+export async function http<T = any>(
+  origin: string,
+  method: string,
+  path: string,
+  opts: { key?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+): Promise<HttpResult<T>> {
+  const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+  if (opts.key) headers.authorization = `Bearer ${opts.key}`;
+  let body: string | undefined;
+  if (opts.rawBody !== undefined) {
+    body = opts.rawBody;
+    headers['content-type'] ??= 'application/json';
+  } else if (opts.body !== undefined) {
+    body = JSON.stringify(opts.body);
+    headers['content-type'] = 'application/json';
+  }
+  const res = await fetch(`${origin}${path}`, { method, headers, body, redirect: 'manual' });
+  const text = await res.text();
+  let parsed: unknown = text;
+  if ((res.headers.get('content-type') ?? '').includes('json')) {
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      /* leave as text */
+    }
+  }
+  return { status: res.status, headers: res.headers, body: parsed as T, text };
+}
