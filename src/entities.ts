@@ -1,5 +1,7 @@
 import { ApiKey } from './modules/accounts/api-key.entity';
 import { Organization } from './modules/accounts/organization.entity';
+import { Folder } from './modules/folders/folder.entity';
+import { QrCode } from './modules/qr-codes/qr-code.entity';
 
 /** Every entity of the service, in one list for the ORM configuration. */
-export const ENTITIES = [Organization, ApiKey];
+export const ENTITIES = [Organization, ApiKey, Folder, QrCode];

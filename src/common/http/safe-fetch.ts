@@ -1,0 +1,154 @@
+import { lookup as dnsLookup, LookupAddress } from 'node:dns';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
+import { Agent, buildConnector, fetch as undiciFetch } from 'undici';
+
+/** Outbound HTTP for anything a user names (webhook URLs, logo URLs): every connection is checked at connect time,
+ * after DNS resolution, so neither an IP literal, a hostname that resolves to a private address, nor a DNS rebinding
+ * between validation and connection reaches loopback, private, link-local or metadata addresses. */
+
+export class SsrfBlockedError extends Error {
+  readonly code = 'SSRF_BLOCKED';
+}
+
+/** True only for globally routable unicast addresses (IPv4-mapped IPv6 judged as IPv4). */
+export function isPublicAddress(address: string): boolean {
+  if (!ipaddr.isValid(address)) return false;
+  let addr = ipaddr.parse(address);
+  if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) addr = (addr as ipaddr.IPv6).toIPv4Address();
+  return addr.range() === 'unicast';
+}
+
+function normalizeHost(host: string): string {
+  return host.replace(/^\[|\]$/g, '').toLowerCase();
+}
+
+export interface SafeAgentOptions {
+  /** Hostnames (or IP literals) exempt from the address check: local development and tests only. */
+  allowHosts?: string[];
+  connectTimeoutMs?: number;
+}
+
+export function createSafeAgent(opts: SafeAgentOptions = {}): Agent {
+  const allow = new Set((opts.allowHosts ?? []).map(normalizeHost));
+  const lookup = (hostname: string, options: object, callback: (...args: unknown[]) => void) => {
+    dnsLookup(hostname, { ...(options as object), all: true }, (err, addresses: LookupAddress[]) => {
+      if (err) return callback(err);
+      const bad = allow.has(normalizeHost(hostname)) ? undefined : addresses.find((a) => !isPublicAddress(a.address));
+      if (bad) return callback(new SsrfBlockedError(`${hostname} resolves to a non-public address (${bad.address})`));
+      if ((options as { all?: boolean }).all) return callback(null, addresses);
+      return callback(null, addresses[0].address, addresses[0].family);
+    });
+  };
+  const base = buildConnector({ timeout: opts.connectTimeoutMs ?? 5000, lookup } as buildConnector.BuildOptions);
+  const connect: buildConnector.connector = (options, callback) => {
+    const host = normalizeHost(options.hostname);
+    if (isIP(host) && !allow.has(host) && !isPublicAddress(host)) {
+      return callback(new SsrfBlockedError(`${host} is not a public address`), null);
+    }
+    return base(options, callback);
+  };
+  return new Agent({ connect });
+}
+
+/** Static check at validation time (the connect-time check still runs on every request). */
+export function checkUrlTarget(rawUrl: string, opts: { allowHosts?: string[]; requireHttps?: boolean } = {}): URL {
+  let url: URL;
+  try {
+    url = new URL(rawUrl);
+  } catch {
+    throw new SsrfBlockedError('not a valid URL');
+  }
+  const host = normalizeHost(url.hostname);
+  const allowed = (opts.allowHosts ?? []).map(normalizeHost).includes(host);
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && (allowed || !opts.requireHttps))) {
+    throw new SsrfBlockedError(opts.requireHttps ? 'the URL must use https' : 'the URL must use http or https');
+  }
+  if (url.username || url.password) throw new SsrfBlockedError('the URL must not contain credentials');
+  if (!allowed) {
+    if (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.internal') || host.endsWith('.local')) {
+      throw new SsrfBlockedError(`${host} is not a public host`);
+    }
+    if (isIP(host) && !isPublicAddress(host)) throw new SsrfBlockedError(`${host} is not a public address`);
+  }
+  return url;
+}
+
+export interface SafeFetchOptions {
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string | Buffer;
+  timeoutMs: number;
+  /** The body is cut (truncate) or refused (error) beyond this many bytes. */
+  maxBytes: number;
+  onOversize?: 'truncate' | 'error';
+  /** Redirects are never followed automatically; `follow` re-checks each hop through the same agent. */
+  maxRedirects?: number;
+}
+
+export interface SafeResponse {
+  status: number;
+  headers: Headers;
+  body: Buffer;
+  truncated: boolean;
+  url: string;
+}
+
+export class ResponseTooLargeError extends Error {}
+
+export async function safeFetch(agent: Agent, url: string, opts: SafeFetchOptions): Promise<SafeResponse> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new Error(`timed out after ${opts.timeoutMs} ms`)), opts.timeoutMs);
+  try {
+    let current = url;
+    for (let hop = 0; ; hop++) {
+      const res = await undiciFetch(current, {
+        method: opts.method ?? 'GET',
+        headers: opts.headers,
+        body: opts.body,
+        redirect: 'manual',
+        dispatcher: agent,
+        signal: controller.signal,
+      });
+      const location = res.headers.get('location');
+      if (res.status >= 300 && res.status < 400 && location && hop < (opts.maxRedirects ?? 0)) {
+        await res.body?.cancel();
+        current = new URL(location, current).toString();
+        if (!/^https?:$/.test(new URL(current).protocol)) throw new SsrfBlockedError('redirect to a non-http URL');
+        continue;
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let truncated = false;
+      if (res.body) {
+        const reader = res.body.getReader();
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          const chunk = Buffer.from(value);
+          if (size + chunk.length > opts.maxBytes) {
+            if ((opts.onOversize ?? 'truncate') === 'error') {
+              await reader.cancel();
+              throw new ResponseTooLargeError(`response is larger than ${opts.maxBytes} bytes`);
+            }
+            chunks.push(chunk.subarray(0, opts.maxBytes - size));
+            size = opts.maxBytes;
+            truncated = true;
+            await reader.cancel();
+            break;
+          }
+          chunks.push(chunk);
+          size += chunk.length;
+        }
+      }
+      return { status: res.status, headers: res.headers as unknown as Headers, body: Buffer.concat(chunks), truncated, url: current };
+    }
+  } catch (err) {
+    // fetch wraps connector errors: surface the SSRF refusal itself.
+    const cause = (err as { cause?: unknown }).cause;
+    if (cause instanceof SsrfBlockedError) throw cause;
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,10 @@
+/** Redis pub/sub channels shared by processes. */
+export const CHANNELS = {
+  /** Published after commit whenever a code changes (update, delete, restore, pause, permanent delete).
+   * Message: JSON {"id": "qr_…", "short_code": "AbC1234", "domain_id": null}. Scan processes drop the code from their
+   * in-process cache and the shared Redis cache. */
+  qrInvalidate: 'scanlink:qr:invalidate',
+} as const;
+
+/** Redis key of the shared (cross-process) scan cache entry for a short code on the default host. */
+export const qrCacheKey = (shortCode: string, domainId: string | null = null) => `scanlink:qr:${domainId ?? '-'}:${shortCode}`;

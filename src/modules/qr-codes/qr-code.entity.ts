@@ -1,0 +1,40 @@
+import { ArrayType, Entity, JsonType, OptionalProps, PrimaryKey, Property } from '@mikro-orm/core';
+import type { Environment } from '../accounts/api-key.entity';
+
+export type QrKind = 'dynamic' | 'static';
+/** live = in the API and dashboard; trashed = in the Trash (deleted_at set); paused = set aside by a plan downgrade. */
+export type QrStatus = 'live' | 'trashed' | 'paused';
+
+@Entity({ tableName: 'qr_codes' })
+export class QrCode {
+  [OptionalProps]?: 'createdAt' | 'updatedAt' | 'deletedAt' | 'scanCount' | 'leadCount' | 'isActive' | 'status' | 'folderId' |
+    'tags' | 'imageKey' | 'logoKey' | 'domainId' | 'lastScanAt' | 'gs1Key';
+
+  @PrimaryKey({ type: 'text' }) id!: string;
+  @Property({ type: 'text' }) organizationId!: string;
+  @Property({ type: 'text' }) kind!: QrKind;
+  @Property({ type: 'text' }) name!: string;
+  /** The target type: url, youtube, …, text, wifi, vcard, linkpage, form, menupage, gs1 … */
+  @Property({ type: 'text' }) type!: string;
+  @Property({ type: 'text' }) shortCode!: string;
+  @Property({ type: 'text', nullable: true }) domainId: string | null = null;
+  /** The stored target fields of `type` (see docs/targets.md); response-only fields are derived. */
+  @Property({ type: JsonType }) target!: Record<string, unknown>;
+  /** The normalized design (see docs/design.md); the logo's bytes live in storage under logoKey. */
+  @Property({ type: JsonType }) design!: Record<string, unknown>;
+  @Property({ type: 'text', nullable: true }) folderId: string | null = null;
+  @Property({ type: ArrayType, columnType: 'text[]' }) tags: string[] = [];
+  @Property({ type: 'boolean' }) isActive: boolean = true;
+  @Property({ type: 'text' }) status: QrStatus = 'live';
+  @Property({ type: 'text' }) environment!: Environment;
+  @Property({ type: 'bigint', columnType: 'bigint' }) scanCount: number = 0;
+  @Property({ type: 'integer' }) leadCount: number = 0;
+  @Property({ type: 'datetime', columnType: 'timestamptz(3)', nullable: true }) lastScanAt: Date | null = null;
+  @Property({ type: 'text', nullable: true }) imageKey: string | null = null;
+  @Property({ type: 'text', nullable: true }) logoKey: string | null = null;
+  /** GS1 identifier (primary key + qualifiers) for GS1 codes, unique per host among live and trashed codes. */
+  @Property({ type: 'text', nullable: true }) gs1Key: string | null = null;
+  @Property({ type: 'datetime', columnType: 'timestamptz(3)', nullable: true }) deletedAt: Date | null = null;
+  @Property({ type: 'datetime', columnType: 'timestamptz(3)' }) createdAt: Date = new Date();
+  @Property({ type: 'datetime', columnType: 'timestamptz(3)' }) updatedAt: Date = new Date();
+}
