@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 'use strict';
 /* `npm test`: installs what is missing, starts its own PostgreSQL and Redis on free ports in a fresh directory (so it
- * runs beside `npm run local`), migrates, and runs every unit and e2e test. Extra arguments go to Jest.
+ * runs beside `npm run local`), and runs every unit and e2e test (the e2e global setup migrates). Extra arguments go to Jest.
  * `--unit` runs the unit tests alone, without services. */
 const fs = require('node:fs');
 const path = require('node:path');
@@ -13,7 +13,6 @@ async function main() {
   const unitOnly = args.includes('--unit');
   const jestArgs = args.filter((a) => a !== '--unit');
   svc.ensureDependencies();
-  svc.ensureBuilt();
   const dir = path.resolve(svc.ROOT, process.env.LOCAL_DATA_DIR || '.local', `test-${process.pid}`);
   const stoppers = [];
   const env = { ...process.env, NODE_ENV: 'test', LOCAL_DATA_DIR: dir };
@@ -30,7 +29,6 @@ async function main() {
         stoppers.push(redis.stop);
         env.REDIS_URL = redis.url;
       }
-      svc.run(process.execPath, [path.join(svc.ROOT, 'dist', 'src', 'migrate.js')], { env });
     }
     const results = path.join(dir, 'jest-results.json');
     fs.mkdirSync(dir, { recursive: true });
