@@ -29,6 +29,9 @@ async function main() {
         stoppers.push(redis.stop);
         env.REDIS_URL = redis.url;
       }
+      // Migrations run in their own process: loading the entities inside Jest's parent process (globalSetup) leaks
+      // MikroORM metadata into the test contexts.
+      svc.run(process.execPath, [path.join(svc.ROOT, 'node_modules', 'ts-node', 'dist', 'bin.js'), '--transpile-only', '-P', path.join(svc.ROOT, 'tsconfig.json'), path.join(svc.ROOT, 'src', 'migrate.ts')], { env });
     }
     const results = path.join(dir, 'jest-results.json');
     fs.mkdirSync(dir, { recursive: true });

@@ -7,6 +7,25 @@ import { ormConfig } from './mikro-orm.config';
 import { AccountsService } from './modules/accounts/accounts.service';
 import { loadPlans, PLAN_IDS, PlanId } from './modules/accounts/plans';
 import { DashboardAuthService } from './modules/tokens/dashboard-auth.service';
+import { pauseAboveLimit, purgeTrash, type PausedCode } from './modules/qr-codes/qr-lifecycle';
+import { CHANNELS } from './common/queue/channels';
+import { createRedis } from './common/redis/redis.provider';
+import { createStorage } from './modules/rendering/storage/storage.factory';
+
+async function publishInvalidations(config: AppConfig, codes: PausedCode[]): Promise<void> {
+  const redis = createRedis(config.redisUrl, 'cli');
+  try {
+    for (const c of codes) await redis.publish(CHANNELS.qrInvalidate, JSON.stringify({ id: c.id, short_code: c.short_code, domain_id: c.domain_id }));
+  } finally {
+    redis.disconnect();
+  }
+}
+
+async function deleteStoredObjects(config: AppConfig, keys: string[]): Promise<void> {
+  if (!keys.length) return;
+  const storage = createStorage(config);
+  for (const key of keys) await storage.delete(key).catch(() => undefined);
+}
 
 /** The operator CLI. Contract (decisions.md): exactly one JSON document on stdout, logs on stderr, exit 0 on success,
  * non-zero with {"error":{…}} on failure. */
@@ -98,12 +117,16 @@ export async function runCommand(command: string, flags: Flags, config: AppConfi
       const org = await accounts.getOrganization(required(flags, 'org'));
       const next = plan(flags);
       const em = orm.em.fork();
-      await em.getConnection().execute('update organizations set plan = ?, updated_at = now() where id = ?', [next, org.id]);
-      return { organization_id: org.id, plan: next, paused: [] as string[] };
+      await em.execute('update organizations set plan = ?, updated_at = now() where id = ?', [next, org.id]);
+      const paused = await pauseAboveLimit(em, org.id, plans[next].dynamic_qr_limit);
+      if (paused.length) await publishInvalidations(config, paused);
+      return { organization_id: org.id, plan: next, paused: paused.map((p) => p.id) };
     }
     case 'trash:empty': {
       const org = await accounts.getOrganization(required(flags, 'org'));
-      return { organization_id: org.id, deleted: 0 };
+      const { deleted, orphanKeys } = await purgeTrash(orm.em.fork(), { organizationId: org.id });
+      await deleteStoredObjects(config, orphanKeys);
+      return { organization_id: org.id, deleted };
     }
     default:
       throw new UsageError(`Unknown command '${command}'. Commands:\n${Object.values(COMMANDS).map((c) => `  ${c.usage}`).join('\n')}`);

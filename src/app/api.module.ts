@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
+import { IdempotencyInterceptor } from '../common/http/idempotency.interceptor';
 import type { AppConfig } from '../common/config/config';
 import { ApiKeyGuard } from '../common/auth/api-key.guard';
 import { PlanGuard } from '../common/auth/plan.guard';
@@ -9,6 +10,8 @@ import { RateLimiter } from '../common/http/rate-limiter';
 import { AccountsModule } from '../modules/accounts/accounts.module';
 import { HealthModule } from '../modules/health/health.module';
 import { TokensModule } from '../modules/tokens/tokens.module';
+import { FoldersModule } from '../modules/folders/folders.module';
+import { QrCodesModule } from '../modules/qr-codes/qr-codes.module';
 import { CoreModule } from './core.module';
 
 /** The REST API process: everything under /v1, Swagger, /health. Adds jobs, never processes them. */
@@ -17,7 +20,7 @@ export class ApiModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: ApiModule,
-      imports: [CoreModule.forRoot(config), HealthModule, AccountsModule, TokensModule],
+      imports: [CoreModule.forRoot(config), HealthModule, AccountsModule, TokensModule, QrCodesModule, FoldersModule],
       providers: [
         RateLimiter,
         // Order matters: authenticate (and rate-limit), then scope, then plan.
@@ -25,6 +28,7 @@ export class ApiModule {
         { provide: APP_GUARD, useClass: ScopeGuard },
         { provide: APP_GUARD, useClass: PlanGuard },
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
+        { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
       ],
     };
   }

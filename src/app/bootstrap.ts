@@ -45,7 +45,7 @@ function instrument(fastify: FastifyInstance, logger: PinoLoggerService, process
 
 export async function createApiApp(config: AppConfig, opts: BootOptions = {}): Promise<NestFastifyApplication> {
   const logger = new PinoLoggerService(createPino(opts.logLevel ?? config.logLevel, 'api'));
-  const app = await NestFactory.create<NestFastifyApplication>(ApiModule.forRoot(config), adapter(), { logger, bufferLogs: false });
+  const app = await NestFactory.create<NestFastifyApplication>(ApiModule.forRoot(config), adapter(), { logger, bufferLogs: false, abortOnError: false });
   instrument(app.getHttpAdapter().getInstance(), logger, 'api');
   app.setGlobalPrefix('v1', { exclude: ['health'] });
   app.useGlobalPipes(createValidationPipe());
@@ -57,7 +57,7 @@ export async function createApiApp(config: AppConfig, opts: BootOptions = {}): P
 
 export async function createScanApp(config: AppConfig, opts: BootOptions = {}): Promise<NestFastifyApplication> {
   const logger = new PinoLoggerService(createPino(opts.logLevel ?? config.logLevel, 'scan'));
-  const app = await NestFactory.create<NestFastifyApplication>(ScanModule.forRoot(config), adapter(), { logger });
+  const app = await NestFactory.create<NestFastifyApplication>(ScanModule.forRoot(config), adapter(), { logger, abortOnError: false });
   instrument(app.getHttpAdapter().getInstance(), logger, 'scan');
   app.useGlobalPipes(createValidationPipe());
   app.enableShutdownHooks();
@@ -67,7 +67,7 @@ export async function createScanApp(config: AppConfig, opts: BootOptions = {}): 
 
 export async function createWorkerApp(config: AppConfig, opts: BootOptions = {}): Promise<INestApplicationContext> {
   const logger = new PinoLoggerService(createPino(opts.logLevel ?? config.logLevel, 'worker'));
-  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), { logger });
+  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), { logger, abortOnError: false });
   app.enableShutdownHooks();
   await app.init();
   return app;

@@ -3,6 +3,7 @@ import { APP_FILTER } from '@nestjs/core';
 import type { AppConfig } from '../common/config/config';
 import { ApiExceptionFilter } from '../common/errors/exception.filter';
 import { HealthModule } from '../modules/health/health.module';
+import { ImagesModule } from '../modules/rendering/images.module';
 import { CoreModule } from './core.module';
 
 /** The scan host process: short-code redirects, hosted pages, images. */
@@ -11,7 +12,7 @@ export class ScanModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: ScanModule,
-      imports: [CoreModule.forRoot(config), HealthModule],
+      imports: [CoreModule.forRoot(config), HealthModule, ImagesModule],
       providers: [{ provide: APP_FILTER, useClass: ApiExceptionFilter }],
     };
   }

@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { ScheduleModule } from '@nestjs/schedule';
 import type { AppConfig } from '../common/config/config';
 import { CoreModule } from './core.module';
+import { RetentionModule } from '../modules/retention/retention.module';
 
 /** The worker process: Bull processors and scheduled tasks; opens no HTTP port. Only this module imports processors. */
 @Module({})
@@ -9,7 +10,7 @@ export class WorkerModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: WorkerModule,
-      imports: [CoreModule.forRoot(config), ScheduleModule.forRoot()],
+      imports: [CoreModule.forRoot(config), ScheduleModule.forRoot(), RetentionModule],
     };
   }
 }

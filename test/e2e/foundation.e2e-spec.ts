@@ -1,5 +1,4 @@
-import { MikroORM } from '@mikro-orm/postgresql';
-import { createOrg, http, startApi, TestApp } from '../setup/app';
+import { createOrg, db, http, startApi, TestApp, writePlans } from '../setup/app';
 
 describe('API foundation', () => {
   let t: TestApp;
@@ -26,8 +25,9 @@ describe('API foundation', () => {
       });
       expect(res.headers.get('request-id')).toMatch(/^req_[0-9A-Za-z]{16,}$/);
       expect(res.headers.get('scanlink-version')).toBe('2026-02-08');
-      expect(res.headers.get('ratelimit-limit')).toBe('120');
-      expect(Number(res.headers.get('ratelimit-remaining'))).toBeLessThan(120);
+      expect(res.headers.get('ratelimit-limit')).toBe('100000');
+      expect(Number(res.headers.get('ratelimit-remaining'))).toBeLessThan(100000);
+      expect(Number(res.headers.get('ratelimit-reset'))).toBeGreaterThan(0);
     });
 
     it('answers 401 without a key', async () => {
@@ -62,7 +62,7 @@ describe('API foundation', () => {
 
     it('answers 401 for a revoked key', async () => {
       const org = await createOrg(t);
-      await t.app.get(MikroORM).em.fork().getConnection().execute('update api_keys set revoked_at = now() where id = ?', [org.keyId]);
+      await db(t).execute('update api_keys set revoked_at = now() where id = ?', [org.keyId]);
       const res = await http(t.origin, 'GET', '/v1/me', { key: org.apiKey });
       expect(res.status).toBe(401);
       expect(res.body.error.message).toMatch(/revoked/);
@@ -72,6 +72,73 @@ describe('API foundation', () => {
       const org = await createOrg(t);
       const res = await http(t.origin, 'GET', `/v1/me?access_token=${org.apiKey}`);
       expect(res.status).toBe(401);
+    });
+  });
+
+  describe('rate limits', () => {
+    it('answers 429 rate_limited past the per-minute limit, with RateLimit-* and Retry-After', async () => {
+      const limited = await startApi({ PLANS_FILE: writePlans({ pro: { requests_per_minute: 3 } }) });
+      try {
+        const org = await createOrg(limited, { plan: 'pro' });
+        const statuses: number[] = [];
+        let last;
+        for (let i = 0; i < 4; i++) {
+          last = await http(limited.origin, 'GET', '/v1/me', { key: org.apiKey });
+          statuses.push(last.status);
+        }
+        expect(statuses).toEqual([200, 200, 200, 429]);
+        expect(last!.body.error.code).toBe('rate_limited');
+        expect(last!.headers.get('ratelimit-limit')).toBe('3');
+        expect(last!.headers.get('ratelimit-remaining')).toBe('0');
+        expect(Number(last!.headers.get('retry-after'))).toBeGreaterThan(0);
+        const other = await createOrg(limited, { plan: 'pro' });
+        expect((await http(limited.origin, 'GET', '/v1/me', { key: other.apiKey })).status).toBe(200);
+      } finally {
+        await limited.close();
+      }
+    });
+
+    it('answers 429 quota_exceeded when the free plan’s monthly requests are used up', async () => {
+      const limited = await startApi({ PLANS_FILE: writePlans({ free: { monthly_requests: 2, requests_per_minute: 100 } }) });
+      try {
+        const org = await createOrg(limited, { plan: 'free' });
+        await http(limited.origin, 'GET', '/v1/me', { key: org.apiKey });
+        await http(limited.origin, 'GET', '/v1/me', { key: org.apiKey });
+        const res = await http(limited.origin, 'GET', '/v1/me', { key: org.apiKey });
+        expect(res.status).toBe(429);
+        expect(res.body.error).toMatchObject({ code: 'quota_exceeded', limit: 2, plan_id: 'free' });
+        expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+      } finally {
+        await limited.close();
+      }
+    });
+  });
+
+  describe('scopes and plans', () => {
+    it('answers 403 insufficient_scope naming the scope', async () => {
+      const org = await createOrg(t, { scopes: ['qr:read'] });
+      const res = await http(t.origin, 'POST', '/v1/folders', { key: org.apiKey, body: { name: 'x' } });
+      expect(res.status).toBe(403);
+      expect(res.body.error.code).toBe('insufficient_scope');
+      expect(res.body.error.message).toContain("'qr:write'");
+    });
+  });
+
+  describe('Idempotency-Key', () => {
+    it('replays the first response for the same body and refuses a different body', async () => {
+      const org = await createOrg(t);
+      const headers = { 'idempotency-key': 'create-folder-1' };
+      const first = await http(t.origin, 'POST', '/v1/folders', { key: org.apiKey, body: { name: 'Once' }, headers });
+      const again = await http(t.origin, 'POST', '/v1/folders', { key: org.apiKey, body: { name: 'Once' }, headers });
+      expect(first.status).toBe(201);
+      expect(again.status).toBe(201);
+      expect(again.body).toEqual(first.body);
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      const list = await http(t.origin, 'GET', '/v1/folders', { key: org.apiKey });
+      expect(list.body.data).toHaveLength(1);
+      const conflict = await http(t.origin, 'POST', '/v1/folders', { key: org.apiKey, body: { name: 'Twice' }, headers });
+      expect(conflict.status).toBe(409);
+      expect(conflict.body.error.code).toBe('idempotency_conflict');
     });
   });
 

@@ -1,12 +1,23 @@
-import { MikroORM } from '@mikro-orm/postgresql';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createApiApp, createScanApp } from '../../src/app/bootstrap';
 import { AppConfig, loadConfig } from '../../src/common/config/config';
 import { AccountsService } from '../../src/modules/accounts/accounts.service';
 import { loadPlans, PlanId } from '../../src/modules/accounts/plans';
 
+/** Tests make many requests with one key: unless a test names its own PLANS_FILE, per-minute limits are lifted (the
+ * rate-limit tests set small ones explicitly). */
+let generousPlans: string | undefined;
+function defaultPlansFile(): string {
+  generousPlans ??= writePlans(Object.fromEntries(['free', 'plus', 'pro', 'ultra', 'agency'].map((p) => [p, { requests_per_minute: 100_000 }])));
+  return generousPlans;
+}
+
 export function testConfig(overrides: Record<string, string> = {}): AppConfig {
-  return loadConfig({ ...process.env, NODE_ENV: 'test', ...overrides });
+  return loadConfig({ ...process.env, NODE_ENV: 'test', PLANS_FILE: defaultPlansFile(), ...overrides });
 }
 
 export interface TestApp {
@@ -92,4 +103,16 @@ export async function http<T = any>(
     }
   }
   return { status: res.status, headers: res.headers, body: parsed as T, text };
+}
+
+/** A PLANS_FILE with these overrides, for tests that need small limits. */
+export function writePlans(plans: object): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'plans-')), 'plans.json');
+  writeFileSync(file, JSON.stringify(plans));
+  return file;
+}
+
+/** A fresh EntityManager on the app's database, for arranging state a test cannot reach through the API. */
+export function db(app: TestApp): EntityManager {
+  return app.app.get(MikroORM).em.fork() as unknown as EntityManager;
 }

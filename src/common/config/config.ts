@@ -30,6 +30,13 @@ class EnvironmentVariables {
   @IsUrl(urlOpts) @IsOptional() IMAGE_BASE_URL?: string;
   @IsString() @IsOptional() STORAGE_DIR?: string;
   @IsIn(['fs', 's3']) @IsOptional() STORAGE_DRIVER?: string;
+  @IsString() @IsOptional() S3_BUCKET?: string;
+  @IsString() @IsOptional() S3_REGION?: string;
+  @IsUrl(urlOpts) @IsOptional() S3_ENDPOINT?: string;
+  @IsString() @IsOptional() S3_ACCESS_KEY_ID?: string;
+  @IsString() @IsOptional() S3_SECRET_ACCESS_KEY?: string;
+  @IsIn(['true', 'false', '1', '0']) @IsOptional() S3_FORCE_PATH_STYLE?: string;
+  @IsString() @IsOptional() LOGO_ALLOW_HOSTS?: string;
   @IsString() @IsOptional() LOCAL_DATA_DIR?: string;
   @IsString() @Matches(/^smtps?:\/\//, { message: 'SMTP_URL must be an smtp:// or smtps:// URL' }) @IsOptional()
   SMTP_URL?: string;
@@ -63,6 +70,17 @@ export interface AppConfig {
   localDataDir: string;
   storageDriver: 'fs' | 's3';
   storageDir: string;
+  /** Set when STORAGE_DRIVER=s3 (an S3-compatible bucket holds the images). */
+  s3?: {
+    bucket: string;
+    region: string;
+    endpoint?: string;
+    accessKeyId?: string;
+    secretAccessKey?: string;
+    forcePathStyle: boolean;
+  };
+  /** Hosts a logo URL may name although they resolve to private addresses: development and tests only. */
+  logoAllowHosts: string[];
   smtpUrl?: string;
   mailFrom: string;
   mailDir: string;
@@ -103,6 +121,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const nodeEnv = (raw.NODE_ENV ?? 'development') as AppConfig['env'];
+  if (raw.STORAGE_DRIVER === 's3' && !raw.S3_BUCKET) {
+    throw new ConfigError('Invalid configuration:\n  S3_BUCKET is required when STORAGE_DRIVER=s3');
+  }
   if (nodeEnv === 'production' && !raw.APP_SECRET) {
     throw new ConfigError('Invalid configuration:\n  APP_SECRET is required in production (signs list cursors)');
   }
@@ -122,6 +143,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     localDataDir,
     storageDriver: (raw.STORAGE_DRIVER ?? 'fs') as 'fs' | 's3',
     storageDir: resolve(raw.STORAGE_DIR ?? `${localDataDir}/storage`),
+    s3:
+      raw.STORAGE_DRIVER === 's3' && raw.S3_BUCKET
+        ? {
+            bucket: raw.S3_BUCKET,
+            region: raw.S3_REGION ?? 'us-east-1',
+            endpoint: raw.S3_ENDPOINT,
+            accessKeyId: raw.S3_ACCESS_KEY_ID,
+            secretAccessKey: raw.S3_SECRET_ACCESS_KEY,
+            forcePathStyle: raw.S3_FORCE_PATH_STYLE === 'true' || raw.S3_FORCE_PATH_STYLE === '1',
+          }
+        : undefined,
+    logoAllowHosts: (raw.LOGO_ALLOW_HOSTS ?? '')
+      .split(',')
+      .map((h) => h.trim().toLowerCase())
+      .filter(Boolean),
     smtpUrl: raw.SMTP_URL,
     mailFrom: raw.MAIL_FROM ?? 'Scanlink <no-reply@scanlink.local>',
     mailDir: resolve(`${localDataDir}/mail`),

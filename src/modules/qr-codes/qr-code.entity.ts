@@ -33,7 +33,7 @@ export class QrCode {
   @Property({ type: 'text', nullable: true }) imageKey: string | null = null;
   @Property({ type: 'text', nullable: true }) logoKey: string | null = null;
   /** GS1 identifier (primary key + qualifiers) for GS1 codes, unique per host among live and trashed codes. */
-  @Property({ type: 'text', nullable: true }) gs1Key: string | null = null;
+  @Property({ type: 'text', nullable: true, fieldName: 'gs1_key' }) gs1Key: string | null = null;
   @Property({ type: 'datetime', columnType: 'timestamptz(3)', nullable: true }) deletedAt: Date | null = null;
   @Property({ type: 'datetime', columnType: 'timestamptz(3)' }) createdAt: Date = new Date();
   @Property({ type: 'datetime', columnType: 'timestamptz(3)' }) updatedAt: Date = new Date();

@@ -1,0 +1,95 @@
+/**
+ * bench:list — GET /v1/qr-codes latency at 100,000 codes in one workspace: the first page against a deep cursor
+ * (90,000 rows in), for several sorts. Goal: the deep page costs what page 1 costs; p50 ≤ 15 ms.
+ */
+import 'reflect-metadata';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createApiApp } from '../src/app/bootstrap';
+import { loadConfig } from '../src/common/config/config';
+import { CursorCodec, queryFingerprint } from '../src/common/http/cursor';
+import { AccountsService } from '../src/modules/accounts/accounts.service';
+import { loadPlans } from '../src/modules/accounts/plans';
+import { MikroORM } from '@mikro-orm/postgresql';
+import { fmt, timeRequests } from './lib';
+
+const TOTAL = Number(process.env.BENCH_CODES ?? 100_000);
+const DEEP = Math.floor(TOTAL * 0.9);
+const REQUESTS = 200;
+
+async function main() {
+  // The benchmark key must not be rate limited: agency with a very high per-minute limit.
+  const plansFile = join(mkdtempSync(join(tmpdir(), 'bench-')), 'plans.json');
+  writeFileSync(plansFile, JSON.stringify({ agency: { requests_per_minute: 1_000_000 } }));
+  const config = loadConfig({ ...process.env, PLANS_FILE: plansFile });
+  const app = await createApiApp(config, { logLevel: 'silent' });
+  await app.listen(0, '127.0.0.1');
+  const origin = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+  const orm = app.get(MikroORM);
+  const em = orm.em.fork() as unknown as import('@mikro-orm/postgresql').EntityManager;
+  const accounts = new AccountsService(em, loadPlans(plansFile));
+  const org = await accounts.createOrganization({ name: 'Bench', plan: 'agency', email: 'bench@example.com' });
+  const { secret } = await accounts.createKey(org.id, { name: 'bench' });
+
+  const t0 = Date.now();
+  await em.execute(
+    `insert into qr_codes (id, organization_id, kind, name, type, short_code, target, design, environment, scan_count, created_at, updated_at)
+     select 'qr_bench' || lpad(g::text, 12, '0'), ?, case when g % 5 = 0 then 'static' else 'dynamic' end,
+            'Code ' || md5(g::text), 'url', 'b' || lpad(to_hex(g), 6, '0'),
+            '{"destination":"https://example.com/","utm":null}'::jsonb, '{}'::jsonb, 'live', (g * 7919) % 1000,
+            now() - (g || ' seconds')::interval, now() - ((g * 13) % 100000 || ' seconds')::interval
+       from generate_series(1, ?) g`,
+    [org.id, TOTAL],
+  );
+  await em.execute('analyze qr_codes');
+  console.log(`seeded ${TOTAL} codes in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+
+  const codec = new CursorCodec(config.appSecret);
+  const headers = { authorization: `Bearer ${secret}` };
+  const get = (path: string) => async () => {
+    const res = await fetch(`${origin}${path}`, { headers });
+    if (res.status !== 200) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+    await res.arrayBuffer();
+  };
+
+  console.log(`\nGET /v1/qr-codes, limit 25, ${REQUESTS} sequential requests each (deep = cursor after ${DEEP} rows)`);
+  console.log('sort                 page 1 p50   deep p50     ratio   page 1 p95   deep p95');
+  for (const [sort, column, order] of [
+    ['created_at', 'created_at', 'desc'],
+    ['name', 'name', 'asc'],
+    ['scan_count', 'scan_count', 'desc'],
+    ['updated_at', 'updated_at', 'asc'],
+  ] as const) {
+    const [row] = await em.execute<Record<string, unknown>[]>(
+      `select id, ${column} as v from qr_codes where organization_id = ? and status = 'live' order by ${column} ${order}, id ${order} offset ? limit 1`,
+      [org.id, DEEP],
+    );
+    const v = row.v instanceof Date ? row.v.toISOString() : String(row.v);
+    const fp = queryFingerprint({ kind: 'all', status: 'all', sort, order, folder_id: undefined, search: undefined });
+    const cursor = codec.encode({ v, id: String(row.id) }, fp);
+    const base = `/v1/qr-codes?limit=25&sort=${sort}&order=${order}`;
+    await timeRequests(20, get(base));
+    const first = await timeRequests(REQUESTS, get(base));
+    const deep = await timeRequests(REQUESTS, get(`${base}&cursor=${encodeURIComponent(cursor)}`));
+    console.log(
+      `${`${sort} ${order}`.padEnd(20)} ${fmt(first.p50).padStart(10)}   ${fmt(deep.p50).padStart(10)}   ${(deep.p50 / first.p50).toFixed(2).padStart(5)}x   ${fmt(first.p95).padStart(10)}   ${fmt(deep.p95).padStart(10)}`,
+    );
+  }
+  const search = await timeRequests(REQUESTS, get('/v1/qr-codes?limit=25&search=abc'));
+  console.log(`search=abc (trigram index)      p50 ${fmt(search.p50)}  p95 ${fmt(search.p95)}`);
+  const [plan] = await em.execute<{ 'QUERY PLAN': string }[]>(
+    `explain select * from qr_codes where organization_id = ? and status = 'live' and (created_at, id) < (now() - interval '1 day', 'qr_x') order by created_at desc, id desc limit 26`,
+    [org.id],
+  );
+  console.log(`deep-page plan: ${plan['QUERY PLAN']}`);
+  await app.close();
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,81 @@
+/* `npm run bench:render`: rendering throughput and memory, measured within one run so the ratios hold on any machine.
+ * Prints figures only (no assertions). */
+import QRCode from 'qrcode';
+import type { AppConfig } from '../src/common/config/config';
+import { BODY_SHAPES, Design, parseDesign } from '../src/modules/rendering/design';
+import { drawSvg, encodeMatrix } from '../src/modules/rendering/qr-svg';
+import { RenderingService } from '../src/modules/rendering/rendering.service';
+import type { ImageStorage } from '../src/modules/rendering/storage/image-storage';
+
+let peakRss = process.memoryUsage().rss;
+const sampleRss = () => {
+  const rss = process.memoryUsage().rss;
+  if (rss > peakRss) peakRss = rss;
+};
+const sampler = setInterval(sampleRss, 5);
+sampler.unref();
+
+/** Runs `fn` repeatedly for about `ms` milliseconds (after a short warm-up) and returns operations per second. */
+async function opsPerSecond(fn: () => unknown, ms: number): Promise<number> {
+  for (let i = 0; i < 3; i++) await fn();
+  let n = 0;
+  const start = process.hrtime.bigint();
+  const deadline = start + BigInt(ms) * 1_000_000n;
+  let now = start;
+  while (now < deadline) {
+    await fn();
+    n++;
+    sampleRss();
+    now = process.hrtime.bigint();
+  }
+  return n / (Number(now - start) / 1e9);
+}
+
+const fmt = (x: number) => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
+
+async function main(): Promise<void> {
+  const quick = process.argv.includes('--quick');
+  const budget = quick ? 300 : 1500;
+  const payloads: Array<[string, string]> = [
+    ['short URL (v2)', 'https://scan.example/Ab3dE9'],
+    [
+      'vCard (v10)',
+      'BEGIN:VCARD\r\nVERSION:3.0\r\nN:Doe;Jane;;;\r\nFN:Jane Doe\r\nORG:Example Ltd\r\nTITLE:CTO\r\nTEL;TYPE=CELL:+15551234567\r\nEMAIL:jane@example.com\r\nURL:https://example.com\r\nADR:;;1 Main St;Springfield;;;\r\nEND:VCARD',
+    ],
+  ];
+  const styled: Design = parseDesign({
+    shapes: { body: 'dots', eye_frame: 'rounded', eye_ball: 'circle' },
+    gradient: { start: '#0b3d91', end: '#8b0000', type: 'linear' },
+  });
+
+  console.log(`Scanlink rendering benchmark (node ${process.version}, ${budget} ms per figure)\n`);
+  console.log('SVG: plain qrcode.toString(svg) vs styled renderer (encode + draw), same payload and error correction');
+  for (const [label, payload] of payloads) {
+    const plain = await opsPerSecond(() => QRCode.toString(payload, { type: 'svg', errorCorrectionLevel: 'M' }), budget);
+    console.log(`  ${label.padEnd(16)} plain            ${fmt(plain).padStart(7)} /s`);
+    for (const body of BODY_SHAPES) {
+      const design = { ...styled, shapes: { ...styled.shapes, body } };
+      const ops = await opsPerSecond(() => drawSvg(encodeMatrix(payload, design.error_correction), design), budget);
+      console.log(`  ${label.padEnd(16)} styled ${body.padEnd(13)} ${fmt(ops).padStart(5)} /s   cost ${(plain / ops).toFixed(2)}× plain`);
+    }
+  }
+
+  const storage: ImageStorage = {
+    put: async () => undefined,
+    get: async () => null,
+    delete: async () => undefined,
+    url: (k) => `http://bench/${k}`,
+  };
+  const rendering = new RenderingService({ logoAllowHosts: [] } as unknown as AppConfig, storage);
+  console.log('\nPNG (styled design above, through sharp)');
+  for (const size of [300, 1000, 4000]) {
+    const [label, payload] = payloads[0];
+    const ops = await opsPerSecond(() => rendering.renderPng(payload, styled, null, size), size === 4000 ? budget * 2 : budget);
+    console.log(`  ${label.padEnd(16)} ${String(size).padStart(4)} px   ${fmt(ops).padStart(6)} /s   ${fmt(1000 / ops).padStart(6)} ms each`);
+  }
+  await rendering.onModuleDestroy();
+  sampleRss();
+  console.log(`\nPeak RSS: ${(peakRss / 1024 / 1024).toFixed(0)} MB`);
+}
+
+void main();

@@ -1,0 +1,48 @@
+import { presentDesign, storedDesign } from '../rendering/design';
+import type { QrCode } from './qr-code.entity';
+import { LINK_FAMILY, storedHandler } from './targets/registry';
+
+export interface PresentUrls {
+  scanBaseUrl: string;
+  imageUrl(key: string): string;
+}
+
+export function shortUrl(code: Pick<QrCode, 'kind' | 'shortCode'>, scanBaseUrl: string): string | null {
+  return code.kind === 'dynamic' ? `${scanBaseUrl}/${code.shortCode}` : null;
+}
+
+/** The QR code object of the spec ("QR code" table). Also the `data` of qr.* events. */
+export function presentQrCode(code: QrCode, urls: PresentUrls): Record<string, unknown> {
+  const handler = storedHandler(code.type);
+  const short = shortUrl(code, urls.scanBaseUrl);
+  const target: Record<string, unknown> = { type: code.type, ...code.target };
+  delete target.raw;
+  if (code.target.raw !== undefined) target.destination = code.target.raw;
+  target.editable = code.kind === 'dynamic' && !handler.pageHolding;
+  if (handler.pageHolding) target.destination = short;
+  if (handler.summary) target.summary = handler.summary(code.target, { leadCount: code.leadCount });
+  const utm = code.kind === 'dynamic' && LINK_FAMILY.has(code.type) ? ((code.target.utm as object | null) ?? null) : null;
+  const out: Record<string, unknown> = {
+    id: code.id,
+    object: 'qr_code',
+    kind: code.kind,
+    name: code.name,
+    type: code.type,
+    short_code: code.shortCode,
+    short_url: short,
+    target,
+    design: presentDesign(storedDesign(code.design), code.logoKey !== null),
+    folder_id: code.folderId,
+    tags: code.tags,
+    image_url: code.imageKey ? urls.imageUrl(code.imageKey) : null,
+    download_url: `/v1/qr-codes/${code.id}/download`,
+    is_active: code.isActive,
+    scan_count: code.kind === 'dynamic' ? Number(code.scanCount) : null,
+    utm,
+    environment: code.environment,
+    created_at: code.createdAt.toISOString(),
+    updated_at: code.updatedAt.toISOString(),
+  };
+  if (code.status !== 'live' && code.deletedAt) out.deleted_at = code.deletedAt.toISOString();
+  return out;
+}

@@ -1,0 +1,101 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import { ApiCreatedResponse, ApiExtraModels, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { TARGET_SCHEMAS } from './dto/target-schemas';
+import type { FastifyReply } from 'fastify';
+import { EntityManager } from '@mikro-orm/postgresql';
+import { Auth, AuthContext } from '../../common/auth/auth-context';
+import { RequiresScope } from '../../common/auth/decorators';
+import { ApiException } from '../../common/errors/api.exception';
+import { CursorCodec } from '../../common/http/cursor';
+import { CreateQrCodeDto, DownloadQueryDto, ListQrCodesQueryDto, UpdateQrCodeDto } from './dto/qr-code.dto';
+import { DeletedQrCodeDto, QrCodeDto, QrCodeListDto } from './dto/qr-code-response.dto';
+import { listQrCodes } from './qr-codes.list';
+import { QrCodesService } from './qr-codes.service';
+
+@ApiTags('QR codes')
+@ApiExtraModels(...TARGET_SCHEMAS)
+@Controller('qr-codes')
+export class QrCodesController {
+  constructor(
+    private readonly qrCodes: QrCodesService,
+    private readonly em: EntityManager,
+    private readonly cursors: CursorCodec,
+  ) {}
+
+  @Post()
+  @RequiresScope('qr:write')
+  @ApiOperation({
+    summary: 'Create a QR code',
+    description:
+      'Dynamic codes encode a short scan URL and count against the plan limit; static codes encode their payload directly. ' +
+      'The SVG image is rendered and stored on creation.',
+  })
+  @ApiCreatedResponse({ type: QrCodeDto })
+  create(@Auth() auth: AuthContext, @Body() body: CreateQrCodeDto) {
+    return this.qrCodes.create(auth, body);
+  }
+
+  @Get()
+  @RequiresScope('qr:read')
+  @ApiOperation({ summary: 'List QR codes', description: 'Newest first by default; keyset cursor pagination for every sort.' })
+  @ApiOkResponse({ type: QrCodeListDto })
+  list(@Auth() auth: AuthContext, @Query() query: ListQrCodesQueryDto) {
+    return listQrCodes(this.em, this.cursors, auth, query, (c) => this.qrCodes.present(c));
+  }
+
+  @Get(':id')
+  @RequiresScope('qr:read')
+  @ApiOperation({ summary: 'Retrieve a QR code', description: '`qr_…` or `sqr_…`. Trashed and paused codes answer 404 (see the list with status=trashed).' })
+  @ApiOkResponse({ type: QrCodeDto })
+  retrieve(@Auth() auth: AuthContext, @Param('id') id: string) {
+    return this.qrCodes.retrieve(auth, id);
+  }
+
+  @Patch(':id')
+  @RequiresScope('qr:write')
+  @ApiOperation({
+    summary: 'Update a QR code',
+    description:
+      'Dynamic codes: name, target fields, design, folder_id, tags, is_active. Static codes: name, folder_id, design. ' +
+      '`target` on a page-holding code → 409 target_not_editable, nothing applied.',
+  })
+  @ApiOkResponse({ type: QrCodeDto })
+  update(@Auth() auth: AuthContext, @Param('id') id: string, @Body() body: UpdateQrCodeDto) {
+    return this.qrCodes.update(auth, id, body);
+  }
+
+  @Delete(':id')
+  @HttpCode(200)
+  @RequiresScope('qr:write')
+  @ApiOperation({ summary: 'Move a QR code to the Trash', description: 'Trashed codes are removed permanently after 30 days.' })
+  @ApiOkResponse({ type: DeletedQrCodeDto })
+  remove(@Auth() auth: AuthContext, @Param('id') id: string) {
+    return this.qrCodes.remove(auth, id);
+  }
+
+  @Post(':id/restore')
+  @HttpCode(200)
+  @RequiresScope('qr:write')
+  @ApiOperation({ summary: 'Restore a trashed or paused QR code', description: 'Keeps the id; re-checks the plan limit for dynamic codes.' })
+  @ApiOkResponse({ type: QrCodeDto })
+  restore(@Auth() auth: AuthContext, @Param('id') id: string) {
+    return this.qrCodes.restore(auth, id);
+  }
+
+  @Get(':id/download')
+  @RequiresScope('qr:read')
+  @ApiOperation({ summary: 'Download the image', description: 'Regenerated from the stored design. `format` svg (default) or png; `size` 100–4000 px (default 1000).' })
+  @ApiProduces('image/svg+xml', 'image/png')
+  @ApiOkResponse({ description: 'The image bytes' })
+  async download(@Auth() auth: AuthContext, @Param('id') id: string, @Query() query: DownloadQueryDto, @Res() reply: FastifyReply) {
+    const format = (query.format ?? 'svg') as 'svg' | 'png';
+    const size = query.size === undefined ? 1000 : Number(query.size);
+    if (!Number.isInteger(size) || size < 100 || size > 4000) throw ApiException.invalid('size', 'size must be an integer from 100 to 4000');
+    const file = await this.qrCodes.download(auth, id, format, size);
+    await reply
+      .header('Content-Type', file.contentType)
+      .header('Content-Disposition', `attachment; filename="${file.filename}"`)
+      .header('Cache-Control', 'private, no-cache')
+      .send(file.body);
+  }
+}

@@ -1,0 +1,98 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { AuthContext } from '../../common/auth/auth-context';
+import { ApiException } from '../../common/errors/api.exception';
+import { CursorCodec, queryFingerprint } from '../../common/http/cursor';
+import { listOf, ListEnvelope } from '../../common/http/list';
+import { parseLimit } from '../../common/http/pagination';
+import type { ListQrCodesQueryDto } from './dto/qr-code.dto';
+import { QrCode } from './qr-code.entity';
+
+/** Sort key → column. Every one has an index (organization_id, status, <column>, id). */
+const SORT_COLUMNS: Record<string, { column: string; kind: 'time' | 'text' | 'int' }> = {
+  created_at: { column: 'created_at', kind: 'time' },
+  updated_at: { column: 'updated_at', kind: 'time' },
+  name: { column: 'name', kind: 'text' },
+  scan_count: { column: 'scan_count', kind: 'int' },
+  deleted_at: { column: 'deleted_at', kind: 'time' },
+};
+
+/** GET /v1/qr-codes: filters (spec rules 1–7) and keyset pagination over (sort column, id) in either order, so a deep
+ * page costs what the first does and ties never duplicate or skip rows. */
+export async function listQrCodes(
+  em: EntityManager,
+  codec: CursorCodec,
+  auth: AuthContext,
+  query: ListQrCodesQueryDto,
+  present: (code: QrCode) => Record<string, unknown>,
+): Promise<ListEnvelope<Record<string, unknown>>> {
+  const limit = parseLimit(query.limit);
+  const status = query.status ?? 'all';
+  const sortKey = query.sort ?? 'created_at';
+  const order = query.order ?? 'desc';
+  const kind = query.kind ?? 'all';
+  if (sortKey === 'deleted_at' && status !== 'trashed' && status !== 'paused') {
+    throw ApiException.invalid('sort', 'sort=deleted_at needs status=trashed or status=paused');
+  }
+  const where: string[] = ['organization_id = ?'];
+  const params: unknown[] = [auth.organizationId];
+  switch (status) {
+    case 'trashed':
+      where.push(`status = 'trashed'`);
+      break;
+    case 'paused':
+      where.push(`status = 'paused'`);
+      break;
+    case 'active':
+      where.push(`status = 'live'`, 'is_active = true');
+      break;
+    case 'inactive':
+      where.push(`status = 'live'`, 'is_active = false', `kind = 'dynamic'`);
+      break;
+    default:
+      where.push(`status = 'live'`);
+  }
+  if (kind !== 'all') {
+    where.push('kind = ?');
+    params.push(kind);
+  }
+  if (query.folder_id) {
+    const [folder] = await em.execute('select 1 from folders where id = ? and organization_id = ?', [query.folder_id, auth.organizationId]);
+    if (!folder) throw new ApiException('not_found', `No such folder: '${query.folder_id}'`, { field: 'folder_id' });
+    where.push('folder_id = ?');
+    params.push(query.folder_id);
+  }
+  if (query.search !== undefined && query.search !== '') {
+    where.push(`lower(name) like ? escape '\\'`);
+    params.push(`%${query.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+  }
+  const sort = SORT_COLUMNS[sortKey];
+  const fingerprint = queryFingerprint({ kind, status, sort: sortKey, order, folder_id: query.folder_id, search: query.search });
+  if (query.cursor !== undefined) {
+    const pos = codec.decode(query.cursor, fingerprint);
+    const cmp = order === 'asc' ? '>' : '<';
+    if (pos.v === null) throw ApiException.invalid('cursor', 'Invalid cursor: it is malformed');
+    const value = sort.kind === 'time' ? new Date(String(pos.v)) : sort.kind === 'int' ? String(pos.v) : String(pos.v);
+    if (value instanceof Date && Number.isNaN(value.getTime())) throw ApiException.invalid('cursor', 'Invalid cursor: it is malformed');
+    where.push(`(${sort.column}, id) ${cmp} (?, ?)`);
+    params.push(value, pos.id);
+  }
+  const dir = order === 'asc' ? 'asc' : 'desc';
+  const rows = await em.execute<Record<string, unknown>[]>(
+    `select * from qr_codes where ${where.join(' and ')} order by ${sort.column} ${dir}, id ${dir} limit ?`,
+    [...params, limit + 1],
+  );
+  const hasMore = rows.length > limit;
+  const page = rows.slice(0, limit).map((r) => em.map(QrCode, r));
+  const last = page[page.length - 1];
+  let next: string | null = null;
+  if (hasMore && last) {
+    const raw = (last as unknown as Record<string, unknown>)[camel(sort.column)];
+    const v = raw instanceof Date ? raw.toISOString() : raw === null || raw === undefined ? null : String(raw);
+    next = codec.encode({ v, id: last.id }, fingerprint);
+  }
+  return listOf(page.map(present), hasMore, next);
+}
+
+function camel(column: string): string {
+  return column.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+}

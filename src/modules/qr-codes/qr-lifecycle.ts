@@ -1,0 +1,71 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+
+/** Plan downgrades, Trash emptying and Trash retention: operations outside the API, shared by the CLI and the worker.
+ * Each takes the EntityManager it runs on (a fork). */
+
+export interface PausedCode {
+  id: string;
+  short_code: string;
+  domain_id: string | null;
+}
+
+/** Pauses the newest live dynamic codes above `limit` (state "paused": deleted_at set, not in the Trash). */
+export async function pauseAboveLimit(em: EntityManager, organizationId: string, limit: number): Promise<PausedCode[]> {
+  return em.transactional(async (tx) => {
+    await tx.execute('select id from organizations where id = ? for update', [organizationId]);
+    return tx.execute<PausedCode[]>(
+      `update qr_codes set status = 'paused', deleted_at = now(), updated_at = now()
+        where id in (
+          -- keep the oldest limit codes; everything newer is paused
+          select id from qr_codes where organization_id = ? and kind = 'dynamic' and status = 'live'
+          order by created_at asc, id asc
+          offset ?
+        )
+        returning id, short_code, domain_id`,
+      [organizationId, limit],
+    );
+  });
+}
+
+export interface PurgedCode {
+  id: string;
+  image_key: string | null;
+  logo_key: string | null;
+}
+
+/** Permanently deletes trashed codes (never paused ones): one workspace, or every workspace's codes trashed before
+ * `olderThan`. Returns the storage keys no longer referenced, for the caller to delete. */
+export async function purgeTrash(em: EntityManager, opts: { organizationId?: string; olderThan?: Date; batch?: number }): Promise<{ deleted: number; orphanKeys: string[] }> {
+  let deleted = 0;
+  const orphanKeys = new Set<string>();
+  for (;;) {
+    const conditions = [`status = 'trashed'`];
+    const params: unknown[] = [];
+    if (opts.organizationId) {
+      conditions.push('organization_id = ?');
+      params.push(opts.organizationId);
+    }
+    if (opts.olderThan) {
+      conditions.push('deleted_at < ?');
+      params.push(opts.olderThan);
+    }
+    const rows = await em.execute<PurgedCode[]>(
+      `delete from qr_codes where id in (select id from qr_codes where ${conditions.join(' and ')} limit ?) returning id, image_key, logo_key`,
+      [...params, opts.batch ?? 500],
+    );
+    deleted += rows.length;
+    for (const r of rows) {
+      if (r.image_key) orphanKeys.add(r.image_key);
+      if (r.logo_key) orphanKeys.add(r.logo_key);
+    }
+    if (rows.length < (opts.batch ?? 500)) break;
+  }
+  if (orphanKeys.size) {
+    const still = await em.execute<{ k: string }[]>(
+      'select image_key as k from qr_codes where image_key in (?) union select logo_key as k from qr_codes where logo_key in (?)',
+      [[...orphanKeys], [...orphanKeys]],
+    );
+    for (const { k } of still) orphanKeys.delete(k);
+  }
+  return { deleted, orphanKeys: [...orphanKeys] };
+}

@@ -1,0 +1,138 @@
+/** Static payload encoders (decisions.md "QR codes"): what a static code's symbol holds. Pure functions. */
+
+/** WIFI: `\ ; , : "` are escaped with a backslash. */
+export function escapeWifi(s: string): string {
+  return s.replace(/([\\;,:"])/g, '\\$1');
+}
+
+export interface WifiFields {
+  ssid: string;
+  password?: string;
+  encryption: 'WPA' | 'WEP' | 'nopass';
+  hidden?: boolean;
+}
+
+export function wifiPayload(w: WifiFields): string {
+  const password = w.encryption === 'nopass' ? '' : (w.password ?? '');
+  return `WIFI:T:${w.encryption};S:${escapeWifi(w.ssid)};P:${escapeWifi(password)};${w.hidden ? 'H:true;' : ''};`;
+}
+
+export interface EmailFields {
+  email: string;
+  subject?: string;
+  message?: string;
+  cc?: string[];
+  bcc?: string[];
+}
+
+/** RFC 6068: percent-encoded hfields, line breaks as %0D%0A. */
+export function mailtoPayload(e: EmailFields): string {
+  const enc = (s: string) => encodeURIComponent(s.replace(/\r?\n/g, '\r\n'));
+  const addr = (s: string) => encodeURIComponent(s).replace(/%40/g, '@');
+  const params: string[] = [];
+  if (e.subject) params.push(`subject=${enc(e.subject)}`);
+  if (e.message) params.push(`body=${enc(e.message)}`);
+  if (e.cc?.length) params.push(`cc=${e.cc.map(addr).join(',')}`);
+  if (e.bcc?.length) params.push(`bcc=${e.bcc.map(addr).join(',')}`);
+  return `mailto:${addr(e.email)}${params.length ? `?${params.join('&')}` : ''}`;
+}
+
+export function smsPayload(s: { phone: string; message?: string }): string {
+  return `SMSTO:${s.phone}:${s.message ?? ''}`;
+}
+
+export function geoPayload(l: { lat: number; lng: number }): string {
+  return `geo:${l.lat},${l.lng}`;
+}
+
+/** RFC 6350 / 5545 TEXT escaping: backslash, semicolon, comma, newline. */
+export function escapeText(s: string): string {
+  return s.replace(/\\/g, '\\\\').replace(/;/g, '\\;').replace(/,/g, '\\,').replace(/\r?\n/g, '\\n');
+}
+
+/** Folds a content line at 75 octets (CRLF + one space), never inside a UTF-8 character. */
+export function foldLine(line: string): string {
+  const out: string[] = [];
+  let current = '';
+  let octets = 0;
+  for (const ch of line) {
+    const size = Buffer.byteLength(ch, 'utf8');
+    const limit = out.length === 0 ? 75 : 74; // continuation lines start with a space
+    if (octets + size > limit) {
+      out.push(current);
+      current = '';
+      octets = 0;
+    }
+    current += ch;
+    octets += size;
+  }
+  out.push(current);
+  return out.join('\r\n ');
+}
+
+function contentLines(lines: Array<string | undefined>): string {
+  return lines
+    .filter((l): l is string => l !== undefined)
+    .map(foldLine)
+    .join('\r\n');
+}
+
+export interface VCardFields {
+  your_name: string;
+  company_name?: string;
+  position?: string;
+  email?: string;
+  phone_mobile?: string;
+  phone_work?: string;
+  website?: string;
+  address?: string;
+  note?: string;
+}
+
+/** vCard 3.0 (RFC 2426) with CRLF line breaks and 75-octet folding. */
+export function vcardPayload(v: VCardFields): string {
+  const parts = v.your_name.trim().split(/\s+/);
+  const family = parts.length > 1 ? parts[parts.length - 1] : parts[0];
+  const given = parts.length > 1 ? parts.slice(0, -1).join(' ') : '';
+  return contentLines([
+    'BEGIN:VCARD',
+    'VERSION:3.0',
+    `N:${escapeText(family)};${escapeText(given)};;;`,
+    `FN:${escapeText(v.your_name)}`,
+    v.company_name ? `ORG:${escapeText(v.company_name)}` : undefined,
+    v.position ? `TITLE:${escapeText(v.position)}` : undefined,
+    v.phone_mobile ? `TEL;TYPE=CELL:${v.phone_mobile}` : undefined,
+    v.phone_work ? `TEL;TYPE=WORK,VOICE:${v.phone_work}` : undefined,
+    v.email ? `EMAIL;TYPE=INTERNET:${v.email}` : undefined,
+    v.website ? `URL:${v.website}` : undefined,
+    v.address ? `ADR;TYPE=WORK:;;${escapeText(v.address)};;;;` : undefined,
+    v.note ? `NOTE:${escapeText(v.note)}` : undefined,
+    'END:VCARD',
+  ]);
+}
+
+export interface EventFields {
+  title: string;
+  start: string;
+  end: string;
+  location?: string;
+  description?: string;
+}
+
+/** 20260501T180000Z */
+export function icalDateTime(iso: string): string {
+  return new Date(iso).toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+}
+
+/** iCalendar VEVENT (RFC 5545 text escaping and folding), the compact form QR scanners read. */
+export function veventPayload(e: EventFields): string {
+  return contentLines([
+    'BEGIN:VEVENT',
+    `SUMMARY:${escapeText(e.title)}`,
+    `DTSTART:${icalDateTime(e.start)}`,
+    `DTEND:${icalDateTime(e.end)}`,
+    e.location ? `LOCATION:${escapeText(e.location)}` : undefined,
+    e.description ? `DESCRIPTION:${escapeText(e.description)}` : undefined,
+    'END:VEVENT',
+  ]);
+}

@@ -1,0 +1,133 @@
+import { ApiException } from '../../../common/errors/api.exception';
+import { checkHttpUrl, FieldReader, normalizePhone } from './fields';
+import type { StoredTarget, TargetHandler } from './target-handler';
+
+export const UTM_FIELDS = ['source', 'medium', 'campaign', 'term', 'content'] as const;
+export type Utm = Partial<Record<(typeof UTM_FIELDS)[number], string>>;
+
+/** Link types besides url: each is a redirect with its own name (dashboard icon), dynamic only. */
+export const LINK_TYPES = [
+  'youtube', 'googleform', 'googledoc', 'googlemaps', 'facebook', 'instagram', 'linkedin', 'twitter', 'tiktok',
+  'spotify', 'pinterest', 'snapchat', 'soundcloud', 'paypal', 'zoom', 'calendly',
+] as const;
+
+function readUtm(r: FieldReader, current?: Utm | null): Utm | null | undefined {
+  if (!(('utm') in r.input)) return undefined;
+  if (r.input.utm === null) return null;
+  const u = r.object('utm')!;
+  u.only([...UTM_FIELDS]);
+  const out: Utm = { ...(current ?? {}) };
+  for (const f of UTM_FIELDS) {
+    if (f in u.input) {
+      const v = u.string(f, { max: 255 });
+      if (v === undefined) delete out[f];
+      else out[f] = v;
+    }
+  }
+  return Object.keys(out).length ? out : null;
+}
+
+/** Adds UTM parameters to a URL, keeping its existing query (an existing utm_* is replaced). */
+export function mergeUtm(destination: string, utm: Utm | null | undefined): string {
+  if (!utm || Object.keys(utm).length === 0) return destination;
+  const url = new URL(destination);
+  for (const f of UTM_FIELDS) if (utm[f]) url.searchParams.set(`utm_${f}`, utm[f]!);
+  return url.toString();
+}
+
+function linkHandler(type: string, staticCapable: boolean): TargetHandler {
+  return {
+    type,
+    staticCapable,
+    pageHolding: false,
+    parse(r, kind) {
+      r.only(['destination', 'utm']);
+      const destination = r.url('destination', { required: true })!;
+      const utm = readUtm(r) ?? null;
+      // A static code cannot add UTM parameters at scan time: they are merged into the encoded URL instead.
+      if (kind === 'static') return { destination: mergeUtm(destination, utm), utm: null };
+      return { destination, utm };
+    },
+    patch(current, r) {
+      r.only(['destination', 'utm']);
+      const destination = r.has('destination') ? r.url('destination', { required: true })! : (current.destination as string);
+      const utm = readUtm(r, current.utm as Utm | null);
+      return { type, target: { destination, utm: utm === undefined ? (current.utm ?? null) : utm } };
+    },
+    payload: (t) => t.destination as string,
+  };
+}
+
+export const urlHandler = linkHandler('url', true);
+export const linkHandlers = LINK_TYPES.map((t) => linkHandler(t, false));
+
+const WHATSAPP_LINK = /^https:\/\/(wa\.me|api\.whatsapp\.com|web\.whatsapp\.com|chat\.whatsapp\.com|(www\.)?whatsapp\.com)\//i;
+
+export function whatsappUrl(t: StoredTarget): string {
+  if (typeof t.destination === 'string') return t.destination;
+  const digits = String(t.phone ?? '').replace(/\D/g, '');
+  return `https://wa.me/${digits}${t.message ? `?text=${encodeURIComponent(String(t.message))}` : ''}`;
+}
+
+export const whatsappHandler: TargetHandler = {
+  type: 'whatsapp',
+  staticCapable: false,
+  pageHolding: false,
+  parse(r) {
+    r.only(['phone', 'message', 'destination']);
+    if (r.has('destination')) {
+      if (r.has('phone') || r.has('message')) r.fail('destination', 'cannot be combined with phone or message');
+      const d = r.url('destination', { required: true })!;
+      if (!WHATSAPP_LINK.test(d)) r.fail('destination', 'must be a WhatsApp link such as https://wa.me/15551234567');
+      return { destination: d };
+    }
+    return { phone: r.phone('phone', { required: true }), message: r.string('message', { max: 1000 }) ?? null };
+  },
+  patch(current, r) {
+    r.only(['phone', 'message', 'destination']);
+    if (r.has('destination')) {
+      if (r.has('phone') || r.has('message')) r.fail('destination', 'cannot be combined with phone or message');
+      // Re-pointable to any http(s) page (spec PATCH rule 3).
+      return { type: 'whatsapp', target: { destination: r.url('destination', { required: true }) } };
+    }
+    const phone = r.has('phone') ? r.phone('phone', { required: true }) : (current.phone as string | undefined);
+    if (!phone) r.fail('phone', 'is required (this code currently points at a link)');
+    const message = 'message' in r.input ? (r.string('message', { max: 1000 }) ?? null) : (current.message ?? null);
+    return { type: 'whatsapp', target: { phone, message } };
+  },
+  payload: whatsappUrl,
+};
+
+/** @username, a phone number, or a t.me link → https://t.me/… */
+function telegramDestination(r: FieldReader): string {
+  const raw = r.string('destination', { required: true, max: 2048 })!;
+  const user = /^@?([A-Za-z][A-Za-z0-9_]{4,31})$/.exec(raw);
+  if (user && !/^https?:/i.test(raw)) return `https://t.me/${user[1]}`;
+  const phone = normalizePhone(raw);
+  if (phone && /^\+?[\d\s().-]+$/.test(raw)) return `https://t.me/+${phone.replace(/^\+/, '')}`;
+  if (/^(https?:\/\/)?(t\.me|telegram\.me)\//i.test(raw)) {
+    const url = /^https?:\/\//i.test(raw) ? raw : `https://${raw}`;
+    return checkHttpUrl(url, r.field('destination'));
+  }
+  throw ApiException.invalid(r.field('destination'), `${r.field('destination')} must be a @username, a phone number or a t.me link`);
+}
+
+export const telegramHandler: TargetHandler = {
+  type: 'telegram',
+  staticCapable: false,
+  pageHolding: false,
+  parse(r) {
+    r.only(['destination']);
+    return { destination: telegramDestination(r) };
+  },
+  patch(_current, r) {
+    r.only(['destination']);
+    const raw = r.string('destination', { required: true, max: 2048 })!;
+    // Any other http(s) page is fine too (spec PATCH rule 3).
+    if (/^https?:\/\//i.test(raw) && !/^https?:\/\/(t\.me|telegram\.me)\//i.test(raw)) {
+      return { type: 'telegram', target: { destination: checkHttpUrl(raw, r.field('destination')) } };
+    }
+    return { type: 'telegram', target: { destination: telegramDestination(r) } };
+  },
+  payload: (t) => t.destination as string,
+};

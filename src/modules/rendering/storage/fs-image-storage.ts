@@ -1,0 +1,43 @@
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { assertImageKey, contentTypeOf, ImageStorage, isImageKey, StoredObject } from './image-storage';
+
+/** Images as files under one directory (STORAGE_DIR), served by the scan process under /images/<key>. */
+export class FsImageStorage implements ImageStorage {
+  private ready: Promise<unknown> | null = null;
+
+  constructor(
+    private readonly dir: string,
+    private readonly baseUrl: string,
+  ) {}
+
+  async put(key: string, bytes: Buffer, _contentType: string): Promise<void> {
+    assertImageKey(key);
+    this.ready ??= mkdir(this.dir, { recursive: true });
+    await this.ready;
+    // Write then rename: a reader never sees half a file, and concurrent writers of the same content agree.
+    const tmp = join(this.dir, `.${key}.${randomBytes(6).toString('hex')}.tmp`);
+    await writeFile(tmp, bytes);
+    await rename(tmp, join(this.dir, key));
+  }
+
+  async get(key: string): Promise<StoredObject | null> {
+    if (!isImageKey(key)) return null;
+    try {
+      return { bytes: await readFile(join(this.dir, key)), contentType: contentTypeOf(key) };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw err;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    if (!isImageKey(key)) return;
+    await rm(join(this.dir, key), { force: true });
+  }
+
+  url(key: string): string {
+    return `${this.baseUrl}/${key}`;
+  }
+}

@@ -1,0 +1,126 @@
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer, IncomingMessage, Server } from 'node:http';
+import { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FsImageStorage } from './fs-image-storage';
+import { contentKey, contentTypeOf, isImageKey } from './image-storage';
+import { S3ImageStorage } from './s3-image-storage';
+import { createStorage } from './storage.factory';
+import type { AppConfig } from '../../../common/config/config';
+
+describe('image keys', () => {
+  it('are content hashes with an image extension, and nothing else', () => {
+    const key = contentKey('<svg/>', 'svg');
+    expect(key).toMatch(/^[0-9a-f]{32}\.svg$/);
+    expect(contentKey('<svg/>', 'svg')).toBe(key);
+    expect(contentKey('<svg />', 'svg')).not.toBe(key);
+    expect(isImageKey(key)).toBe(true);
+    for (const bad of ['../etc/passwd', `../${key}`, `${key}/..`, 'a/b.svg', `${key.slice(0, 31)}.svg`, `${key}.svg`, key.toUpperCase(), `${key.slice(0, -4)}.html`, '', '.svg']) {
+      expect(isImageKey(bad)).toBe(false);
+    }
+    expect(contentTypeOf(key)).toBe('image/svg+xml');
+    expect(contentTypeOf(contentKey('x', 'png'))).toBe('image/png');
+  });
+});
+
+describe('FsImageStorage', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'scanlink-storage-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('puts, gets and deletes by key, creating the directory on first write', async () => {
+    const storage = new FsImageStorage(join(dir, 'nested', 'images'), 'https://img.example/images');
+    const bytes = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>');
+    const key = contentKey(bytes, 'svg');
+    expect(await storage.get(key)).toBeNull();
+    await storage.put(key, bytes, 'image/svg+xml');
+    await storage.put(key, bytes, 'image/svg+xml'); // same content, same key: harmless
+    expect(await storage.get(key)).toEqual({ bytes, contentType: 'image/svg+xml' });
+    expect(readdirSync(join(dir, 'nested', 'images'))).toEqual([key]); // no temp files left behind
+    expect(storage.url(key)).toBe(`https://img.example/images/${key}`);
+    await storage.delete(key);
+    await storage.delete(key);
+    expect(await storage.get(key)).toBeNull();
+  });
+
+  it('never reads or writes outside its directory', async () => {
+    const storage = new FsImageStorage(join(dir, 'images'), 'http://x/images');
+    await expect(storage.put('../escape.svg', Buffer.from('x'), 'image/svg+xml')).rejects.toThrow(/Not an image key/);
+    expect(existsSync(join(dir, 'escape.svg'))).toBe(false);
+    expect(await storage.get('../../../../etc/passwd')).toBeNull();
+    await storage.delete('../images');
+    expect(existsSync(dir)).toBe(true);
+  });
+});
+
+/** A minimal S3-compatible endpoint (path-style PUT/GET/DELETE), enough to prove the driver's requests. */
+function fakeS3(): Promise<{ server: Server; url: string; objects: Map<string, { body: Buffer; type: string; cache: string }>; requests: string[] }> {
+  const objects = new Map<string, { body: Buffer; type: string; cache: string }>();
+  const requests: string[] = [];
+  const read = (req: IncomingMessage) =>
+    new Promise<Buffer>((resolve) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => resolve(Buffer.concat(chunks)));
+    });
+  const server = createServer((req, res) => {
+    void (async () => {
+      const path = decodeURIComponent((req.url ?? '').split('?')[0]);
+      requests.push(`${req.method} ${path} ${req.headers.authorization ? 'signed' : 'unsigned'}`);
+      if (req.method === 'PUT') {
+        objects.set(path, { body: await read(req), type: String(req.headers['content-type']), cache: String(req.headers['cache-control']) });
+        res.writeHead(200, { etag: '"x"' }).end();
+      } else if (req.method === 'GET') {
+        const o = objects.get(path);
+        if (!o) {
+          res.writeHead(404, { 'content-type': 'application/xml' }).end('<?xml version="1.0"?><Error><Code>NoSuchKey</Code><Message>missing</Message></Error>');
+          return;
+        }
+        res.writeHead(200, { 'content-type': o.type, 'content-length': o.body.length }).end(o.body);
+      } else if (req.method === 'DELETE') {
+        objects.delete(path);
+        res.writeHead(204).end();
+      } else res.writeHead(405).end();
+    })();
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, objects, requests })),
+  );
+}
+
+describe('S3ImageStorage', () => {
+  it('stores, reads and deletes objects in the bucket with their type and immutable caching', async () => {
+    const s3 = await fakeS3();
+    const config = {
+      storageDriver: 's3',
+      imageBaseUrl: 'https://cdn.example/qr',
+      s3: { bucket: 'codes', region: 'eu-west-1', endpoint: s3.url, accessKeyId: 'AKIATEST', secretAccessKey: 'secret-test-key', forcePathStyle: true },
+    } as unknown as AppConfig;
+    const storage = createStorage(config) as S3ImageStorage;
+    expect(storage).toBeInstanceOf(S3ImageStorage);
+    try {
+      const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 1, 2, 3]);
+      const key = contentKey(png, 'png');
+      expect(await storage.get(key)).toBeNull();
+      await storage.put(key, png, 'image/png');
+      expect(s3.objects.get(`/codes/${key}`)).toEqual({ body: png, type: 'image/png', cache: 'public, max-age=31536000, immutable' });
+      expect(await storage.get(key)).toEqual({ bytes: png, contentType: 'image/png' });
+      expect(storage.url(key)).toBe(`https://cdn.example/qr/${key}`);
+      await storage.delete(key);
+      expect(s3.objects.size).toBe(0);
+      expect(s3.requests.every((r) => r.endsWith('signed') && !r.endsWith('unsigned'))).toBe(true);
+      await expect(storage.put('../x.png', png, 'image/png')).rejects.toThrow(/Not an image key/);
+    } finally {
+      storage.destroy();
+      await new Promise((r) => s3.server.close(r));
+    }
+  });
+
+  it('is the filesystem driver unless STORAGE_DRIVER=s3', () => {
+    const storage = createStorage({ storageDriver: 'fs', storageDir: '/tmp/x', imageBaseUrl: 'http://h/images' } as unknown as AppConfig);
+    expect(storage).toBeInstanceOf(FsImageStorage);
+  });
+});

@@ -1,0 +1,204 @@
+import { createOrg, http, startApi, TestApp, TestOrg, writePlans, db } from '../setup/app';
+
+describe('PATCH, DELETE and restore /v1/qr-codes/{id}', () => {
+  let t: TestApp;
+  let org: TestOrg;
+  const create = async (body: Record<string, unknown>, key = org.apiKey) => {
+    const res = await http(t.origin, 'POST', '/v1/qr-codes', { key, body });
+    expect(res.status).toBe(201);
+    return res.body;
+  };
+  const patch = (id: string, body: unknown, key = org.apiKey) => http(t.origin, 'PATCH', `/v1/qr-codes/${id}`, { key, body });
+
+  beforeAll(async () => {
+    t = await startApi();
+    org = await createOrg(t, { plan: 'pro' });
+  });
+  afterAll(() => t.close());
+
+  it('re-points a dynamic url code and keeps its short URL', async () => {
+    const code = await create({ target: { type: 'url', destination: 'https://example.com/a', utm: { source: 'qr' } } });
+    const res = await patch(code.id, { name: 'Renamed', target: { destination: 'https://example.com/b' }, tags: ['x'], is_active: false });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id: code.id, name: 'Renamed', short_url: code.short_url, short_code: code.short_code, tags: ['x'], is_active: false });
+    expect(res.body.target).toMatchObject({ destination: 'https://example.com/b', utm: { source: 'qr' } });
+    expect(Date.parse(res.body.updated_at)).toBeGreaterThan(Date.parse(code.updated_at) - 1);
+    const utm = await patch(code.id, { target: { utm: { campaign: 'c' } } });
+    expect(utm.body.utm).toEqual({ source: 'qr', campaign: 'c' });
+    const cleared = await patch(code.id, { target: { utm: null } });
+    expect(cleared.body.utm).toBeNull();
+  });
+
+  it('updates structured fields and keeps the omitted ones', async () => {
+    const wifi = await create({ target: { type: 'wifi', ssid: 'Old', password: 'password1', encryption: 'WPA' } });
+    const res = await patch(wifi.id, { target: { ssid: 'New' } });
+    expect(res.status).toBe(200);
+    expect(res.body.target).toMatchObject({ ssid: 'New', password: 'password1', encryption: 'WPA' });
+    const email = await create({ target: { type: 'email', email: 'a@example.com', subject: 'S' } });
+    expect((await patch(email.id, { target: { message: 'M' } })).body.target).toMatchObject({ email: 'a@example.com', subject: 'S', message: 'M' });
+    const sms = await create({ target: { type: 'sms', phone: '+15551234567', message: 'a' } });
+    expect((await patch(sms.id, { target: { message: 'b' } })).body.target).toMatchObject({ phone: '+15551234567', message: 'b' });
+    const ev = await create({ target: { type: 'event', title: 'E', start: '2026-05-01T18:00:00Z', end: '2026-05-01T19:00:00Z' } });
+    const evRes = await patch(ev.id, { target: { end: '2026-05-01T17:00:00Z' } });
+    expect(evRes.status).toBe(400);
+    expect(evRes.body.error.field).toBe('target.end');
+    const text = await create({ target: { type: 'text', text: 'a' } });
+    expect((await patch(text.id, { target: { text: 'b' } })).body.target.text).toBe('b');
+    expect((await patch(text.id, { target: { text: 'x'.repeat(4001) } })).status).toBe(400);
+  });
+
+  it.each(['wifi', 'email', 'sms', 'event'])('refuses target.destination on a dynamic %s code', async (type) => {
+    const targets: Record<string, object> = {
+      wifi: { type: 'wifi', ssid: 'N', password: 'password1' },
+      email: { type: 'email', email: 'a@example.com' },
+      sms: { type: 'sms', phone: '+15551234567' },
+      event: { type: 'event', title: 'E', start: '2026-05-01T18:00:00Z', end: '2026-05-01T19:00:00Z' },
+    };
+    const code = await create({ target: targets[type] });
+    const res = await patch(code.id, { target: { destination: 'https://example.com' } });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('invalid_request');
+    expect(res.body.error.field).toBe('target.destination');
+  });
+
+  it('re-points whatsapp and telegram codes to any http(s) page', async () => {
+    const wa = await create({ target: { type: 'whatsapp', phone: '+15551234567' } });
+    expect((await patch(wa.id, { target: { message: 'hello' } })).body.target).toMatchObject({ phone: '+15551234567', message: 'hello' });
+    expect((await patch(wa.id, { target: { destination: 'https://example.com/contact' } })).body.target.destination).toBe('https://example.com/contact');
+    const tg = await create({ target: { type: 'telegram', destination: 'https://t.me/somechannel' } });
+    expect((await patch(tg.id, { target: { destination: 'https://example.com/tg' } })).body.target.destination).toBe('https://example.com/tg');
+    expect((await patch(tg.id, { target: { destination: 'ftp://x.com' } })).status).toBe(400);
+  });
+
+  it('moves a location code and turns it into a redirect with a plain destination', async () => {
+    const loc = await create({ target: { type: 'location', lat: 1, lng: 2 } });
+    const moved = await patch(loc.id, { target: { lat: 3, lng: 4, label: 'Here' } });
+    expect(moved.body.target).toMatchObject({ lat: 3, lng: 4, label: 'Here' });
+    const half = await patch(loc.id, { target: { lat: 5 } });
+    expect(half.status).toBe(400);
+    expect(half.body.error.field).toBe('target.lng');
+    const redirect = await patch(loc.id, { target: { destination: 'https://maps.example.com/place' } });
+    expect(redirect.status).toBe(200);
+    expect(redirect.body.type).toBe('url');
+    expect(redirect.body.target).toMatchObject({ type: 'url', destination: 'https://maps.example.com/place', editable: true });
+  });
+
+  it('refuses target on a page-holding code with 409 and applies nothing', async () => {
+    const page = await create({ name: 'Links', target: { type: 'linkpage', title: 'L', links: [{ title: 'a', url: 'https://a.com' }] } });
+    const res = await patch(page.id, { name: 'Changed', target: { title: 'New' } });
+    expect(res.status).toBe(409);
+    expect(res.body.error.code).toBe('target_not_editable');
+    const after = await http(t.origin, 'GET', `/v1/qr-codes/${page.id}`, { key: org.apiKey });
+    expect(after.body.name).toBe('Links');
+    const ok = await patch(page.id, { name: 'Changed', tags: ['a'], is_active: false });
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({ name: 'Changed', tags: ['a'], is_active: false });
+  });
+
+  it('lets static codes change only name, folder and design', async () => {
+    const code = await create({ type: 'static', target: { type: 'url', destination: 'https://example.com' } });
+    const folder = await http(t.origin, 'POST', '/v1/folders', { key: org.apiKey, body: { name: 'F' } });
+    const ok = await patch(code.id, { name: 'S', folder_id: folder.body.id, design: { shapes: { body: 'dots' } } });
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({ name: 'S', folder_id: folder.body.id });
+    expect(ok.body.design.shapes.body).toBe('dots');
+    expect(ok.body.image_url).not.toBe(code.image_url);
+    const refused = await patch(code.id, { name: 'Nope', target: { destination: 'https://other.com' } });
+    expect(refused.status).toBe(422);
+    expect(refused.body.error.code).toBe('code_not_editable');
+    expect((await http(t.origin, 'GET', `/v1/qr-codes/${code.id}`, { key: org.apiKey })).body.name).toBe('S');
+    expect((await patch(code.id, { is_active: false })).status).toBe(422);
+  });
+
+  it('accepts the current domain_id and refuses another', async () => {
+    const code = await create({ target: { type: 'text', text: 'x' } });
+    expect((await patch(code.id, { domain_id: null })).status).toBe(200);
+    const res = await patch(code.id, { domain_id: 'dom_aaaaaaaaaaaaaaaaaaaa' });
+    expect(res.status).toBe(422);
+    expect(res.body.error.code).toBe('domain_id_immutable');
+  });
+
+  it('refuses bad input naming the field', async () => {
+    const code = await create({ target: { type: 'url', destination: 'https://example.com' } });
+    for (const [body, field] of [
+      [{ name: '' }, 'name'],
+      [{ name: 'x'.repeat(256) }, 'name'],
+      [{ is_active: 'no' }, 'is_active'],
+      [{ colour: 'red' }, 'colour'],
+      [{ target: { destination: 'nope' } }, 'target.destination'],
+      [{ target: { type: 'text' } }, 'target.type'],
+      [{ folder_id: 'fld_doesnotexist00000000' }, 'folder_id'],
+    ] as const) {
+      const res = await patch(code.id, body);
+      expect([400, 404]).toContain(res.status);
+      expect(res.body.error.field).toBe(field);
+    }
+  });
+
+  it('moves codes to the Trash and restores them with the same id', async () => {
+    const code = await create({ target: { type: 'text', text: 'x' } });
+    const del = await http(t.origin, 'DELETE', `/v1/qr-codes/${code.id}`, { key: org.apiKey });
+    expect(del.status).toBe(200);
+    expect(del.body).toEqual({ id: code.id, object: 'qr_code', deleted: true });
+    expect((await http(t.origin, 'GET', `/v1/qr-codes/${code.id}`, { key: org.apiKey })).status).toBe(404);
+    expect((await patch(code.id, { name: 'x' })).status).toBe(404);
+    const trash = await http(t.origin, 'GET', '/v1/qr-codes?status=trashed&limit=100', { key: org.apiKey });
+    const trashed = trash.body.data.find((c: { id: string }) => c.id === code.id);
+    expect(trashed.deleted_at).toEqual(expect.any(String));
+    const restored = await http(t.origin, 'POST', `/v1/qr-codes/${code.id}/restore`, { key: org.apiKey });
+    expect(restored.status).toBe(200);
+    expect(restored.body.id).toBe(code.id);
+    expect(restored.body.deleted_at).toBeUndefined();
+    expect((await http(t.origin, 'GET', `/v1/qr-codes/${code.id}`, { key: org.apiKey })).status).toBe(200);
+  });
+
+  it('re-checks the plan limit on restore', async () => {
+    const limited = await startApi({ PLANS_FILE: writePlans({ plus: { dynamic_qr_limit: 1, requests_per_minute: 1000 } }) });
+    try {
+      const o = await createOrg(limited, { plan: 'plus' });
+      const a = await http(limited.origin, 'POST', '/v1/qr-codes', { key: o.apiKey, body: { target: { type: 'text', text: 'a' } } });
+      await http(limited.origin, 'DELETE', `/v1/qr-codes/${a.body.id}`, { key: o.apiKey });
+      const b = await http(limited.origin, 'POST', '/v1/qr-codes', { key: o.apiKey, body: { target: { type: 'text', text: 'b' } } });
+      expect(b.status).toBe(201);
+      const res = await http(limited.origin, 'POST', `/v1/qr-codes/${a.body.id}/restore`, { key: o.apiKey });
+      expect(res.status).toBe(403);
+      expect(res.body.error).toMatchObject({ code: 'plan_limit_reached', limit: 1, current_count: 1 });
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('answers 404 for codes of another workspace on every route', async () => {
+    const code = await create({ target: { type: 'text', text: 'x' } });
+    const other = await createOrg(t);
+    for (const [method, path, body] of [
+      ['GET', `/v1/qr-codes/${code.id}`],
+      ['PATCH', `/v1/qr-codes/${code.id}`, { name: 'x' }],
+      ['DELETE', `/v1/qr-codes/${code.id}`],
+      ['POST', `/v1/qr-codes/${code.id}/restore`],
+      ['GET', `/v1/qr-codes/${code.id}/download`],
+    ] as const) {
+      const res = await http(t.origin, method, path, { key: other.apiKey, body });
+      expect(res.status).toBe(404);
+      expect(res.body.error.code).toBe('not_found');
+    }
+  });
+
+  it('empties the Trash and pauses codes on downgrade through the CLI service functions', async () => {
+    const { pauseAboveLimit, purgeTrash } = await import('../../src/modules/qr-codes/qr-lifecycle');
+    const o = await createOrg(t, { plan: 'pro' });
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await create({ target: { type: 'text', text: `t${i}` } }, o.apiKey)).id);
+    await http(t.origin, 'DELETE', `/v1/qr-codes/${ids[0]}`, { key: o.apiKey });
+    const em = db(t);
+    for (const [i, id] of ids.entries()) await em.execute(`update qr_codes set created_at = now() - (? || ' minutes')::interval where id = ?`, [10 - i, id]);
+    const paused = await pauseAboveLimit(em, o.organizationId, 1);
+    expect(paused.map((p) => p.id)).toEqual([ids[2]]);
+    const pausedList = await http(t.origin, 'GET', '/v1/qr-codes?status=paused', { key: o.apiKey });
+    expect(pausedList.body.data.map((c: { id: string }) => c.id)).toEqual([ids[2]]);
+    expect(pausedList.body.data[0].deleted_at).toEqual(expect.any(String));
+    const purged = await purgeTrash(em, { organizationId: o.organizationId });
+    expect(purged.deleted).toBe(1);
+    expect((await http(t.origin, 'GET', '/v1/qr-codes?status=paused', { key: o.apiKey })).body.data).toHaveLength(1);
+  });
+});
