@@ -50,13 +50,25 @@ async function main(): Promise<void> {
 
   console.log(`Scanlink rendering benchmark (node ${process.version}, ${budget} ms per figure)\n`);
   console.log('SVG: plain qrcode.toString(svg) vs styled renderer (encode + draw), same payload and error correction');
+  console.log('(measured in interleaved rounds so a change in machine load hits both sides alike)');
+  const rounds = 5;
   for (const [label, payload] of payloads) {
-    const plain = await opsPerSecond(() => QRCode.toString(payload, { type: 'svg', errorCorrectionLevel: 'M' }), budget);
-    console.log(`  ${label.padEnd(16)} plain            ${fmt(plain).padStart(7)} /s`);
-    for (const body of BODY_SHAPES) {
-      const design = { ...styled, shapes: { ...styled.shapes, body } };
-      const ops = await opsPerSecond(() => drawSvg(encodeMatrix(payload, design.error_correction), design), budget);
-      console.log(`  ${label.padEnd(16)} styled ${body.padEnd(13)} ${fmt(ops).padStart(5)} /s   cost ${(plain / ops).toFixed(2)}× plain`);
+    const variants: Array<[string, () => unknown]> = [
+      ['plain', () => QRCode.toString(payload, { type: 'svg', errorCorrectionLevel: 'M' })],
+      ...BODY_SHAPES.map((body): [string, () => unknown] => {
+        const design = { ...styled, shapes: { ...styled.shapes, body } };
+        return [`styled ${body}`, () => drawSvg(encodeMatrix(payload, design.error_correction), design)];
+      }),
+    ];
+    const totals = variants.map(() => 0);
+    for (let r = 0; r < rounds; r++) {
+      for (let i = 0; i < variants.length; i++) totals[i] += await opsPerSecond(variants[i][1], budget / rounds);
+    }
+    const plain = totals[0] / rounds;
+    console.log(`  ${label.padEnd(16)} ${'plain'.padEnd(21)} ${fmt(plain).padStart(6)} /s`);
+    for (let i = 1; i < variants.length; i++) {
+      const ops = totals[i] / rounds;
+      console.log(`  ${label.padEnd(16)} ${variants[i][0].padEnd(21)} ${fmt(ops).padStart(6)} /s   cost ${(plain / ops).toFixed(2)}× plain`);
     }
   }
 
@@ -67,6 +79,8 @@ async function main(): Promise<void> {
     url: (k) => `http://bench/${k}`,
   };
   const rendering = new RenderingService({ logoAllowHosts: [] } as unknown as AppConfig, storage);
+  sampleRss();
+  console.log(`\nPeak RSS after the SVG figures: ${(peakRss / 1024 / 1024).toFixed(0)} MB`);
   console.log('\nPNG (styled design above, through sharp)');
   for (const size of [300, 1000, 4000]) {
     const [label, payload] = payloads[0];
@@ -75,7 +89,7 @@ async function main(): Promise<void> {
   }
   await rendering.onModuleDestroy();
   sampleRss();
-  console.log(`\nPeak RSS: ${(peakRss / 1024 / 1024).toFixed(0)} MB`);
+  console.log(`\nPeak RSS (whole run, 4000 px PNGs included): ${(peakRss / 1024 / 1024).toFixed(0)} MB`);
 }
 
 void main();

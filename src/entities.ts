@@ -1,7 +1,8 @@
 import { ApiKey } from './modules/accounts/api-key.entity';
 import { Organization } from './modules/accounts/organization.entity';
 import { Folder } from './modules/folders/folder.entity';
+import { Batch, BatchItem } from './modules/batches/batch.entity';
 import { QrCode } from './modules/qr-codes/qr-code.entity';
 
 /** Every entity of the service, in one list for the ORM configuration. */
-export const ENTITIES = [Organization, ApiKey, Folder, QrCode];
+export const ENTITIES = [Organization, ApiKey, Folder, QrCode, Batch, BatchItem];

@@ -11,7 +11,7 @@ export function ormConfig(databaseUrl: string, opts: { debug?: boolean; poolMax?
     entities: ENTITIES,
     discovery: { disableDynamicFileAccess: true, requireEntitiesArray: true },
     extensions: [Migrator],
-    migrations: { migrationsList, tableName: 'mikro_orm_migrations', transactional: true, allOrNothing: true },
+    migrations: { migrationsList, tableName: 'mikro_orm_migrations', transactional: true, allOrNothing: true, snapshot: false },
     pool: { min: 0, max: opts.poolMax ?? 10 },
     debug: opts.debug ?? false,
     allowGlobalContext: false,

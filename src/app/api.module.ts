@@ -12,6 +12,7 @@ import { HealthModule } from '../modules/health/health.module';
 import { TokensModule } from '../modules/tokens/tokens.module';
 import { FoldersModule } from '../modules/folders/folders.module';
 import { QrCodesModule } from '../modules/qr-codes/qr-codes.module';
+import { BatchesModule } from '../modules/batches/batches.module';
 import { CoreModule } from './core.module';
 
 /** The REST API process: everything under /v1, Swagger, /health. Adds jobs, never processes them. */
@@ -20,7 +21,7 @@ export class ApiModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: ApiModule,
-      imports: [CoreModule.forRoot(config), HealthModule, AccountsModule, TokensModule, QrCodesModule, FoldersModule],
+      imports: [CoreModule.forRoot(config), HealthModule, AccountsModule, TokensModule, QrCodesModule, FoldersModule, BatchesModule],
       providers: [
         RateLimiter,
         // Order matters: authenticate (and rate-limit), then scope, then plan.

@@ -3,6 +3,7 @@ import { ScheduleModule } from '@nestjs/schedule';
 import type { AppConfig } from '../common/config/config';
 import { CoreModule } from './core.module';
 import { RetentionModule } from '../modules/retention/retention.module';
+import { BatchesWorkerModule } from '../modules/batches/batches.module';
 
 /** The worker process: Bull processors and scheduled tasks; opens no HTTP port. Only this module imports processors. */
 @Module({})
@@ -10,7 +11,7 @@ export class WorkerModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: WorkerModule,
-      imports: [CoreModule.forRoot(config), ScheduleModule.forRoot(), RetentionModule],
+      imports: [CoreModule.forRoot(config), ScheduleModule.forRoot(), RetentionModule, BatchesWorkerModule],
     };
   }
 }

@@ -42,7 +42,7 @@ describe('GET /v1/qr-codes/{id}/download', () => {
   ])('refuses %s with 400 naming %s', async (query, field) => {
     const res = await download(query);
     expect(res.status).toBe(400);
-    const body = await res.json();
+    const body = (await res.json()) as any;
     expect(body.error.code).toBe('invalid_request');
     expect(body.error.field).toBe(field);
   });
@@ -55,7 +55,7 @@ describe('GET /v1/qr-codes/{id}/download', () => {
     expect(big.status).toBe(201);
     const res = await fetch(`${t.origin}/v1/qr-codes/${big.body.id}/download?format=png&size=100`, { headers: { authorization: `Bearer ${org.apiKey}` } });
     expect(res.status).toBe(400);
-    expect((await res.json()).error.field).toBe('size');
+    expect(((await res.json()) as any).error.field).toBe('size');
   });
 
   it('needs qr:read and hides other workspaces’ codes', async () => {

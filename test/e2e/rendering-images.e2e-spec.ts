@@ -49,6 +49,11 @@ describe('Stored images on the scan host (GET /images/<key>)', () => {
     expect(res.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
     expect(res.text).toBe(svg);
+    const etag = res.headers.get('etag');
+    expect(etag).toBe(`"${key.slice(0, 32)}"`);
+    const again = await http(t.origin, 'GET', `/images/${key}`, { headers: { 'if-none-match': etag! } });
+    expect(again.status).toBe(304);
+    expect(again.text).toBe('');
     const png = await sharp(Buffer.from(res.text)).png().toBuffer();
     expect(await decodeBoth(png)).toEqual({ zxing: 'https://example.com/hello', qr: 'https://example.com/hello' });
   });

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createApiApp, createScanApp } from '../../src/app/bootstrap';
+import type { INestApplicationContext } from '@nestjs/common';
+import { createApiApp, createScanApp, createWorkerApp } from '../../src/app/bootstrap';
 import { AppConfig, loadConfig } from '../../src/common/config/config';
 import { AccountsService } from '../../src/modules/accounts/accounts.service';
 import { loadPlans, PlanId } from '../../src/modules/accounts/plans';
@@ -43,6 +44,28 @@ export async function startScan(overrides: Record<string, string> = {}): Promise
   await app.listen(0, '127.0.0.1');
   const origin = (await app.getUrl()).replace('[::1]', '127.0.0.1').replace('localhost', '127.0.0.1');
   return { app, config, origin, close: () => app.close() };
+}
+
+/** Boots the worker (Bull processors and schedules) in this process, as main.worker.ts does. */
+export async function startWorker(overrides: Record<string, string> = {}): Promise<{ app: INestApplicationContext; close(): Promise<void> }> {
+  const app = await createWorkerApp(testConfig(overrides), { logLevel: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  return { app, close: () => app.close() };
+}
+
+/** Polls until `check` returns a value other than undefined/false, or fails after `timeoutMs`. */
+export async function eventually<T>(check: () => Promise<T | undefined | false>, timeoutMs = 20_000, what = 'condition'): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < until) {
+    try {
+      const v = await check();
+      if (v !== undefined && v !== false) return v as T;
+    } catch (err) {
+      last = err;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
 }
 
 export interface TestOrg {

@@ -3,6 +3,8 @@ import type { JobOptions } from 'bull';
 /** Every Bull queue of the service. Payloads carry ids only; the worker reloads and re-checks state. */
 export const QUEUES = {
   maintenance: 'maintenance',
+  /** One job per batch (`batch:<id>`); the worker creates the pending items. */
+  batches: 'batches',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];

@@ -79,7 +79,9 @@ export class QrCodesService {
     if (!folder) throw new ApiException('not_found', `No such folder: '${folderId}'`, { field: 'folder_id' });
   }
 
-  async create(auth: AuthContext, body: CreateQrCodeDto): Promise<Record<string, unknown>> {
+  /** Creates a code. `opts.id` reserves the id (batches: a resumed worker finds the code instead of creating it twice);
+   * `opts.design` replaces the body's design (a batch's design applies to every item). */
+  async create(auth: AuthContext, body: CreateQrCodeDto, opts: { id?: string; design?: Record<string, unknown> } = {}): Promise<Record<string, unknown>> {
     const kind = body.type ?? 'dynamic';
     const handler = handlerFor(body.target.type);
     if (kind === 'static' && !handler.staticCapable) {
@@ -91,14 +93,14 @@ export class QrCodesService {
       });
     }
     const target = handler.parse(new FieldReader(body.target), kind);
-    const design = parseDesign(body.design ?? {});
+    const design = parseDesign(opts.design ?? body.design ?? {});
     const tags = body.tags === undefined ? [] : normalizeTags(body.tags);
     await this.assertFolder(auth, body.folder_id);
     const logoKey = design.logo ? await this.rendering.prepareLogo(design.logo.url) : null;
 
     for (let attempt = 0; ; attempt++) {
       const shortCode = newShortCode();
-      const id = newId(kind === 'dynamic' ? 'qr' : 'sqr');
+      const id = opts.id ? `${kind === 'dynamic' ? 'qr' : 'sqr'}_${opts.id.replace(/^s?qr_/, '')}` : newId(kind === 'dynamic' ? 'qr' : 'sqr');
       const now = new Date();
       const draft = { kind, shortCode, type: handler.type, target };
       const payload = this.payloadOf(draft);

@@ -12,12 +12,33 @@ import { contentKey, IMAGE_STORAGE, ImageStorage } from './storage/image-storage
 export const PNG_MIN_SIZE = 100;
 export const PNG_MAX_SIZE = 4000;
 const LOGO_CACHE_ENTRIES = 64;
+const PNG_CONCURRENCY = 2;
 
-/** Design → SVG / PNG, logos, and the stored images. Used by the api (create, update, download) and the worker (batches). */
+/** A counting semaphore: at most `size` tasks run at once, the rest wait in order. */
+class Slots {
+  private active = 0;
+  private readonly waiting: Array<() => void> = [];
+  constructor(private readonly size: number) {}
+
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    // A finishing task hands its slot straight to the next waiter, so the count never overshoots.
+    if (this.active >= this.size) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    else this.active++;
+    try {
+      return await task();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.active--;
+    }
+  }
+}
+
 @Injectable()
 export class RenderingService implements OnModuleDestroy {
   private readonly agent: Agent;
   private readonly logos = new Map<string, LogoImage>();
+  private readonly pngSlots = new Slots(PNG_CONCURRENCY);
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -69,8 +90,11 @@ export class RenderingService implements OnModuleDestroy {
     }
     const logo = design.logo && logoKey ? await this.loadLogo(logoKey) : null;
     const svg = drawSvg(matrix, design, { size, logo });
-    const image = sharp(Buffer.from(svg), { density: 72 });
-    return (design.transparent_background ? image : image.removeAlpha()).png({ compressionLevel: 6 }).toBuffer();
+    // A 4000 px rasterization holds a few hundred MB for a moment: at most PNG_CONCURRENCY run at once per process.
+    return this.pngSlots.run(() => {
+      const image = sharp(Buffer.from(svg), { density: 72 });
+      return (design.transparent_background ? image : image.removeAlpha()).png({ compressionLevel: 6 }).toBuffer();
+    });
   }
 
   /** Stores an SVG under its content hash; returns the key. */

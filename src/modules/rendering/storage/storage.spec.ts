@@ -7,7 +7,7 @@ import { FsImageStorage } from './fs-image-storage';
 import { contentKey, contentTypeOf, isImageKey } from './image-storage';
 import { S3ImageStorage } from './s3-image-storage';
 import { createStorage } from './storage.factory';
-import type { AppConfig } from '../../../common/config/config';
+import { AppConfig, loadConfig } from '../../../common/config/config';
 
 describe('image keys', () => {
   it('are content hashes with an image extension, and nothing else', () => {
@@ -122,5 +122,41 @@ describe('S3ImageStorage', () => {
   it('is the filesystem driver unless STORAGE_DRIVER=s3', () => {
     const storage = createStorage({ storageDriver: 'fs', storageDir: '/tmp/x', imageBaseUrl: 'http://h/images' } as unknown as AppConfig);
     expect(storage).toBeInstanceOf(FsImageStorage);
+  });
+});
+
+describe('storage configuration', () => {
+  const base = { DATABASE_URL: 'postgres://u:p@localhost:5432/db', REDIS_URL: 'redis://localhost:6379' };
+
+  it('defaults to files under STORAGE_DIR and images at IMAGE_BASE_URL', () => {
+    const c = loadConfig({ ...base, STORAGE_DIR: '/srv/scanlink/images', IMAGE_BASE_URL: 'https://img.example.com/q/' });
+    expect(c.storageDriver).toBe('fs');
+    expect(c.storageDir).toBe('/srv/scanlink/images');
+    expect(c.imageBaseUrl).toBe('https://img.example.com/q');
+    expect(c.s3).toBeUndefined();
+    expect(c.logoAllowHosts).toEqual([]);
+  });
+
+  it('reads the S3 variables, and requires a bucket', () => {
+    const c = loadConfig({
+      ...base,
+      STORAGE_DRIVER: 's3',
+      S3_BUCKET: 'codes',
+      S3_ENDPOINT: 'http://minio:9000',
+      S3_ACCESS_KEY_ID: 'minio',
+      S3_SECRET_ACCESS_KEY: 'minio-secret',
+      S3_FORCE_PATH_STYLE: 'true',
+    });
+    expect(c.s3).toEqual({ bucket: 'codes', region: 'us-east-1', endpoint: 'http://minio:9000', accessKeyId: 'minio', secretAccessKey: 'minio-secret', forcePathStyle: true });
+    expect(() => loadConfig({ ...base, STORAGE_DRIVER: 's3' })).toThrow(/S3_BUCKET is required when STORAGE_DRIVER=s3/);
+    expect(() => loadConfig({ ...base, STORAGE_DRIVER: 'gcs' })).toThrow(/STORAGE_DRIVER/);
+    expect(() => loadConfig({ ...base, S3_FORCE_PATH_STYLE: 'yes' })).toThrow(/S3_FORCE_PATH_STYLE/);
+    expect(() => loadConfig({ ...base, S3_SECRET_ACCESS_KEY: 42 as unknown as string, S3_ENDPOINT: 'nope' })).toThrow(
+      /(?=[\s\S]*S3_SECRET_ACCESS_KEY=\(hidden\))(?=[\s\S]*S3_ENDPOINT="nope")/,
+    );
+  });
+
+  it('parses LOGO_ALLOW_HOSTS like the other allow-lists', () => {
+    expect(loadConfig({ ...base, LOGO_ALLOW_HOSTS: ' 127.0.0.1, Logo.Test ,' }).logoAllowHosts).toEqual(['127.0.0.1', 'logo.test']);
   });
 });

@@ -1,0 +1,66 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsObject, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { ListEnvelopeDto } from '../../common/http/list';
+
+export const MAX_BATCH_ITEMS = 1000;
+
+export class CreateBatchDto {
+  @ApiProperty({
+    description:
+      'Up to 1,000 items, each like a POST /v1/qr-codes body: `target` (with `type`; when omitted it is inferred from the fields), `name`, `folder_id`, `tags`, and `type` (dynamic/static).',
+    example: [{ name: 'Table 1', target: { type: 'url', destination: 'https://example.com/t/1' } }],
+    type: 'array',
+    items: { type: 'object' },
+  })
+  @IsArray({ message: 'items must be an array' })
+  @ArrayMinSize(1, { message: 'items must have at least 1 item' })
+  @ArrayMaxSize(MAX_BATCH_ITEMS, { message: `items must have at most ${MAX_BATCH_ITEMS} items` })
+  @IsObject({ each: true, message: 'each item must be an object' })
+  items!: Record<string, unknown>[];
+
+  @ApiPropertyOptional({ description: 'Applied to every item (a per-item design is ignored)' })
+  @IsOptional() @IsObject({ message: 'design must be an object' })
+  design?: Record<string, unknown>;
+
+  @ApiPropertyOptional({ description: 'A saved dashboard template (tpl_…) applied to every item' })
+  @IsOptional() @IsString() @Matches(/^tpl_[0-9A-Za-z]+$/, { message: 'template_id must be a tpl_… id' })
+  template_id?: string;
+}
+
+export class BatchItemDto {
+  @ApiProperty({ type: String, nullable: true }) name!: string | null;
+  @ApiProperty({ type: String, nullable: true, example: 'url' }) type!: string | null;
+  @ApiProperty({ enum: ['pending', 'completed', 'failed'] }) status!: string;
+  @ApiProperty({ type: String, nullable: true, description: 'Set once the item is created' }) qr_code_id!: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'Why the item failed' }) error!: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'Set for GS1 refusals' }) gs1_code!: string | null;
+}
+
+export class BatchDto {
+  @ApiProperty({ example: 'batch_4bX9kQ2mT7vLp1sZ8nYc' }) id!: string;
+  @ApiProperty({ enum: ['batch'] }) object!: 'batch';
+  @ApiProperty({ enum: ['processing', 'completed', 'failed'] }) status!: string;
+  @ApiProperty() total_count!: number;
+  @ApiProperty() completed_count!: number;
+  @ApiProperty() error_count!: number;
+  @ApiProperty({ type: [BatchItemDto] }) items!: BatchItemDto[];
+  @ApiProperty({ format: 'date-time' }) created_at!: string;
+}
+
+export class BatchListDto extends ListEnvelopeDto {
+  @ApiProperty({ type: [BatchDto] }) data!: BatchDto[];
+}
+
+export class ListBatchesQueryDto {
+  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 25 }) @IsOptional() @IsString() limit?: string;
+  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(1024) cursor?: string;
+}
+
+export class BatchDownloadQueryDto {
+  @ApiPropertyOptional({ enum: ['svg', 'png'], default: 'svg' })
+  @IsOptional() @IsIn(['svg', 'png'], { message: 'format must be svg or png' })
+  format?: string;
+  @ApiPropertyOptional({ minimum: 100, maximum: 4000, default: 1000, description: 'PNG pixels; ignored for SVG' })
+  @IsOptional() @Matches(/^\d+$/, { message: 'size must be an integer from 100 to 4000' })
+  size?: string;
+}
