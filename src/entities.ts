@@ -3,6 +3,9 @@ import { Organization } from './modules/accounts/organization.entity';
 import { Folder } from './modules/folders/folder.entity';
 import { Batch, BatchItem } from './modules/batches/batch.entity';
 import { QrCode } from './modules/qr-codes/qr-code.entity';
+import { EventRecord } from './modules/events/event.entity';
+import { WebhookDelivery } from './modules/webhooks/webhook-delivery.entity';
+import { WebhookEndpoint } from './modules/webhooks/webhook-endpoint.entity';
 
 /** Every entity of the service, in one list for the ORM configuration. */
-export const ENTITIES = [Organization, ApiKey, Folder, QrCode, Batch, BatchItem];
+export const ENTITIES = [Organization, ApiKey, Folder, QrCode, EventRecord, WebhookEndpoint, WebhookDelivery, Batch, BatchItem];

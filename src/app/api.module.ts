@@ -13,6 +13,8 @@ import { TokensModule } from '../modules/tokens/tokens.module';
 import { FoldersModule } from '../modules/folders/folders.module';
 import { QrCodesModule } from '../modules/qr-codes/qr-codes.module';
 import { BatchesModule } from '../modules/batches/batches.module';
+import { EventsApiModule } from '../modules/events/events-api.module';
+import { WebhooksModule } from '../modules/webhooks/webhooks.module';
 import { CoreModule } from './core.module';
 
 /** The REST API process: everything under /v1, Swagger, /health. Adds jobs, never processes them. */
@@ -21,7 +23,7 @@ export class ApiModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: ApiModule,
-      imports: [CoreModule.forRoot(config), HealthModule, AccountsModule, TokensModule, QrCodesModule, FoldersModule, BatchesModule],
+      imports: [CoreModule.forRoot(config), HealthModule, AccountsModule, TokensModule, QrCodesModule, FoldersModule, BatchesModule, EventsApiModule, WebhooksModule],
       providers: [
         RateLimiter,
         // Order matters: authenticate (and rate-limit), then scope, then plan.

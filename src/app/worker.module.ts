@@ -4,6 +4,8 @@ import type { AppConfig } from '../common/config/config';
 import { CoreModule } from './core.module';
 import { RetentionModule } from '../modules/retention/retention.module';
 import { BatchesWorkerModule } from '../modules/batches/batches.module';
+import { EventsWorkerModule } from '../modules/events/events-worker.module';
+import { WebhooksWorkerModule } from '../modules/webhooks/webhooks-worker.module';
 
 /** The worker process: Bull processors and scheduled tasks; opens no HTTP port. Only this module imports processors. */
 @Module({})
@@ -11,7 +13,7 @@ export class WorkerModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: WorkerModule,
-      imports: [CoreModule.forRoot(config), ScheduleModule.forRoot(), RetentionModule, BatchesWorkerModule],
+      imports: [CoreModule.forRoot(config), ScheduleModule.forRoot(), RetentionModule, BatchesWorkerModule, EventsWorkerModule, WebhooksWorkerModule],
     };
   }
 }

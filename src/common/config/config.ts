@@ -55,6 +55,7 @@ class EnvironmentVariables {
   WEBHOOK_RETRY_DELAYS?: string;
   @Transform(toInt) @IsInt() @Min(1) @IsOptional() WEBHOOK_AUTO_DISABLE_FAILURES?: number;
   @Transform(toInt) @IsInt() @Min(0) @IsOptional() WEBHOOK_AUTO_DISABLE_HOURS?: number;
+  @Transform(toInt) @IsInt() @Min(50) @IsOptional() WEBHOOK_SWEEP_INTERVAL_MS?: number;
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) @IsOptional() LOG_LEVEL?: string;
 }
 
@@ -94,6 +95,8 @@ export interface AppConfig {
   webhookRetryDelaysMs: number[];
   webhookAutoDisableFailures: number;
   webhookAutoDisableHours: number;
+  /** How often a worker re-enqueues due deliveries Bull lost (Redis restart, killed worker). */
+  webhookSweepIntervalMs: number;
   logLevel: string;
 }
 
@@ -176,6 +179,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       : DEFAULT_WEBHOOK_RETRY_DELAYS_MS,
     webhookAutoDisableFailures: raw.WEBHOOK_AUTO_DISABLE_FAILURES ?? 20,
     webhookAutoDisableHours: raw.WEBHOOK_AUTO_DISABLE_HOURS ?? 24,
+    webhookSweepIntervalMs: raw.WEBHOOK_SWEEP_INTERVAL_MS ?? 5000,
     logLevel: raw.LOG_LEVEL ?? (nodeEnv === 'test' ? 'warn' : 'info'),
   };
 }

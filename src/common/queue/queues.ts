@@ -5,6 +5,8 @@ export const QUEUES = {
   maintenance: 'maintenance',
   /** One job per batch (`batch:<id>`); the worker creates the pending items. */
   batches: 'batches',
+  /** One job per delivery attempt, id `<wd_id>:<attempt>` (duplicates collapse); the database row is the truth. */
+  webhookDeliveries: 'webhook-deliveries',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];

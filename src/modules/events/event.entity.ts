@@ -1,0 +1,12 @@
+import { Entity, PrimaryKey, Property } from '@mikro-orm/core';
+import type { EventType } from './events.service';
+
+/** One archived event. `payload` is the exact delivery body (the serialized envelope), written once at emit time. */
+@Entity({ tableName: 'events' })
+export class EventRecord {
+  @PrimaryKey({ type: 'text' }) id!: string;
+  @Property({ type: 'text' }) organizationId!: string;
+  @Property({ type: 'text' }) type!: EventType;
+  @Property({ type: 'text', lazy: false }) payload!: string;
+  @Property({ type: 'datetime', columnType: 'timestamptz(3)' }) createdAt!: Date;
+}

@@ -1,0 +1,33 @@
+import { Controller, Get, Param, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Auth, AuthContext } from '../../common/auth/auth-context';
+import { RequiresScope } from '../../common/auth/decorators';
+import { EventDto, EventListDto, ListEventsQueryDto } from './events.dto';
+import { EventsArchiveService } from './events-archive.service';
+
+@ApiTags('Events')
+@Controller('events')
+export class EventsController {
+  constructor(private readonly archive: EventsArchiveService) {}
+
+  @Get()
+  @RequiresScope('webhooks:read')
+  @ApiOperation({
+    summary: 'List events',
+    description:
+      'The event archive, newest first: every event dispatched to at least one enabled endpoint in the last 30 days. ' +
+      'Events nobody subscribed to are not recorded. Reading the archive never re-sends anything.',
+  })
+  @ApiOkResponse({ type: EventListDto })
+  list(@Auth() auth: AuthContext, @Query() query: ListEventsQueryDto) {
+    return this.archive.list(auth, query);
+  }
+
+  @Get(':id')
+  @RequiresScope('webhooks:read')
+  @ApiOperation({ summary: 'Retrieve an event', description: 'Events can be fetched for 30 days.' })
+  @ApiOkResponse({ type: EventDto })
+  retrieve(@Auth() auth: AuthContext, @Param('id') id: string) {
+    return this.archive.retrieve(auth, id);
+  }
+}

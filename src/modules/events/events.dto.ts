@@ -1,0 +1,32 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
+import { ListEnvelopeDto } from '../../common/http/list';
+import { EVENT_TYPES } from './events.service';
+
+export class EventDto {
+  @ApiProperty({ example: 'evt_7Hq2mLx9PbR4tKc1VnZs' }) id!: string;
+  @ApiProperty({ enum: ['event'], example: 'event' }) object!: 'event';
+  @ApiProperty({ enum: EVENT_TYPES, example: 'qr.updated' }) type!: string;
+  @ApiProperty({ format: 'date-time', example: '2026-11-22T14:03:07.512Z', description: 'UTC, with milliseconds' })
+  created_at!: string;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description: 'qr.* → the QR code object; batch.* → the batch without items; qr.scanned / lead.captured → see the spec; ping → {webhook_endpoint_id}',
+    example: { webhook_endpoint_id: 'we_3kD8sQ1vXn5LmR7pTb2Y' },
+  })
+  data!: Record<string, unknown>;
+}
+
+export class EventListDto extends ListEnvelopeDto {
+  @ApiProperty({ type: [EventDto] }) data!: EventDto[];
+}
+
+export class ListEventsQueryDto {
+  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 25 }) @IsOptional() @IsString() limit?: string;
+  @ApiPropertyOptional({ description: 'next_cursor of the previous page' }) @IsOptional() @IsString() @MaxLength(1024) cursor?: string;
+  @ApiPropertyOptional({ enum: EVENT_TYPES, description: 'Only events of this type' })
+  @IsOptional()
+  @IsIn(EVENT_TYPES, { message: `type must be one of: ${EVENT_TYPES.join(', ')}` })
+  type?: string;
+}

@@ -1,0 +1,38 @@
+import { lookup as dnsLookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import { ApiException } from '../../common/errors/api.exception';
+import { checkUrlTarget, isPublicAddress, SsrfBlockedError } from '../../common/http/safe-fetch';
+
+export type HostLookup = (hostname: string) => Promise<Array<{ address: string }>>;
+
+export const systemLookup: HostLookup = (hostname) => dnsLookup(hostname, { all: true });
+
+/**
+ * Creation-time check of a webhook URL (400 on `url`): https only (plain http only for WEBHOOK_ALLOW_HOSTS), no
+ * credentials, no loopback/private/link-local/metadata IP literal or internal name, and a hostname must not resolve to
+ * such an address now. A name that does not resolve at all is accepted: the connect-time check in safe-fetch runs on
+ * every delivery whatever DNS says later (so DNS rebinding gains nothing).
+ */
+export async function validateWebhookUrl(raw: string, allowHosts: string[], lookup: HostLookup): Promise<string> {
+  // Stored as given (the host check above ran on the parsed form).
+  let url: URL;
+  try {
+    url = checkUrlTarget(raw, { allowHosts, requireHttps: true });
+  } catch (err) {
+    if (err instanceof SsrfBlockedError) throw ApiException.invalid('url', `url is not allowed: ${err.message}`);
+    throw err;
+  }
+  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  const allowed = allowHosts.map((h) => h.toLowerCase()).includes(host);
+  if (!allowed && !isIP(host)) {
+    let addresses: Array<{ address: string }> = [];
+    try {
+      addresses = await lookup(host);
+    } catch {
+      addresses = [];
+    }
+    const bad = addresses.find((a) => !isPublicAddress(a.address));
+    if (bad) throw ApiException.invalid('url', `url is not allowed: ${host} resolves to a non-public address`);
+  }
+  return raw;
+}
