@@ -2,6 +2,7 @@ import { Migration20261122000000_foundation } from './Migration20261122000000_fo
 import { Migration20261122001000_qr_codes } from './Migration20261122001000_qr_codes';
 import { Migration20261122003000_webhooks } from './Migration20261122003000_webhooks';
 import { Migration20261122005000_batches } from './Migration20261122005000_batches';
+import { Migration20261123000000_scans } from './Migration20261123000000_scans';
 
 /** Applied in this order by `npm run migrate`, the local runner and the test runner. */
 export const migrationsList = [
@@ -9,4 +10,5 @@ export const migrationsList = [
   { name: 'Migration20261122001000_qr_codes', class: Migration20261122001000_qr_codes },
   { name: 'Migration20261122003000_webhooks', class: Migration20261122003000_webhooks },
   { name: 'Migration20261122005000_batches', class: Migration20261122005000_batches },
+  { name: 'Migration20261123000000_scans', class: Migration20261123000000_scans },
 ];

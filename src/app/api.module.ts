@@ -15,6 +15,7 @@ import { QrCodesModule } from '../modules/qr-codes/qr-codes.module';
 import { BatchesModule } from '../modules/batches/batches.module';
 import { EventsApiModule } from '../modules/events/events-api.module';
 import { WebhooksModule } from '../modules/webhooks/webhooks.module';
+import { AnalyticsModule } from '../modules/analytics/analytics.module';
 import { CoreModule } from './core.module';
 
 /** The REST API process: everything under /v1, Swagger, /health. Adds jobs, never processes them. */
@@ -23,7 +24,7 @@ export class ApiModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: ApiModule,
-      imports: [CoreModule.forRoot(config), HealthModule, AccountsModule, TokensModule, QrCodesModule, FoldersModule, BatchesModule, EventsApiModule, WebhooksModule],
+      imports: [CoreModule.forRoot(config), HealthModule, AccountsModule, TokensModule, QrCodesModule, FoldersModule, BatchesModule, EventsApiModule, WebhooksModule, AnalyticsModule],
       providers: [
         RateLimiter,
         // Order matters: authenticate (and rate-limit), then scope, then plan.

@@ -4,6 +4,8 @@ import type { AppConfig } from '../common/config/config';
 import { ApiExceptionFilter } from '../common/errors/exception.filter';
 import { HealthModule } from '../modules/health/health.module';
 import { ImagesModule } from '../modules/rendering/images.module';
+import { LeadsModule } from '../modules/leads/leads.module';
+import { ScanHostModule } from '../modules/scan/scan-host.module';
 import { CoreModule } from './core.module';
 
 /** The scan host process: short-code redirects, hosted pages, images. */
@@ -12,7 +14,7 @@ export class ScanModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: ScanModule,
-      imports: [CoreModule.forRoot(config), HealthModule, ImagesModule],
+      imports: [CoreModule.forRoot(config), HealthModule, ImagesModule, LeadsModule, ScanHostModule],
       providers: [{ provide: APP_FILTER, useClass: ApiExceptionFilter }],
     };
   }

@@ -56,6 +56,11 @@ class EnvironmentVariables {
   @Transform(toInt) @IsInt() @Min(1) @IsOptional() WEBHOOK_AUTO_DISABLE_FAILURES?: number;
   @Transform(toInt) @IsInt() @Min(0) @IsOptional() WEBHOOK_AUTO_DISABLE_HOURS?: number;
   @Transform(toInt) @IsInt() @Min(50) @IsOptional() WEBHOOK_SWEEP_INTERVAL_MS?: number;
+  @IsString() @IsOptional() TRUST_PROXY?: string;
+  @Transform(toInt) @IsInt() @Min(1) @IsOptional() SCAN_RETENTION_DAYS?: number;
+  @Transform(toInt) @IsInt() @Min(10) @Max(60_000) @IsOptional() SCAN_FLUSH_INTERVAL_MS?: number;
+  @Transform(toInt) @IsInt() @Min(1) @IsOptional() SCAN_CACHE_TTL_SECONDS?: number;
+  @Transform(toInt) @IsInt() @Min(1) @IsOptional() LEAD_RATE_LIMIT_PER_HOUR?: number;
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) @IsOptional() LOG_LEVEL?: string;
 }
 
@@ -97,6 +102,16 @@ export interface AppConfig {
   webhookAutoDisableHours: number;
   /** How often a worker re-enqueues due deliveries Bull lost (Redis restart, killed worker). */
   webhookSweepIntervalMs: number;
+  /** Which peers' X-Forwarded-For is believed (proxy-addr syntax): the client IP for geolocation and lead limits. */
+  trustProxy: string;
+  /** Raw scans are deleted after this many days; daily rollups (what analytics reads) are kept with the code. */
+  scanRetentionDays: number;
+  /** How often a scan process flushes its in-memory scans to the Redis stream. */
+  scanFlushIntervalMs: number;
+  /** How long a scan process and Redis keep a code without an invalidation (bounds any missed invalidation). */
+  scanCacheTtlSeconds: number;
+  /** Form posts per client IP per hour on the scan host (the IP is only ever held as a keyed hash, in Redis). */
+  leadRateLimitPerHour: number;
   logLevel: string;
 }
 
@@ -180,6 +195,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     webhookAutoDisableFailures: raw.WEBHOOK_AUTO_DISABLE_FAILURES ?? 20,
     webhookAutoDisableHours: raw.WEBHOOK_AUTO_DISABLE_HOURS ?? 24,
     webhookSweepIntervalMs: raw.WEBHOOK_SWEEP_INTERVAL_MS ?? 5000,
+    trustProxy: raw.TRUST_PROXY ?? 'loopback,linklocal,uniquelocal',
+    scanRetentionDays: raw.SCAN_RETENTION_DAYS ?? 400,
+    scanFlushIntervalMs: raw.SCAN_FLUSH_INTERVAL_MS ?? 250,
+    scanCacheTtlSeconds: raw.SCAN_CACHE_TTL_SECONDS ?? 300,
+    leadRateLimitPerHour: raw.LEAD_RATE_LIMIT_PER_HOUR ?? 20,
     logLevel: raw.LOG_LEVEL ?? (nodeEnv === 'test' ? 'warn' : 'info'),
   };
 }

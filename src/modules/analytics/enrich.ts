@@ -1,0 +1,79 @@
+import { isbot } from 'isbot';
+import geoip from 'geoip-lite';
+import { UAParser } from 'ua-parser-js';
+import type { ScanContext } from '../scan/scan-contract';
+
+export interface ScanRequestFacts {
+  userAgent?: string;
+  /** The client IP: used here, in memory, for the geo lookup only. Never returned, stored, queued or logged. */
+  ip?: string;
+  referer?: string;
+  acceptLanguage?: string;
+}
+
+const DEVICE_NAMES: Record<string, string> = {
+  mobile: 'Mobile',
+  tablet: 'Tablet',
+  console: 'Console',
+  smarttv: 'Smart TV',
+  wearable: 'Wearable',
+  embedded: 'Embedded',
+  xr: 'XR',
+};
+
+const cut = (s: string | undefined, max = 100): string | null => {
+  const v = s?.trim();
+  return v ? v.slice(0, max) : null;
+};
+
+/** Link-preview bots and crawlers (isbot's maintained pattern list): answered, never counted. */
+export function isBot(userAgent: string | undefined): boolean {
+  return !userAgent || isbot(userAgent);
+}
+
+/** The referring page's host (lower case) or null for a missing or unparsable Referer. */
+export function referrerHost(referer: string | undefined): string | null {
+  if (!referer) return null;
+  try {
+    const host = new URL(referer).hostname.toLowerCase();
+    return host ? host.slice(0, 255) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Primary language subtag of the first Accept-Language range ("en-GB,en;q=0.8" → "en"); null for "*" or nothing. */
+export function primaryLanguage(acceptLanguage: string | undefined): string | null {
+  if (!acceptLanguage) return null;
+  const first = acceptLanguage.split(',')[0]?.split(';')[0]?.trim().toLowerCase() ?? '';
+  const primary = first.split('-')[0];
+  return /^[a-z]{2,3}$/.test(primary) ? primary : null;
+}
+
+/** Country and city from the offline GeoLite2 data geoip-lite ships (no network, no API key). */
+export function geolocate(ip: string | undefined): { country: string | null; city: string | null } {
+  if (!ip) return { country: null, city: null };
+  const hit = geoip.lookup(ip.startsWith('::ffff:') ? ip.slice(7) : ip);
+  return { country: cut(hit?.country, 2), city: cut(hit?.city) };
+}
+
+/** Device, OS and browser (ua-parser-js 1.x: MIT, maintained, the de-facto parser). */
+export function parseUserAgent(userAgent: string | undefined): Pick<ScanContext, 'device' | 'os' | 'browser'> {
+  if (!userAgent) return { device: null, os: null, browser: null };
+  const r = new UAParser(userAgent).getResult();
+  const os = cut(r.os.name);
+  const type = r.device.type;
+  // ua-parser leaves desktops untyped: a recognized desktop OS or browser without a device type is a desktop.
+  const device = type ? (DEVICE_NAMES[type] ?? cut(type)) : os || r.browser.name ? 'Desktop' : null;
+  return { device, os, browser: cut(r.browser.name) };
+}
+
+/** Everything the analytics keep about a request: derived values only, the IP and raw user agent are dropped. */
+export function enrich(facts: ScanRequestFacts): ScanContext {
+  return {
+    ...geolocate(facts.ip),
+    ...parseUserAgent(facts.userAgent),
+    referrer: referrerHost(facts.referer),
+    language: primaryLanguage(facts.acceptLanguage),
+  };
+}

@@ -1,0 +1,59 @@
+/**
+ * What the scan host, the lead form and the worker's scan ingestion agree on. Nothing here may carry an IP address.
+ *
+ * Flow: a scan process answers `/{short_code}` from its cache, enriches the request in memory (enrich.ts), appends a
+ * ScanRecord to an in-memory buffer and, every SCAN_FLUSH_INTERVAL_MS (or at 500 records, and on shutdown), writes
+ * the buffer as ONE entry of the Redis stream SCAN_STREAM (field `b` = JSON array of ScanRecord), pipelined. The
+ * worker reads the stream through the consumer group SCAN_STREAM_GROUP, stores each entry's scans in one transaction
+ * (idempotent by ScanRecord.id), then XACKs it; entries a dead consumer left pending are claimed again.
+ */
+export const SCAN_STREAM = 'scanlink:scans';
+export const SCAN_STREAM_GROUP = 'scan-ingest';
+/** Most records one stream entry carries. */
+export const SCAN_BATCH_MAX = 500;
+
+/** Redis key of a cached code (JSON of CachedCode), `SCAN_CODE_KEY_PREFIX + short_code`. */
+export const SCAN_CODE_KEY_PREFIX = 'scanlink:code:';
+
+/** The allowlisted, derived facts about one scan (also qr.scanned's fields and lead.captured's scan_context). */
+export interface ScanContext {
+  /** ISO 3166-1 alpha-2 country code, e.g. "GB". */
+  country: string | null;
+  city: string | null;
+  /** "Mobile", "Tablet", "Desktop", … */
+  device: string | null;
+  /** "iOS", "Android", "Windows", … */
+  os: string | null;
+  /** "Mobile Safari", "Chrome", … */
+  browser: string | null;
+  /** The referring page's host name, lower case, e.g. "news.example.com". */
+  referrer: string | null;
+  /** The primary subtag of the first Accept-Language entry, lower case, e.g. "en". */
+  language: string | null;
+}
+
+/** One counted scan, as queued by the scan process and stored by the worker. */
+export interface ScanRecord extends ScanContext {
+  /** `scan_…`, made by the scan process: the worker's idempotency key. */
+  id: string;
+  qr_code_id: string;
+  organization_id: string;
+  /** ISO 8601 UTC with milliseconds. */
+  scanned_at: string;
+}
+
+/** A dynamic code as the scan host needs it: everything to redirect or render without the database. */
+export interface CachedCode {
+  id: string;
+  organizationId: string;
+  shortCode: string;
+  name: string;
+  /** Target type: url, youtube, …, text, wifi, vcard, event, email, sms, location, whatsapp, telegram, appstores,
+   * review, linkpage, form, menupage (see docs/targets.md). */
+  type: string;
+  /** The stored target fields (qr_codes.target). */
+  target: Record<string, unknown>;
+  /** live | trashed | paused */
+  status: string;
+  isActive: boolean;
+}
