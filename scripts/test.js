@@ -19,6 +19,7 @@ async function main() {
   let code = 1;
   try {
     if (!unitOnly) {
+      env.CHROMIUM_PATH = process.env.CHROMIUM_PATH || svc.ensureChromium();
       if (!process.env.DATABASE_URL) {
         const pg = await svc.startPostgres({ port: await svc.freePort(), dir: path.join(dir, 'pg'), fresh: true, fast: true });
         stoppers.push(pg.stop);

@@ -79,30 +79,43 @@ function portOpen(port, host = '127.0.0.1') {
   });
 }
 
-function findRedisServer() {
-  for (const p of ['/usr/bin/redis-server', '/usr/local/bin/redis-server']) if (fs.existsSync(p)) return p;
+function findBinary(name, paths) {
+  for (const p of paths) if (fs.existsSync(p)) return p;
   try {
-    return execFileSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' }).trim() || null;
+    return execFileSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' }).trim() || null;
   } catch {
     return null;
   }
 }
 
-/** Debian's redis-server; installed with apt-get when missing and running as root, else a clear message. */
-function ensureRedisBinary() {
-  let bin = findRedisServer();
+/** A Debian package's binary; installed with apt-get when missing and running as root, else a clear message. */
+function ensureDebianBinary({ name, paths, pkg, why }) {
+  let bin = findBinary(name, paths);
   if (bin) return bin;
   if (process.getuid && process.getuid() === 0 && fs.existsSync('/usr/bin/apt-get')) {
-    log('redis-server is missing: installing it with apt-get…');
+    log(`${name} is missing: installing ${pkg} with apt-get…`);
     const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
     run('apt-get', ['update', '-qq'], { env });
-    run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'redis-server'], { env });
-    bin = findRedisServer();
+    run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', pkg], { env });
+    bin = findBinary(name, paths);
     if (bin) return bin;
   }
-  throw new Error(
-    'redis-server is not installed. Install it (Debian/Ubuntu: sudo apt-get install redis-server), or set REDIS_URL to a running Redis.',
-  );
+  throw new Error(`${name} is not installed. Install it (Debian/Ubuntu: sudo apt-get install ${pkg})${why}.`);
+}
+
+/** Debian's redis-server (REDIS_URL avoids it). */
+function ensureRedisBinary() {
+  return ensureDebianBinary({
+    name: 'redis-server',
+    paths: ['/usr/bin/redis-server', '/usr/local/bin/redis-server'],
+    pkg: 'redis-server',
+    why: ', or set REDIS_URL to a running Redis',
+  });
+}
+
+/** Debian's chromium for the browser tests (playwright-core drives it; no browser is ever downloaded). */
+function ensureChromium() {
+  return ensureDebianBinary({ name: 'chromium', paths: ['/usr/bin/chromium'], pkg: 'chromium', why: ' for the hosted-page browser tests' });
 }
 
 async function waitFor(check, what, timeoutMs = 30000) {
@@ -181,4 +194,4 @@ async function startPostgres({ port, dir, fresh, fast }) {
   return { url: `postgres://postgres:postgres@127.0.0.1:${port}/scanlink`, stop: () => pg.stop() };
 }
 
-module.exports = { ROOT, log, run, ensureDependencies, ensureBuilt, freePort, portOpen, startRedis, startPostgres, waitFor };
+module.exports = { ROOT, log, run, ensureDependencies, ensureBuilt, ensureChromium, freePort, portOpen, startRedis, startPostgres, waitFor };
