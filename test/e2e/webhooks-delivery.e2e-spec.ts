@@ -1,5 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { INestApplicationContext } from '@nestjs/common';
 import { getQueueToken } from '@nestjs/bull';
@@ -10,17 +9,12 @@ import { QUEUES } from '../../src/common/queue/queues';
 import { EventsService, recordEvent } from '../../src/modules/events/events.service';
 import { TestReceiver, waitFor } from '../../src/modules/webhooks/testing/receiver';
 import { WebhookDeliveryService } from '../../src/modules/webhooks/webhook-delivery.service';
-import { createOrg, db, http, startApi, testConfig, TestApp, TestOrg } from '../setup/app';
+import { createOrg, db, http, startApi, TEST_WORKER_WEBHOOKS, testConfig, TestApp, TestOrg } from '../setup/app';
 
-const mailDir = join(mkdtempSync(join(tmpdir(), 'scanlink-mail-')), 'mail');
-const CONFIG = {
-  WEBHOOK_ALLOW_HOSTS: '127.0.0.1',
-  WEBHOOK_RETRY_DELAYS: '150,150,150,150,150,150',
-  WEBHOOK_AUTO_DISABLE_FAILURES: '10',
-  WEBHOOK_AUTO_DISABLE_HOURS: '0',
-  WEBHOOK_SWEEP_INTERVAL_MS: '300',
-  LOCAL_DATA_DIR: join(mailDir, '..'),
-};
+// Every test worker shares these settings and the run's data directory: whichever worker delivers (or auto-disables
+// and e-mails), it behaves the same and writes where this file looks.
+const CONFIG = TEST_WORKER_WEBHOOKS;
+const mailDir = testConfig().mailDir;
 
 describe('Webhook delivery (worker)', () => {
   let t: TestApp;
@@ -144,7 +138,7 @@ describe('Webhook delivery (worker)', () => {
       expect(rx.forPath('/dead')).toHaveLength(10);
 
       const mail = await waitFor(() => {
-        const files = readdirSync(mailDir, { withFileTypes: true }).filter((f) => f.name.endsWith('.eml'));
+        const files = existsSync(mailDir) ? readdirSync(mailDir, { withFileTypes: true }).filter((f) => f.name.endsWith('.eml')) : [];
         return files.map((f) => readFileSync(join(mailDir, f.name), 'utf8')).find((m) => m.includes(ep.id));
       }, 'the e-mail to the owner');
       expect(mail).toMatch(/^To: owner@example\.com$/m);

@@ -46,9 +46,22 @@ export async function startScan(overrides: Record<string, string> = {}): Promise
   return { app, config, origin, close: () => app.close() };
 }
 
+/**
+ * Webhook settings every test worker shares. Test files run in parallel against one database and one Redis, and any
+ * worker may deliver any due delivery (the database row is the truth, the sweeper picks it up), so all workers must
+ * agree on how deliveries behave: a fast retry schedule, loopback receivers allowed, a quick sweeper.
+ */
+export const TEST_WORKER_WEBHOOKS = {
+  WEBHOOK_ALLOW_HOSTS: '127.0.0.1',
+  WEBHOOK_RETRY_DELAYS: '150,150,150,150,150,150',
+  WEBHOOK_AUTO_DISABLE_FAILURES: '10',
+  WEBHOOK_AUTO_DISABLE_HOURS: '0',
+  WEBHOOK_SWEEP_INTERVAL_MS: '300',
+};
+
 /** Boots the worker (Bull processors and schedules) in this process, as main.worker.ts does. */
 export async function startWorker(overrides: Record<string, string> = {}): Promise<{ app: INestApplicationContext; close(): Promise<void> }> {
-  const app = await createWorkerApp(testConfig(overrides), { logLevel: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  const app = await createWorkerApp(testConfig({ ...TEST_WORKER_WEBHOOKS, ...overrides }), { logLevel: process.env.TEST_LOG_LEVEL ?? 'silent' });
   return { app, close: () => app.close() };
 }
 
@@ -138,4 +151,25 @@ export function writePlans(plans: object): string {
 /** A fresh EntityManager on the app's database, for arranging state a test cannot reach through the API. */
 export function db(app: TestApp): EntityManager {
   return app.app.get(MikroORM).em.fork() as unknown as EntityManager;
+}
+
+export interface CreatedCode {
+  id: string;
+  short_code: string;
+  [field: string]: unknown;
+}
+
+/** Creates a code through the API (POST /v1/qr-codes) and fails the test unless it answers 201. */
+export async function createCode(api: TestApp, org: TestOrg, body: Record<string, unknown>): Promise<CreatedCode> {
+  const res = await http<CreatedCode>(api.origin, 'POST', '/v1/qr-codes', { key: org.apiKey, body });
+  if (res.status !== 201) throw new Error(`POST /v1/qr-codes answered ${res.status}: ${res.text}`);
+  return res.body;
+}
+
+/** REDIS_URL on another logical database: a process started with it keeps its keys and streams apart from the other
+ * test files' processes (pub/sub channels are shared across databases, so cache invalidations still arrive). */
+export function isolatedRedisUrl(db: number): string {
+  const url = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+  url.pathname = `/${db}`;
+  return url.toString();
 }
