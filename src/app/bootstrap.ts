@@ -1,3 +1,4 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -6,6 +7,7 @@ import type { AppConfig } from '../common/config/config';
 import { createValidationPipe } from '../common/errors/validation';
 import { newId } from '../common/ids';
 import { createPino, PinoLoggerService } from '../common/logging/logger';
+import { type HotPathHandler, ScanHotPath } from '../modules/scan/scan-hot-path.service';
 import { ApiModule } from './api.module';
 import { API_VERSION, mountSwagger } from './openapi';
 import { ScanModule } from './scan.module';
@@ -16,7 +18,17 @@ export interface BootOptions {
   logLevel?: string;
 }
 
-function adapter(opts: { trustProxy?: boolean } = {}): FastifyAdapter {
+type RawHandler = (req: IncomingMessage, res: ServerResponse) => void;
+
+interface AdapterOptions {
+  /** Fastify's trustProxy: true, or a proxy-addr list such as `loopback,10.0.0.0/8`. */
+  trustProxy?: boolean | string;
+  /** A request handler placed in front of Fastify: it answers what it knows and hands the rest on. */
+  front?: () => HotPathHandler | undefined;
+}
+
+function adapter(opts: AdapterOptions = {}): FastifyAdapter {
+  const front = opts.front;
   return new FastifyAdapter({
     logger: false,
     genReqId: () => newId('req'),
@@ -24,8 +36,20 @@ function adapter(opts: { trustProxy?: boolean } = {}): FastifyAdapter {
     bodyLimit: 2 * 1024 * 1024,
     trustProxy: opts.trustProxy ?? true,
     routerOptions: { ignoreTrailingSlash: true },
+    ...(front && {
+      serverFactory: (fastifyHandler: RawHandler): Server =>
+        createServer((req, res) => {
+          if (!front()?.(req, res)) fastifyHandler(req, res);
+        }),
+    }),
   });
 }
+
+/** TRUST_PROXY as Fastify takes it (the scan host's lead form sees the same client address as the hot path). */
+const fastifyTrustProxy = (value: string): boolean | string => {
+  const v = value.trim().toLowerCase();
+  return v === 'true' || v === '*' ? true : v === 'false' || v === '' ? false : value;
+};
 
 /** Request-Id and version headers on every response and an access log line per request (no headers, no bodies).
  * Errors raised before routing (malformed JSON, oversized body) reach the global filter through Nest's own Fastify
@@ -55,10 +79,24 @@ export async function createApiApp(config: AppConfig, opts: BootOptions = {}): P
   return app;
 }
 
+/**
+ * The scan process. GET/HEAD `/{short_code}` is answered by ScanHotPath, a plain Node handler in front of Fastify
+ * (decisions.md "Processes": 70–75 % of bare Node against 55 % for a Nest route); every other request (health,
+ * images, lead-form posts, 404s) goes on to Fastify and Nest.
+ */
 export async function createScanApp(config: AppConfig, opts: BootOptions = {}): Promise<NestFastifyApplication> {
-  const logger = new PinoLoggerService(createPino(opts.logLevel ?? config.logLevel, 'scan'));
-  const app = await NestFactory.create<NestFastifyApplication>(ScanModule.forRoot(config), adapter(), { logger, abortOnError: false });
+  const pino = createPino(opts.logLevel ?? config.logLevel, 'scan');
+  const logger = new PinoLoggerService(pino);
+  // Filled once Nest has built the services the handler needs; until then (no port is open yet) Nest gets everything.
+  const front: { hotPath?: HotPathHandler } = {};
+  const app = await NestFactory.create<NestFastifyApplication>(
+    ScanModule.forRoot(config),
+    adapter({ trustProxy: fastifyTrustProxy(config.trustProxy), front: () => front.hotPath }),
+    { logger, abortOnError: false },
+  );
   instrument(app.getHttpAdapter().getInstance(), logger, 'scan');
+  const accessLog = pino.isLevelEnabled('info') ? (line: object) => logger.log(line, 'scan') : undefined;
+  front.hotPath = app.get(ScanHotPath).handler({ version: API_VERSION, accessLog });
   app.useGlobalPipes(createValidationPipe());
   app.enableShutdownHooks();
   await app.init();

@@ -1,5 +1,12 @@
 import { Module } from '@nestjs/common';
+import { ScanBuffer } from './scan-buffer.service';
+import { ScanCodeCache } from './scan-code-cache.service';
+import { ScanHotPath } from './scan-hot-path.service';
 
-/** The scan host's hot path and hosted pages (built in src/modules/scan). */
-@Module({})
+/** The scan host's hot path (GET/HEAD `/{short_code}`, mounted in front of Nest by createScanApp), its code cache
+ * and the scan buffer that feeds the worker. */
+@Module({
+  providers: [ScanCodeCache, ScanBuffer, ScanHotPath],
+  exports: [ScanCodeCache, ScanHotPath],
+})
 export class ScanHostModule {}

@@ -1,0 +1,61 @@
+import { ApiException } from '../../common/errors/api.exception';
+import { dayNumber, parseRange, resolveRange, zeroFill } from './analytics-range';
+
+const TODAY = '2026-11-23';
+
+function refusal(fn: () => unknown): { field?: string; message: string } {
+  try {
+    fn();
+  } catch (err) {
+    expect(err).toBeInstanceOf(ApiException);
+    return { field: (err as ApiException).extras.field, message: (err as ApiException).message };
+  }
+  throw new Error('expected a refusal');
+}
+
+describe('analytics date ranges', () => {
+  it('accepts calendar dates only', () => {
+    expect(dayNumber('2024-02-29')).not.toBeNull();
+    for (const bad of ['2026-02-29', '2026-13-01', '2026-1-01', '20261101', '2026-11-01T00:00:00Z', '']) expect(dayNumber(bad)).toBeNull();
+    expect(refusal(() => parseRange({ to: '2026-02-30' }, TODAY)).field).toBe('to');
+    expect(refusal(() => parseRange({ from: 'yesterday' }, TODAY)).field).toBe('from');
+  });
+
+  it('refuses from after to, including the default to (today)', () => {
+    expect(refusal(() => parseRange({ from: '2026-11-10', to: '2026-11-09' }, TODAY))).toEqual({ field: 'from', message: expect.stringContaining('after to') });
+    expect(refusal(() => parseRange({ from: '2026-11-24' }, TODAY)).message).toContain('today (2026-11-23');
+    expect(parseRange({ from: '2026-11-10', to: '2026-11-10' }, TODAY)).toEqual({ from: dayNumber('2026-11-10'), to: dayNumber('2026-11-10') });
+  });
+
+  it('allows 366 days and refuses 367', () => {
+    expect(() => parseRange({ from: '2025-11-23', to: '2026-11-23' }, TODAY)).not.toThrow();
+    expect(refusal(() => parseRange({ from: '2025-11-22', to: '2026-11-23' }, TODAY)).message).toContain('367 days');
+    expect(refusal(() => parseRange({ from: '2025-11-22' }, TODAY)).message).toContain('367 days');
+  });
+
+  it('defaults: all time for totals, creation day to today for the series, clamped to 366 days', () => {
+    const none = parseRange({}, TODAY);
+    expect(resolveRange(none, '2026-11-01', TODAY)).toEqual({ filter: { from: null, to: null }, series: { from: '2026-11-01', to: TODAY } });
+    expect(resolveRange(none, '2020-01-01', TODAY).series).toEqual({ from: '2025-11-23', to: TODAY });
+    expect(resolveRange(parseRange({ to: '2026-11-10' }, TODAY), '2026-11-01', TODAY)).toEqual({
+      filter: { from: null, to: '2026-11-10' },
+      series: { from: '2026-11-01', to: '2026-11-10' },
+    });
+    // Created after `to`: a one-day series rather than an inverted one.
+    expect(resolveRange(parseRange({ to: '2026-10-01' }, TODAY), '2026-11-01', TODAY).series).toEqual({ from: '2026-10-01', to: '2026-10-01' });
+    expect(resolveRange(parseRange({ from: '2026-11-20' }, TODAY), '2026-11-01', TODAY)).toEqual({
+      filter: { from: '2026-11-20', to: null },
+      series: { from: '2026-11-20', to: TODAY },
+    });
+  });
+
+  it('zero-fills every day of the series, across month and year ends', () => {
+    const days = zeroFill({ from: '2025-12-30', to: '2026-01-02' }, new Map([['2025-12-31', 3]]));
+    expect(days).toEqual([
+      { date: '2025-12-30', count: 0 },
+      { date: '2025-12-31', count: 3 },
+      { date: '2026-01-01', count: 0 },
+      { date: '2026-01-02', count: 0 },
+    ]);
+  });
+});

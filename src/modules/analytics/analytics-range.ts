@@ -1,0 +1,83 @@
+import { ApiException } from '../../common/errors/api.exception';
+
+/** Longest range, in days, of `from`..`to` and of scans_by_day (decisions.md "Analytics"). */
+export const MAX_RANGE_DAYS = 366;
+const DAY_MS = 86_400_000;
+export const DAY_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
+
+/** Days since the epoch of a valid YYYY-MM-DD, else null (2026-02-30 is not a date). */
+export function dayNumber(s: string): number | null {
+  if (!DAY_PATTERN.test(s)) return null;
+  const [y, m, d] = s.split('-').map(Number);
+  const t = Date.UTC(y, m - 1, d);
+  const back = new Date(t);
+  if (back.getUTCFullYear() !== y || back.getUTCMonth() !== m - 1 || back.getUTCDate() !== d) return null;
+  return t / DAY_MS;
+}
+
+export const dayString = (n: number): string => new Date(n * DAY_MS).toISOString().slice(0, 10);
+export const utcDay = (d: Date): string => d.toISOString().slice(0, 10);
+
+export interface RequestedRange {
+  /** Explicit `from`, as a day number, or null. */
+  from: number | null;
+  /** Explicit `to`, or null (today). */
+  to: number | null;
+}
+
+/** Validates the query alone (400s come before any lookup): dates, order, length. */
+export function parseRange(query: { from?: string; to?: string }, today: string): RequestedRange {
+  const parse = (name: 'from' | 'to'): number | null => {
+    const v = query[name];
+    if (v === undefined) return null;
+    const n = dayNumber(v);
+    if (n === null) throw ApiException.invalid(name, `${name} must be a calendar date in the form YYYY-MM-DD (UTC), e.g. 2026-11-01`);
+    return n;
+  };
+  const from = parse('from');
+  const to = parse('to');
+  if (from !== null) {
+    const end = to ?? dayNumber(today)!;
+    const endName = to === null ? `today (${today}, the default of to)` : `to (${dayString(end)})`;
+    if (from > end) throw ApiException.invalid('from', `from (${dayString(from)}) must not be after ${endName}`, ['from', 'to']);
+    if (end - from + 1 > MAX_RANGE_DAYS) {
+      throw ApiException.invalid(
+        'from',
+        `The range from ${dayString(from)} to ${dayString(end)} spans ${end - from + 1} days; at most ${MAX_RANGE_DAYS} days are allowed`,
+        ['from', 'to'],
+      );
+    }
+  }
+  return { from, to };
+}
+
+export interface ResolvedRange {
+  /** What totals and breakdowns cover: null bounds are open (all time when unfiltered). */
+  filter: { from: string | null; to: string | null };
+  /** What scans_by_day covers, zero-filled, both inclusive; at most MAX_RANGE_DAYS days. */
+  series: { from: string; to: string };
+}
+
+/**
+ * Defaults: `to` = today (UTC). Without `from`, totals and breakdowns cover everything up to `to`, and scans_by_day
+ * starts at the code's creation day, clamped to the last MAX_RANGE_DAYS days ending at `to` (and to `to` itself when
+ * the code was created after `to`).
+ */
+export function resolveRange(req: RequestedRange, createdDay: string, today: string): ResolvedRange {
+  const to = req.to ?? dayNumber(today)!;
+  const from = req.from ?? Math.min(to, Math.max(dayNumber(createdDay)!, to - (MAX_RANGE_DAYS - 1)));
+  return {
+    filter: { from: req.from === null ? null : dayString(req.from), to: req.to === null ? null : dayString(req.to) },
+    series: { from: dayString(from), to: dayString(to) },
+  };
+}
+
+/** Every day of the series with its count (0 when absent). */
+export function zeroFill(series: { from: string; to: string }, counts: Map<string, number>): { date: string; count: number }[] {
+  const out: { date: string; count: number }[] = [];
+  for (let n = dayNumber(series.from)!, end = dayNumber(series.to)!; n <= end; n++) {
+    const date = dayString(n);
+    out.push({ date, count: counts.get(date) ?? 0 });
+  }
+  return out;
+}

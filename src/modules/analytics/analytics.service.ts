@@ -1,0 +1,107 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from '@mikro-orm/postgresql';
+import type { AuthContext } from '../../common/auth/auth-context';
+import { ApiException } from '../../common/errors/api.exception';
+import { parseRange, resolveRange, utcDay, zeroFill } from './analytics-range';
+import type { AnalyticsDto, AnalyticsQueryDto, BreakdownItemDto } from './analytics.dto';
+import type { ScanDimension } from './scan-entry';
+
+/** Top values per breakdown list (spec "Limits"). */
+export const TOP_VALUES = 10;
+export const UNKNOWN = 'Unknown';
+
+const BREAKDOWNS: Record<ScanDimension, keyof AnalyticsDto> = {
+  country: 'countries',
+  city: 'cities',
+  device: 'devices',
+  os: 'operating_systems',
+  browser: 'browsers',
+  referrer: 'referrers',
+  language: 'languages',
+};
+
+/** Days of the filter range (open bounds = all time) read through scan_days' primary key (qr_code_id, day). */
+const DAYS_SQL = `
+select to_char(day, 'YYYY-MM-DD') as day, count, first_at, last_at
+  from scan_days
+ where qr_code_id = ? and day between coalesce(?::date, '-infinity'::date) and coalesce(?::date, 'infinity'::date)`;
+
+/**
+ * Top values per dimension over the filter range. One index range scan per dimension on scan_day_values' primary key
+ * (qr_code_id, dimension, day, value). Ties are ordered by the reported name (byte order); '' is reported as Unknown.
+ */
+const TOP_SQL = `
+select x.dimension, t.name, t.n
+  from unnest(array['country', 'city', 'device', 'os', 'browser', 'referrer', 'language']) with ordinality as x(dimension, ord)
+ cross join lateral (
+   select v.name, sum(v.count) as n
+     from (select case when value = '' then '${UNKNOWN}' else value end as name, count
+             from scan_day_values
+            where qr_code_id = ? and dimension = x.dimension
+              and day between coalesce(?::date, '-infinity'::date) and coalesce(?::date, 'infinity'::date)) v
+    group by v.name
+    order by n desc, v.name collate "C"
+    limit ${TOP_VALUES}
+ ) t
+ order by x.ord, t.n desc, t.name collate "C"`;
+
+const iso = (v: Date | string): string => new Date(v).toISOString();
+
+/** GET /v1/qr-codes/{id}/analytics: read from the daily rollups only, so the cost does not grow with the scan count. */
+@Injectable()
+export class AnalyticsService {
+  constructor(private readonly em: EntityManager) {}
+
+  async forCode(auth: AuthContext, id: string, query: AnalyticsQueryDto, now = new Date()): Promise<AnalyticsDto> {
+    const today = utcDay(now);
+    const requested = parseRange(query, today);
+    const [code] = /^s?qr_[0-9A-Za-z]+$/.test(id)
+      ? await this.em.execute<{ kind: string; created_at: Date | string }[]>(
+          `select kind, created_at from qr_codes where id = ? and organization_id = ? and status = 'live'`,
+          [id, auth.organizationId],
+        )
+      : [];
+    if (!code) throw ApiException.notFound('QR code', id);
+    if (code.kind !== 'dynamic') {
+      throw new ApiException('static_code_not_supported', 'Static codes encode their content directly and are not tracked: they have no analytics');
+    }
+    const range = resolveRange(requested, utcDay(new Date(code.created_at)), today);
+    const bounds = [id, range.filter.from, range.filter.to];
+    const [days, top] = await Promise.all([
+      this.em.execute<{ day: string; count: string; first_at: Date | string; last_at: Date | string }[]>(DAYS_SQL, bounds),
+      this.em.execute<{ dimension: ScanDimension; name: string; n: string }[]>(TOP_SQL, bounds),
+    ]);
+
+    let total = 0;
+    let first: number | null = null;
+    let last: number | null = null;
+    const perDay = new Map<string, number>();
+    for (const d of days) {
+      const count = Number(d.count);
+      total += count;
+      perDay.set(d.day, count);
+      const f = new Date(d.first_at).getTime();
+      const l = new Date(d.last_at).getTime();
+      if (first === null || f < first) first = f;
+      if (last === null || l > last) last = l;
+    }
+    const lists = Object.fromEntries(Object.values(BREAKDOWNS).map((k) => [k, [] as BreakdownItemDto[]]));
+    for (const row of top) lists[BREAKDOWNS[row.dimension]]?.push({ name: row.name, count: Number(row.n) });
+
+    return {
+      object: 'analytics',
+      qr_code_id: id,
+      total_scans: total,
+      first_scan_at: first === null ? null : iso(new Date(first)),
+      last_scan_at: last === null ? null : iso(new Date(last)),
+      scans_by_day: zeroFill(range.series, perDay),
+      countries: lists.countries,
+      cities: lists.cities,
+      devices: lists.devices,
+      operating_systems: lists.operating_systems,
+      browsers: lists.browsers,
+      referrers: lists.referrers,
+      languages: lists.languages,
+    };
+  }
+}

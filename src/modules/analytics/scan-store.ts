@@ -1,0 +1,148 @@
+import { DeadlockException, ForeignKeyConstraintViolationException, LockWaitTimeoutException } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { ScanContext, ScanRecord } from '../scan/scan-contract';
+import { recordEvent } from '../events/events.service';
+
+/** A stored scan as `insert … returning` gives it back. */
+interface InsertedScan extends ScanContext {
+  id: string;
+  organization_id: string;
+  qr_code_id: string;
+  scanned_at: Date | string;
+}
+
+/** The qr.scanned payload: exactly the spec's allowlist, nothing else. */
+export interface ScannedEventData extends ScanContext {
+  qr_code_id: string;
+  scanned_at: string;
+}
+
+export function scannedEventData(s: InsertedScan): ScannedEventData {
+  return {
+    qr_code_id: s.qr_code_id,
+    scanned_at: new Date(s.scanned_at).toISOString(),
+    country: s.country,
+    city: s.city,
+    device: s.device,
+    os: s.os,
+    browser: s.browser,
+    referrer: s.referrer,
+    language: s.language,
+  };
+}
+
+/**
+ * One statement stores a whole entry, set-based:
+ * - `ins` inserts the raw scans whose code still exists (a code purged meanwhile drops out of the join) and skips ids
+ *   already stored (`on conflict do nothing`): re-reading an entry, or the same scan twice, changes nothing;
+ * - only the rows `ins` really inserted feed the rollups (scan_days, scan_day_values) and qr_codes.scan_count /
+ *   last_scan_at, so the counters stay exact under redelivery.
+ * `codes` locks the entry's qr_codes rows first, in id order: two workers storing scans of the same codes queue up
+ * behind each other instead of deadlocking on the rollup rows (which belong to those codes). The lock mode (no key
+ * update) does not block the foreign-key checks of concurrent scan inserts or lead writes.
+ * Postgres runs every data-modifying CTE to completion even though the final select reads only `ins`.
+ */
+const STORE_SQL = `
+with input as (
+  select distinct on (r.id) r.*
+    from jsonb_to_recordset(?::jsonb) as r(id text, qr_code_id text, scanned_at timestamptz, country text, city text,
+                                           device text, os text, browser text, referrer text, language text)
+   order by r.id
+), codes as (
+  select id, organization_id from qr_codes
+   where id in (select qr_code_id from input) and kind = 'dynamic'
+   order by id
+     for no key update
+), ins as (
+  insert into scans (id, organization_id, qr_code_id, scanned_at, country, city, device, os, browser, referrer, language)
+  select i.id, c.organization_id, i.qr_code_id, i.scanned_at, i.country, i.city, i.device, i.os, i.browser, i.referrer, i.language
+    from input i join codes c on c.id = i.qr_code_id
+   order by i.id
+  on conflict (id) do nothing
+  returning id, organization_id, qr_code_id, scanned_at, country, city, device, os, browser, referrer, language
+), per_day as (
+  insert into scan_days as d (qr_code_id, day, count, first_at, last_at)
+  select qr_code_id, (scanned_at at time zone 'UTC')::date, count(*), min(scanned_at), max(scanned_at)
+    from ins group by 1, 2 order by 1, 2
+  on conflict (qr_code_id, day) do update
+     set count = d.count + excluded.count,
+         first_at = least(d.first_at, excluded.first_at),
+         last_at = greatest(d.last_at, excluded.last_at)
+  returning 1
+), per_value as (
+  insert into scan_day_values as v (qr_code_id, dimension, day, value, count)
+  select i.qr_code_id, x.dimension, (i.scanned_at at time zone 'UTC')::date, x.value, count(*)
+    from ins i
+   cross join lateral (values ('country', coalesce(i.country, '')), ('city', coalesce(i.city, '')),
+                              ('device', coalesce(i.device, '')), ('os', coalesce(i.os, '')),
+                              ('browser', coalesce(i.browser, '')), ('referrer', coalesce(i.referrer, '')),
+                              ('language', coalesce(i.language, ''))) as x(dimension, value)
+   group by 1, 2, 3, 4 order by 1, 2, 3, 4
+  on conflict (qr_code_id, dimension, day, value) do update set count = v.count + excluded.count
+  returning 1
+), per_code as (
+  update qr_codes q
+     set scan_count = q.scan_count + s.n, last_scan_at = greatest(q.last_scan_at, s.last_at)
+    from (select qr_code_id, count(*) as n, max(scanned_at) as last_at from ins group by 1) s
+   where q.id = s.qr_code_id
+  returning 1
+)
+select * from ins`;
+
+/** Workspaces of `orgIds` with an enabled endpoint subscribed to qr.scanned (or '*'), with those endpoint ids. */
+const SUBSCRIBERS_SQL = `
+select organization_id, array_agg(id order by id) as ids
+  from webhook_endpoints
+ where organization_id in (select jsonb_array_elements_text(?::jsonb))
+   and status = 'enabled' and events && array['qr.scanned', '*']::text[]
+ group by organization_id`;
+
+const MAX_TRIES = 5;
+
+/** Lock conflicts between workers and a code purged between the join and the insert: a retry settles both. */
+function isRetryable(err: unknown): boolean {
+  return err instanceof DeadlockException || err instanceof ForeignKeyConstraintViolationException || err instanceof LockWaitTimeoutException;
+}
+
+export interface StoreResult {
+  inserted: number;
+  events: number;
+}
+
+/**
+ * Stores one stream entry's scans in one transaction: raw scans, rollups, counters and, for workspaces with a
+ * subscribed endpoint, one qr.scanned event per new scan (the outbox: delivered after commit). Idempotent by scan id.
+ */
+export async function storeScans(em: EntityManager, records: ScanRecord[]): Promise<StoreResult> {
+  if (records.length === 0) return { inserted: 0, events: 0 };
+  const input = JSON.stringify(records);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await em.fork().transactional(async (tx) => {
+        const inserted = await tx.execute<InsertedScan[]>(STORE_SQL, [input]);
+        if (inserted.length === 0) return { inserted: 0, events: 0 };
+        // Spec rule 9 costs one probe per entry: a workspace without webhooks writes no events at all.
+        const orgIds = [...new Set(inserted.map((s) => s.organization_id))];
+        const subscribers = new Map(
+          (await tx.execute<{ organization_id: string; ids: string[] }[]>(SUBSCRIBERS_SQL, [JSON.stringify(orgIds)])).map((r) => [
+            r.organization_id,
+            r.ids,
+          ]),
+        );
+        let events = 0;
+        if (subscribers.size > 0) {
+          for (const scan of [...inserted].sort((a, b) => +new Date(a.scanned_at) - +new Date(b.scanned_at))) {
+            const endpointIds = subscribers.get(scan.organization_id);
+            if (!endpointIds) continue;
+            await recordEvent(tx, scan.organization_id, 'qr.scanned', scannedEventData(scan), endpointIds);
+            events++;
+          }
+        }
+        return { inserted: inserted.length, events };
+      });
+    } catch (err) {
+      if (attempt >= MAX_TRIES || !isRetryable(err)) throw err;
+      await new Promise((r) => setTimeout(r, 20 * attempt + Math.random() * 50));
+    }
+  }
+}

@@ -1,0 +1,41 @@
+import type { FormDefinition } from '../scan/pages/form-page';
+import { checkLead } from './lead-validation';
+
+const form: FormDefinition = {
+  title: 'Contact',
+  consentText: 'I agree.',
+  fields: [
+    { name: 'name', label: 'Name', type: 'text', required: true },
+    { name: 'email', label: 'E-mail', type: 'email', required: false },
+    { name: 'phone', label: 'Phone', type: 'phone', required: false },
+    { name: 'guests', label: 'Guests', type: 'number', required: false },
+    { name: 'day', label: 'Day', type: 'date', required: false },
+    { name: 'note', label: 'Note', type: 'textarea', required: false },
+    { name: 'terms', label: 'Terms', type: 'checkbox', required: true },
+  ],
+};
+
+describe('checkLead', () => {
+  it('stores typed, normalized values and ignores unknown keys', () => {
+    expect(
+      checkLead(form, { name: ' Ada ', email: 'ada@example.com', phone: '+44 (20) 7946-0958', guests: '2.5', day: '2026-02-28', note: 'a\r\nb\u0000', terms: 'yes', consent: 'yes', website: '', extra: 'x' }),
+    ).toEqual({ outcome: 'valid', fields: { name: 'Ada', email: 'ada@example.com', phone: '+442079460958', guests: 2.5, day: '2026-02-28', note: 'a\nb', terms: true } });
+    expect(checkLead(form, { name: ['First', 'Second'], terms: 'on', consent: 'on' })).toEqual({
+      outcome: 'valid',
+      fields: { name: 'First', email: null, phone: null, guests: null, day: null, note: null, terms: true },
+    });
+  });
+
+  it('answers a filled honeypot as a bot before anything else', () => {
+    expect(checkLead(form, { website: 'https://spam.example.com' })).toEqual({ outcome: 'bot' });
+  });
+
+  it('names each invalid field and keeps the submitted values', () => {
+    const r = checkLead(form, { name: '', email: 'nope', phone: '12', guests: '1e', day: '2026-02-30', note: 'x'.repeat(1001) });
+    expect(r.outcome).toBe('invalid');
+    if (r.outcome !== 'invalid') return;
+    expect(Object.keys(r.state.errors).sort()).toEqual(['consent', 'day', 'email', 'guests', 'name', 'note', 'phone', 'terms']);
+    expect(r.state.values).toMatchObject({ email: 'nope', day: '2026-02-30' });
+    expect(r.state.values.consent).toBeUndefined();
+  });
+});

@@ -1,0 +1,47 @@
+import { Controller, Param, Post, Req, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { enrich } from '../analytics/enrich';
+import type { HostedResponse } from '../scan/pages';
+import { renderStatusPage } from '../scan/pages';
+import { formDefinition, renderFormPage, renderThankYouPage, renderTooManyRequestsPage } from '../scan/pages/form-page';
+import { checkLead } from './lead-validation';
+import { LeadsService } from './leads.service';
+
+const SHORT_CODE = /^[0-9A-Za-z]{7}$/;
+
+/** `POST /{short_code}` on the scan host: a visitor submits a hosted lead-capture form. Answers are HTML pages. */
+@ApiExcludeController()
+@Controller()
+export class LeadsController {
+  constructor(private readonly leads: LeadsService) {}
+
+  @Post(':shortCode')
+  async submit(@Param('shortCode') shortCode: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    send(reply, await this.answer(shortCode, req));
+  }
+
+  private async answer(shortCode: string, req: FastifyRequest): Promise<HostedResponse> {
+    if (!SHORT_CODE.test(shortCode)) return renderStatusPage(404);
+    // request.ip honours the adapter's trust-proxy setting; it is used here, in memory, and never kept.
+    const ip = req.ip || 'unknown';
+    const limit = await this.leads.hit(ip);
+    if (!limit.allowed) return renderTooManyRequestsPage(limit.retryAfterSeconds);
+    const lookup = await this.leads.findForm(shortCode);
+    if ('status' in lookup) return renderStatusPage(lookup.status);
+    const code = lookup.found;
+    const form = formDefinition(code.target);
+    if (!form) return renderStatusPage(404);
+    const body = req.body && typeof req.body === 'object' ? (req.body as Record<string, unknown>) : {};
+    const result = checkLead(form, body);
+    if (result.outcome === 'bot') return renderThankYouPage(code.target);
+    if (result.outcome === 'invalid') return renderFormPage(code, result.state, 400) ?? renderStatusPage(404);
+    const { country, city, device, os, browser } = enrich({ ip, userAgent: req.headers['user-agent'] });
+    const stored = await this.leads.capture(code, result.fields, { country, city, device, os, browser });
+    return stored ? renderThankYouPage(code.target) : renderStatusPage(410);
+  }
+}
+
+function send(reply: FastifyReply, r: HostedResponse): void {
+  void reply.status(r.status).headers(r.headers).send(r.body);
+}

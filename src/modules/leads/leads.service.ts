@@ -1,0 +1,107 @@
+import { createHmac } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { EntityManager } from '@mikro-orm/postgresql';
+import type { Redis } from 'ioredis';
+import { APP_CONFIG, AppConfig } from '../../common/config/config';
+import { newId } from '../../common/ids';
+import { REDIS } from '../../common/redis/redis.provider';
+import { EventsService } from '../events/events.service';
+import type { ScanContext } from '../scan/scan-contract';
+import type { LeadValue } from './lead-validation';
+
+/** The allowlisted scan facts a lead keeps (qr.scanned's allowlist minus referrer and language). */
+export type LeadScanContext = Pick<ScanContext, 'country' | 'city' | 'device' | 'os' | 'browser'>;
+
+/** A code that may accept posts, as read from the database (form posts are not the hot path). */
+export interface FormCode {
+  id: string;
+  organizationId: string;
+  shortCode: string;
+  target: Record<string, unknown>;
+}
+
+export type FormLookup = { found: FormCode } | { status: 404 | 410 };
+
+/** `lead.captured` data and, without `object`, what the `leads` row holds. */
+export interface LeadData {
+  id: string;
+  object: 'lead';
+  qr_code_id: string;
+  email?: LeadValue;
+  name?: LeadValue;
+  phone?: LeadValue;
+  fields: Record<string, LeadValue>;
+  scan_context: LeadScanContext;
+  created_at: string;
+}
+
+const RATE_WINDOW_SECONDS = 3600;
+/** Copied to the top level of lead.captured when the form has a field of that name (spec: "typically email, name, phone"). */
+const CONTACT_FIELDS = ['email', 'name', 'phone'] as const;
+
+@Injectable()
+export class LeadsService {
+  constructor(
+    private readonly em: EntityManager,
+    private readonly events: EventsService,
+    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** Only live, active, dynamic `form` codes take posts; unknown, trashed or other codes are 404, inactive or paused 410. */
+  async findForm(shortCode: string): Promise<FormLookup> {
+    const rows = await this.em.execute<Array<{ id: string; organization_id: string; kind: string; type: string; status: string; is_active: boolean; target: Record<string, unknown> }>>(
+      `select id, organization_id, kind, type, status, is_active, target from qr_codes where short_code = ? and domain_id is null`,
+      [shortCode],
+    );
+    const row = rows[0];
+    if (!row || row.status === 'trashed' || row.kind !== 'dynamic' || row.type !== 'form') return { status: 404 };
+    if (row.status !== 'live' || !row.is_active) return { status: 410 };
+    return { found: { id: row.id, organizationId: row.organization_id, shortCode, target: row.target } };
+  }
+
+  /**
+   * Counts one post from this client in a fixed one-hour window. The key is HMAC-SHA256(APP_SECRET, ip): the address
+   * itself never reaches Redis (nor the database, a queue or a log). `EXPIRE … NX` in the same MULTI as the INCR, so
+   * a key can never be left without an expiry.
+   */
+  async hit(ip: string): Promise<{ allowed: boolean; retryAfterSeconds: number }> {
+    const key = `scanlink:lead-rate:${createHmac('sha256', this.config.appSecret).update(ip).digest('hex')}`;
+    const res = await this.redis.multi().incr(key).expire(key, RATE_WINDOW_SECONDS, 'NX').ttl(key).exec();
+    const count = Number(res?.[0]?.[1] ?? 0);
+    const ttl = Number(res?.[2]?.[1] ?? RATE_WINDOW_SECONDS);
+    return { allowed: count <= this.config.leadRateLimitPerHour, retryAfterSeconds: ttl > 0 ? ttl : RATE_WINDOW_SECONDS };
+  }
+
+  /**
+   * In one transaction: count the lead on the code (only while it is still live and active), store it, and write
+   * `lead.captured` to the outbox. Returns null when the code stopped taking posts since it was looked up.
+   */
+  async capture(code: FormCode, fields: Record<string, LeadValue>, scanContext: LeadScanContext): Promise<LeadData | null> {
+    const createdAt = new Date();
+    const contact: Partial<Record<(typeof CONTACT_FIELDS)[number], LeadValue>> = {};
+    for (const name of CONTACT_FIELDS) if (name in fields) contact[name] = fields[name];
+    const lead: LeadData = {
+      id: newId('lead'),
+      object: 'lead',
+      qr_code_id: code.id,
+      ...contact,
+      fields,
+      scan_context: scanContext,
+      created_at: createdAt.toISOString(),
+    };
+    return this.em.transactional(async (em) => {
+      const counted = await em.execute<Array<{ id: string }>>(
+        `update qr_codes set lead_count = lead_count + 1 where id = ? and status = 'live' and is_active and kind = 'dynamic' and type = 'form' returning id`,
+        [code.id],
+      );
+      if (counted.length === 0) return null;
+      await em.execute(
+        `insert into leads (id, organization_id, qr_code_id, fields, scan_context, created_at) values (?, ?, ?, ?::jsonb, ?::jsonb, ?)`,
+        [lead.id, code.organizationId, code.id, JSON.stringify(fields), JSON.stringify(scanContext), createdAt],
+      );
+      await this.events.emit(em, code.organizationId, 'lead.captured', lead);
+      return lead;
+    });
+  }
+}

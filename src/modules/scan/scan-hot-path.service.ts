@@ -1,0 +1,168 @@
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../../common/config/config';
+import { clientIp, parseTrustProxy, type TrustProxy } from './client-ip';
+import { pooledId } from './pooled-ids';
+import { answerScan, type ScanEntry, type ScanSuffix } from './scan-answer';
+import { ScanBuffer } from './scan-buffer.service';
+import { ScanCodeCache } from './scan-code-cache.service';
+import type { CachedCode } from './scan-contract';
+import { ScanEnricher } from './scan-enricher';
+
+/** `/{short_code}`, `/{short_code}.vcf`, `/{short_code}.ics`, with any query string (ignored). */
+export const SCAN_PATH = /^\/([0-9A-Za-z]{7})(\.vcf|\.ics)?(?:\?|$)/;
+
+/** Answers the request and returns true, or returns false (and does nothing) for a request Nest should get. */
+export type HotPathHandler = (req: IncomingMessage, res: ServerResponse) => boolean;
+
+/** What bootstrap's instrument() logs for a Nest request, for a hot-path answer. */
+export interface AccessLogLine {
+  request_id: string;
+  method: string;
+  path: string;
+  status: number;
+  ms: number;
+}
+
+export interface HotPathOptions {
+  /** Scanlink-Version header value. */
+  version: string;
+  /** Set only when the access log is enabled (nothing is computed for it otherwise). */
+  accessLog?: (line: AccessLogLine) => void;
+}
+
+/** Headers the hot path sets itself on a page answer (a renderer's own copy is left out). */
+const OWN_HEADERS = new Set(['content-length', 'request-id', 'scanlink-version']);
+
+/**
+ * The scan host's hot path: GET/HEAD `/{short_code}` answered by a plain Node handler placed in front of Fastify
+ * and Nest (bootstrap.ts createScanApp), from the code cache, with no database write. A counted scan is enriched in
+ * memory and appended to the scan buffer after the answer is written.
+ */
+@Injectable()
+export class ScanHotPath {
+  private readonly logger = new Logger('ScanHotPath');
+  private readonly trust: TrustProxy;
+  private readonly enricher = new ScanEnricher();
+  private readonly scanBaseUrl: string;
+
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly cache: ScanCodeCache,
+    private readonly buffer: ScanBuffer,
+  ) {
+    this.trust = parseTrustProxy(config.trustProxy);
+    this.scanBaseUrl = config.scanBaseUrl;
+  }
+
+  handler(opts: HotPathOptions): HotPathHandler {
+    const { version, accessLog } = opts;
+    return (req, res) => {
+      const method = req.method;
+      if (method !== 'GET' && method !== 'HEAD') return false;
+      const match = SCAN_PATH.exec(req.url ?? '');
+      if (!match) return false;
+      const started = accessLog ? performance.now() : 0;
+      const shortCode = match[1];
+      const suffix = (match[2] ?? '') as ScanSuffix;
+      const done = (status: number, requestId: string) =>
+        accessLog?.({ request_id: requestId, method, path: `/${shortCode}${suffix}`, status, ms: Math.round(performance.now() - started) });
+      const entry = this.cache.peek(shortCode);
+      if (entry) {
+        this.answer(req, res, entry, suffix, version, done);
+      } else {
+        this.cache.load(shortCode).then(
+          (loaded) => this.answer(req, res, loaded, suffix, version, done),
+          (err: Error) => this.unavailable(res, err, version, done),
+        );
+      }
+      return true;
+    };
+  }
+
+  private answer(
+    req: IncomingMessage,
+    res: ServerResponse,
+    entry: ScanEntry,
+    suffix: ScanSuffix,
+    version: string,
+    done: (status: number, requestId: string) => void,
+  ): void {
+    const requestId = pooledId('req');
+    const userAgent = req.headers['user-agent'];
+    let status: number;
+    let countable: boolean;
+    try {
+      const answer = answerScan(entry, { suffix, userAgent, scanBaseUrl: this.scanBaseUrl });
+      countable = answer.countable;
+      if (answer.location !== undefined) {
+        status = 302;
+        res.writeHead(302, {
+          Location: answer.location,
+          'Cache-Control': 'no-store',
+          'Content-Length': '0',
+          'Request-Id': requestId,
+          'Scanlink-Version': version,
+        });
+        res.end();
+      } else {
+        const page = answer.page;
+        const body = typeof page.body === 'string' ? Buffer.from(page.body) : page.body;
+        const headers: OutgoingHttpHeaders = { 'Content-Length': String(body.length), 'Request-Id': requestId, 'Scanlink-Version': version };
+        for (const [name, value] of Object.entries(page.headers)) if (!OWN_HEADERS.has(name.toLowerCase())) headers[name] = value;
+        status = page.status;
+        res.writeHead(status, headers);
+        res.end(req.method === 'HEAD' ? undefined : body);
+      }
+    } catch (err) {
+      this.logger.error(`scan answer failed (request ${requestId}): ${(err as Error).stack ?? String(err)}`);
+      if (!res.headersSent) {
+        res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store', 'Request-Id': requestId, 'Scanlink-Version': version });
+      }
+      res.end(req.method === 'HEAD' ? undefined : 'Internal error');
+      done(500, requestId);
+      return;
+    }
+    if (countable && req.method === 'GET') this.count(req, entry.code!, userAgent);
+    done(status, requestId);
+  }
+
+  /** Postgres (and so the code) unreachable on a cache miss: a retryable 503, nothing counted. */
+  private unavailable(res: ServerResponse, err: Error, version: string, done: (status: number, requestId: string) => void): void {
+    const requestId = pooledId('req');
+    this.logger.error(`code lookup failed (request ${requestId}): ${err.message}`);
+    res.writeHead(503, {
+      'Content-Type': 'text/plain; charset=utf-8',
+      'Cache-Control': 'no-store',
+      'Retry-After': '5',
+      'Request-Id': requestId,
+      'Scanlink-Version': version,
+    });
+    res.end('Temporarily unavailable, please try again.');
+    done(503, requestId);
+  }
+
+  /** Appends the scan (derived facts only: the IP is used here for the geo lookup and dropped). Bots are left out. */
+  private count(req: IncomingMessage, code: CachedCode, userAgent: string | undefined): void {
+    const ua = this.enricher.userAgent(userAgent);
+    if (ua.bot) return;
+    const context = this.enricher.context(
+      { ip: clientIp(req, this.trust), referer: req.headers.referer, acceptLanguage: req.headers['accept-language'] },
+      ua,
+    );
+    // Spelled out rather than spread (object spread costs several µs per scan).
+    this.buffer.add({
+      id: pooledId('scan'),
+      qr_code_id: code.id,
+      organization_id: code.organizationId,
+      scanned_at: this.enricher.now(),
+      country: context.country,
+      city: context.city,
+      device: context.device,
+      os: context.os,
+      browser: context.browser,
+      referrer: context.referrer,
+      language: context.language,
+    });
+  }
+}
