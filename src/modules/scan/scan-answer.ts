@@ -10,6 +10,20 @@ export interface ScanEntry {
   code: CachedCode | null;
   /** The visitor-independent redirect (scan-destination.ts fixedLocation), computed once per cache fill. */
   location: string | null;
+  /** Hosted pages and downloads rendered so far for this cache fill, by suffix (they do not depend on the visitor). */
+  pages?: Partial<Record<ScanSuffix, HostedResponse | null>>;
+}
+
+/** The page or download of this entry for `suffix`, rendered once per cache fill, body as bytes. */
+function hosted(entry: ScanEntry, code: CachedCode, req: ScanAnswerRequest): HostedResponse | null {
+  const pages = (entry.pages ??= {});
+  let page = pages[req.suffix];
+  if (page === undefined) {
+    const rendered = renderHostedPage(code, { suffix: req.suffix, userAgent: req.userAgent, scanBaseUrl: req.scanBaseUrl });
+    page = rendered && { ...rendered, body: typeof rendered.body === 'string' ? Buffer.from(rendered.body) : rendered.body };
+    pages[req.suffix] = page;
+  }
+  return page;
 }
 
 export type ScanAnswer =
@@ -31,15 +45,14 @@ export function answerScan(entry: ScanEntry, req: ScanAnswerRequest): ScanAnswer
   if (!code || code.status === 'trashed') return { page: renderStatusPage(404), countable: false };
   if (code.status !== 'live' || !code.isActive) return { page: renderStatusPage(410), countable: false };
   if (req.suffix !== '') {
-    const download = renderHostedPage(code, { suffix: req.suffix, userAgent: req.userAgent, scanBaseUrl: req.scanBaseUrl });
-    return { page: download ?? renderStatusPage(404), countable: false };
+    return { page: hosted(entry, code, req) ?? renderStatusPage(404), countable: false };
   }
   if (entry.location) return { location: entry.location, countable: true };
   if (code.type === 'appstores') {
     const store = appStoreLocation(code, req.userAgent);
     if (store) return { location: store, countable: true };
   }
-  const page = renderHostedPage(code, { suffix: '', userAgent: req.userAgent, scanBaseUrl: req.scanBaseUrl });
+  const page = hosted(entry, code, req);
   if (!page) return { page: renderStatusPage(404), countable: false };
   return { page, countable: page.status >= 200 && page.status < 400 };
 }
