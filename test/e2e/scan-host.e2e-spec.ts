@@ -77,6 +77,11 @@ describe('scan host: GET /{short_code}', () => {
       expect(res.headers.get('scanlink-version')).toBe('2026-02-08');
     });
 
+    it('keeps the rest of the destination query exactly as written', async () => {
+      const c = await code({ type: 'url', destination: 'https://example.com/r?ids=1,2&q=a%20b&flag#top', utm: { campaign: 'c' } });
+      expect(await locationOf(`/${c.short_code}`)).toBe('https://example.com/r?ids=1,2&q=a%20b&flag&utm_campaign=c#top');
+    });
+
     it('ignores the query string of the scan URL', async () => {
       const c = await code({ type: 'url', destination: 'https://example.com/q' });
       expect(await locationOf(`/${c.short_code}?utm_source=x&foo=bar`)).toBe('https://example.com/q');
@@ -196,11 +201,22 @@ describe('scan host: GET /{short_code}', () => {
       expect((await get(`/${c.short_code}`)).status).toBe(410);
     });
 
+    it('answers a mistyped one-segment path with the 404 page, and a trailing slash like the code itself', async () => {
+      for (const path of ['/abc', '/ZZZZZZZZ', '/', '/robots.txt?x=1']) {
+        const res = await get(path);
+        expect(res.status).toBe(404);
+        expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+        expect(await res.text()).toContain('This code does not exist');
+      }
+      const c = await code({ type: 'url', destination: 'https://example.com/slash' });
+      expect(await locationOf(`/${c.short_code}/`)).toBe('https://example.com/slash');
+      expect((await get('/health/')).headers.get('content-type')).toMatch(/json/);
+    });
+
     it('leaves every other request to Nest', async () => {
       const health = await get('/health');
       expect(health.status).toBe(200);
       expect(health.headers.get('request-id')).toMatch(/^req_/);
-      expect((await get('/abc')).status).toBe(404);
       expect((await get('/Zz9Zz9Z/extra')).status).toBe(404);
       expect((await get('/Zz9Zz9Z', { method: 'DELETE' })).status).toBe(404);
     });

@@ -49,6 +49,18 @@ describe('analytics date ranges', () => {
     });
   });
 
+  it('refuses only `to` when the creation day to `to` spans more than 366 days', () => {
+    expect(resolveRange(parseRange({ to: '2027-11-01' }, TODAY), '2026-11-01', TODAY).series).toEqual({ from: '2026-11-01', to: '2027-11-01' });
+    const far = refusal(() => resolveRange(parseRange({ to: '2027-11-02' }, TODAY), '2026-11-01', TODAY));
+    expect(far).toEqual({ field: 'to', message: expect.stringContaining('367 days') });
+    expect(refusal(() => resolveRange(parseRange({ to: '9999-12-31' }, TODAY), '2026-11-01', TODAY)).field).toBe('to');
+  });
+
+  it('reads years before 100 as written', () => {
+    expect(dayNumber('0001-01-01')).not.toBeNull();
+    expect(dayNumber('0099-12-31')! + 1).toBe(dayNumber('0100-01-01'));
+  });
+
   it('zero-fills every day of the series, across month and year ends', () => {
     const days = zeroFill({ from: '2025-12-30', to: '2026-01-02' }, new Map([['2025-12-31', 3]]));
     expect(days).toEqual([

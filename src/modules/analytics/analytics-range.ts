@@ -9,8 +9,9 @@ export const DAY_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
 export function dayNumber(s: string): number | null {
   if (!DAY_PATTERN.test(s)) return null;
   const [y, m, d] = s.split('-').map(Number);
-  const t = Date.UTC(y, m - 1, d);
-  const back = new Date(t);
+  const back = new Date(0);
+  back.setUTCFullYear(y, m - 1, d); // not Date.UTC, which reads years 0–99 as 1900–1999
+  const t = back.getTime();
   if (back.getUTCFullYear() !== y || back.getUTCMonth() !== m - 1 || back.getUTCDate() !== d) return null;
   return t / DAY_MS;
 }
@@ -60,10 +61,23 @@ export interface ResolvedRange {
 
 /**
  * Defaults: `to` = today (UTC). Without `from`, totals and breakdowns cover everything up to `to`, and scans_by_day
- * starts at the code's creation day, clamped to the last MAX_RANGE_DAYS days ending at `to` (and to `to` itself when
- * the code was created after `to`).
+ * starts at the code's creation day (or is the single day `to` when the code was created after `to`).
+ * - Only `to`: creation day..`to` longer than MAX_RANGE_DAYS → 400 (decisions.md: the series runs from `from`,
+ *   default the creation day, to `to`, "longer → 400"), so a far-future `to` never yields a series without the scans.
+ * - Neither: a code older than MAX_RANGE_DAYS shows the last MAX_RANGE_DAYS days ending today (a request without
+ *   parameters is never refused).
  */
 export function resolveRange(req: RequestedRange, createdDay: string, today: string): ResolvedRange {
+  if (req.from === null && req.to !== null) {
+    const span = req.to - dayNumber(createdDay)! + 1;
+    if (span > MAX_RANGE_DAYS) {
+      throw ApiException.invalid(
+        'to',
+        `Without from, the range starts on the code's creation day (${createdDay}); up to ${dayString(req.to)} it spans ${span} days; at most ${MAX_RANGE_DAYS} days are allowed (pass from)`,
+        ['from', 'to'],
+      );
+    }
+  }
   const to = req.to ?? dayNumber(today)!;
   const from = req.from ?? Math.min(to, Math.max(dayNumber(createdDay)!, to - (MAX_RANGE_DAYS - 1)));
   return {

@@ -38,4 +38,15 @@ describe('checkLead', () => {
     expect(r.state.values).toMatchObject({ email: 'nope', day: '2026-02-30' });
     expect(r.state.values.consent).toBeUndefined();
   });
+
+  it('takes "no", "false", "0" or "off" as an unticked box, for consent and for checkbox fields', () => {
+    for (const no of ['no', 'false', '0', 'off', 'x']) {
+      const r = checkLead(form, { name: 'Ada', terms: no, consent: no });
+      expect(r.outcome).toBe('invalid');
+      if (r.outcome !== 'invalid') return;
+      expect(Object.keys(r.state.errors).sort()).toEqual(['consent', 'terms']);
+    }
+    const optional: FormDefinition = { ...form, fields: [{ name: 'news', label: 'News', type: 'checkbox', required: false }] };
+    expect(checkLead(optional, { news: 'no', consent: 'yes' })).toEqual({ outcome: 'valid', fields: { news: false } });
+  });
 });

@@ -32,9 +32,14 @@ function isDate(s: string): boolean {
 }
 
 /** One field's stored value, or the message shown under it. */
+/** What a ticked checkbox posts: the page renders value="yes"; "on" is what a browser sends for one without a value,
+ * and "true"/"1" what a scripted client may send. Anything else ("no", "false", "0", "off", …) is not ticked. */
+const TICKED = new Set(['yes', 'on', 'true', '1']);
+const isTicked = (raw: string): boolean => TICKED.has(raw.trim().toLowerCase());
+
 function check(f: FormField, raw: string): { value: LeadValue } | { error: string } {
   if (f.type === 'checkbox') {
-    const ticked = raw !== '';
+    const ticked = isTicked(raw);
     return f.required && !ticked ? { error: 'Tick this box to continue.' } : { value: ticked };
   }
   const s = f.type === 'textarea' ? raw.replace(/^\s+|\s+$/g, '') : raw.trim();
@@ -74,7 +79,7 @@ export function checkLead(form: FormDefinition, body: Record<string, unknown>): 
     if ('error' in result) errors[f.name] = result.error;
     else fields[f.name] = result.value;
   }
-  const consent = posted(body, CONSENT_FIELD) !== '';
+  const consent = isTicked(posted(body, CONSENT_FIELD));
   if (consent) values[CONSENT_FIELD] = 'yes';
   else errors[CONSENT_FIELD] = 'Tick this box to agree before sending the form.';
   return Object.keys(errors).length ? { outcome: 'invalid', state: { values, errors } } : { outcome: 'valid', fields };

@@ -9,8 +9,13 @@ import { ScanCodeCache } from './scan-code-cache.service';
 import type { CachedCode } from './scan-contract';
 import { ScanEnricher } from './scan-enricher';
 
-/** `/{short_code}`, `/{short_code}.vcf`, `/{short_code}.ics`, with any query string (ignored). */
-export const SCAN_PATH = /^\/([0-9A-Za-z]{7})(\.vcf|\.ics)?(?:\?|$)/;
+/** `/{short_code}`, `/{short_code}.vcf`, `/{short_code}.ics`, with an optional trailing slash and any query string
+ * (ignored). */
+export const SCAN_PATH = /^\/([0-9A-Za-z]{7})(\.vcf|\.ics)?\/?(?:\?|$)/;
+/** Any other one-segment path but `/health`: a mistyped or truncated scan URL, answered with the 404 page (HTML for a
+ * person, not the API's JSON envelope). Deeper paths (`/images/…`) go on to Nest. */
+const OTHER_ONE_SEGMENT = /^\/(?!health\/?(?:\?|$))[^/?]*\/?(?:\?|$)/;
+const NO_CODE: ScanEntry = { code: null, location: null };
 
 /** Answers the request and returns true, or returns false (and does nothing) for a request Nest should get. */
 export type HotPathHandler = (req: IncomingMessage, res: ServerResponse) => boolean;
@@ -60,8 +65,16 @@ export class ScanHotPath {
     return (req, res) => {
       const method = req.method;
       if (method !== 'GET' && method !== 'HEAD') return false;
-      const match = SCAN_PATH.exec(req.url ?? '');
-      if (!match) return false;
+      const url = req.url ?? '';
+      const match = SCAN_PATH.exec(url);
+      if (!match) {
+        if (!OTHER_ONE_SEGMENT.test(url)) return false;
+        const started = accessLog ? performance.now() : 0;
+        this.answer(req, res, NO_CODE, '', version, (status, requestId) =>
+          accessLog?.({ request_id: requestId, method, path: url.split('?')[0], status, ms: Math.round(performance.now() - started) }),
+        );
+        return true;
+      }
       const started = accessLog ? performance.now() : 0;
       const shortCode = match[1];
       const suffix = (match[2] ?? '') as ScanSuffix;

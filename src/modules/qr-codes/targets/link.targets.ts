@@ -27,12 +27,45 @@ function readUtm(r: FieldReader, current?: Utm | null): Utm | null | undefined {
   return Object.keys(out).length ? out : null;
 }
 
-/** Adds UTM parameters to a URL, keeping its existing query (an existing utm_* is replaced). */
+/** The decoded name of one `name=value` part of a query string (form encoding: `+` is a space). */
+function queryPartName(part: string): string {
+  const raw = part.split('=', 1)[0].replace(/\+/g, ' ');
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
+/**
+ * Adds UTM parameters to a URL. The existing query is kept byte for byte (encoding, order, bare `flag` parameters),
+ * except that a `utm_*` the code sets replaces the first parameter of that name in place and drops its repeats, as
+ * URLSearchParams.set does; the others are appended. The fragment stays last.
+ */
 export function mergeUtm(destination: string, utm: Utm | null | undefined): string {
-  if (!utm || Object.keys(utm).length === 0) return destination;
-  const url = new URL(destination);
-  for (const f of UTM_FIELDS) if (utm[f]) url.searchParams.set(`utm_${f}`, utm[f]!);
-  return url.toString();
+  const ours = new Map<string, string>();
+  for (const f of UTM_FIELDS) if (utm?.[f]) ours.set(`utm_${f}`, new URLSearchParams([[`utm_${f}`, utm[f]!]]).toString());
+  if (ours.size === 0) return destination;
+  const hashAt = destination.indexOf('#');
+  const fragment = hashAt >= 0 ? destination.slice(hashAt) : '';
+  const beforeHash = hashAt >= 0 ? destination.slice(0, hashAt) : destination;
+  const queryAt = beforeHash.indexOf('?');
+  let base = queryAt >= 0 ? beforeHash.slice(0, queryAt) : beforeHash;
+  if (/^[a-z][a-z0-9+.-]*:\/\/[^/]*$/i.test(base)) base += '/'; // `https://host?q` → `https://host/?q`, as URL writes it
+  const parts: string[] = [];
+  const placed = new Set<string>();
+  for (const part of queryAt >= 0 ? beforeHash.slice(queryAt + 1).split('&') : []) {
+    if (part === '') continue;
+    const name = queryPartName(part);
+    const replacement = ours.get(name);
+    if (replacement === undefined) parts.push(part);
+    else if (!placed.has(name)) {
+      parts.push(replacement);
+      placed.add(name);
+    }
+  }
+  for (const [name, pair] of ours) if (!placed.has(name)) parts.push(pair);
+  return `${base}?${parts.join('&')}${fragment}`;
 }
 
 function linkHandler(type: string, staticCapable: boolean): TargetHandler {

@@ -29,6 +29,16 @@ describe('target handlers', () => {
     );
     expect(mergeUtm('https://example.com/?utm_source=old', { source: 'new' })).toBe('https://example.com/?utm_source=new');
     expect(mergeUtm('https://example.com/', null)).toBe('https://example.com/');
+    // The rest of the query is kept as written: encoding, order, bare parameters, repeats of other names.
+    expect(mergeUtm('https://example.com/r?ids=1,2&next=/a/b:c&t=~x&q=a%20b&flag&x=1&x=2', { campaign: 'c' })).toBe(
+      'https://example.com/r?ids=1,2&next=/a/b:c&t=~x&q=a%20b&flag&x=1&x=2&utm_campaign=c',
+    );
+    // A utm_* the code sets replaces the first of that name in place and drops its repeats (encoded names too).
+    expect(mergeUtm('https://example.com/?utm_source=a&k=v&utm%5Fsource=b#/spa?x', { source: 'qr', medium: 'print' })).toBe(
+      'https://example.com/?utm_source=qr&k=v&utm_medium=print#/spa?x',
+    );
+    expect(mergeUtm('https://example.com', { source: 'qr' })).toBe('https://example.com/?utm_source=qr');
+    expect(mergeUtm('https://example.com/p?', { source: 'qr' })).toBe('https://example.com/p?utm_source=qr');
   });
 
   it('normalizes telegram destinations', () => {
