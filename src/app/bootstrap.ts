@@ -1,10 +1,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { parse as parseQueryString } from 'node:querystring';
 import { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance } from 'fastify';
 import type { AppConfig } from '../common/config/config';
+import { setRateLimitHeaders } from '../common/auth/api-key.guard';
 import { createValidationPipe } from '../common/errors/validation';
+import { RateLimiter } from '../common/http/rate-limiter';
 import { newId } from '../common/ids';
 import { createPino, PinoLoggerService } from '../common/logging/logger';
 import { type HotPathHandler, ScanHotPath } from '../modules/scan/scan-hot-path.service';
@@ -51,6 +54,23 @@ const fastifyTrustProxy = (value: string): boolean | string => {
   return v === 'true' || v === '*' ? true : v === 'false' || v === '' ? false : value;
 };
 
+/**
+ * Nest's own body parsers, except that an empty body sent with Content-Type: application/json is "no body" rather
+ * than a 400 raised before routing: clients that always send the header can call DELETE, restore, rotate-secret and
+ * test (which take no body), and authentication still answers first. Malformed JSON and __proto__/constructor
+ * poisoning are refused as before (Fastify's own JSON parser).
+ */
+function registerBodyParsers(app: NestFastifyApplication): void {
+  const fastify = app.getHttpAdapter().getInstance();
+  const { bodyLimit, onProtoPoisoning, onConstructorPoisoning } = fastify.initialConfig;
+  const json = fastify.getDefaultJsonParser(onProtoPoisoning ?? 'error', onConstructorPoisoning ?? 'error');
+  app.useBodyParser('application/json', { bodyLimit }, (req, body, done) => {
+    if (body.length === 0) return done(null, undefined);
+    void json(req as Parameters<typeof json>[0], body.toString('utf8'), done);
+  });
+  app.useBodyParser('application/x-www-form-urlencoded', { bodyLimit }, (_req, body, done) => done(null, parseQueryString(body.toString('utf8'))));
+}
+
 /** Request-Id and version headers on every response and an access log line per request (no headers, no bodies).
  * Errors raised before routing (malformed JSON, oversized body) reach the global filter through Nest's own Fastify
  * error handler. */
@@ -71,8 +91,24 @@ function instrument(fastify: FastifyInstance, logger: PinoLoggerService, process
 // destroy and shutdown hook once. With both, a signal closed the app twice (two concurrent runs of every hook).
 export async function createApiApp(config: AppConfig, opts: BootOptions = {}): Promise<NestFastifyApplication> {
   const logger = new PinoLoggerService(createPino(opts.logLevel ?? config.logLevel, 'api'));
-  const app = await NestFactory.create<NestFastifyApplication>(ApiModule.forRoot(config), adapter(), { logger, bufferLogs: false, abortOnError: false });
-  instrument(app.getHttpAdapter().getInstance(), logger, 'api');
+  const app = await NestFactory.create<NestFastifyApplication>(ApiModule.forRoot(config), adapter({ trustProxy: fastifyTrustProxy(config.trustProxy) }), {
+    logger,
+    bufferLogs: false,
+    abortOnError: false,
+  });
+  const fastify = app.getHttpAdapter().getInstance();
+  instrument(fastify, logger, 'api');
+  // decisions.md: every response carries RateLimit-*. Requests the key guard counted have them already; the others
+  // (unknown routes, /health, /docs, dashboard-token routes) show the caller's anonymous window, uncounted.
+  const limiter = app.get(RateLimiter, { strict: false });
+  fastify.addHook('onSend', async (req, reply, payload) => {
+    if (!reply.hasHeader('RateLimit-Limit')) {
+      const state = await limiter.peekAnonymous(req.ip).catch(() => undefined);
+      if (state) setRateLimitHeaders(reply, state);
+    }
+    return payload;
+  });
+  registerBodyParsers(app);
   app.setGlobalPrefix('v1', { exclude: ['health'] });
   app.useGlobalPipes(createValidationPipe());
   mountSwagger(app, config);
@@ -98,6 +134,7 @@ export async function createScanApp(config: AppConfig, opts: BootOptions = {}): 
   instrument(app.getHttpAdapter().getInstance(), logger, 'scan');
   const accessLog = pino.isLevelEnabled('info') ? (line: object) => logger.log(line, 'scan') : undefined;
   front.hotPath = app.get(ScanHotPath).handler({ version: API_VERSION, accessLog });
+  registerBodyParsers(app);
   app.useGlobalPipes(createValidationPipe());
   await app.init();
   return app;

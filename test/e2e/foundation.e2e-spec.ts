@@ -1,3 +1,4 @@
+import { REDIS } from '../../src/common/redis/redis.provider';
 import { createOrg, db, http, startApi, TestApp, writePlans } from '../setup/app';
 
 describe('API foundation', () => {
@@ -112,6 +113,34 @@ describe('API foundation', () => {
         await limited.close();
       }
     });
+
+    it('does not count requests refused by the per-minute limit against the monthly quota', async () => {
+      const limited = await startApi({ PLANS_FILE: writePlans({ free: { monthly_requests: 3, requests_per_minute: 2 } }) });
+      try {
+        const org = await createOrg(limited, { plan: 'free' });
+        const codes: string[] = [];
+        for (let i = 0; i < 4; i++) {
+          const r = await http(limited.origin, 'GET', '/v1/me', { key: org.apiKey });
+          codes.push(r.status === 200 ? 'ok' : r.body.error.code);
+        }
+        expect(codes).toEqual(['ok', 'ok', 'rate_limited', 'rate_limited']);
+        // Only the two answered requests used the quota.
+        const redis = limited.app.get<import('ioredis').Redis>(REDIS);
+        const month = new Date();
+        expect(await redis.get(`quota:${org.organizationId}:${month.getUTCFullYear()}-${month.getUTCMonth() + 1}`)).toBe('2');
+      } finally {
+        await limited.close();
+      }
+    });
+
+    it('sends RateLimit-* on every response, including 401, unknown routes and /health', async () => {
+      for (const [method, path] of [['GET', '/v1/me'], ['GET', '/v1/no-such-thing'], ['GET', '/health']] as const) {
+        const res = await http(t.origin, method, path);
+        expect(res.headers.get('ratelimit-limit')).toMatch(/^\d+$/);
+        expect(res.headers.get('ratelimit-remaining')).toMatch(/^\d+$/);
+        expect(res.headers.get('ratelimit-reset')).toMatch(/^\d+$/);
+      }
+    });
   });
 
   describe('scopes and plans', () => {
@@ -149,6 +178,39 @@ describe('API foundation', () => {
       expect(res.status).toBe(404);
       expect(res.body.error.code).toBe('not_found');
       expect(res.body.error.request_id).toMatch(/^req_/);
+    });
+
+    it('answers null for a non-nullable field with 400 naming it, never 500', async () => {
+      const org = await createOrg(t);
+      const created = await http(t.origin, 'POST', '/v1/qr-codes', { key: org.apiKey, body: { target: { type: 'url', destination: 'https://example.com/n' } } });
+      expect(created.status).toBe(201);
+      for (const [field, body] of [['name', { name: null }], ['is_active', { is_active: null }], ['target', { target: null }], ['tags', { tags: null }]] as const) {
+        const res = await http(t.origin, 'PATCH', `/v1/qr-codes/${created.body.id}`, { key: org.apiKey, body });
+        expect(res.status).toBe(400);
+        expect(res.body.error).toMatchObject({ code: 'invalid_request', field });
+      }
+      const unfiled = await http(t.origin, 'PATCH', `/v1/qr-codes/${created.body.id}`, { key: org.apiKey, body: { folder_id: null } });
+      expect(unfiled.status).toBe(200);
+      const create = await http(t.origin, 'POST', '/v1/qr-codes', { key: org.apiKey, body: { name: null, target: { type: 'url', destination: 'https://example.com/n' } } });
+      expect(create.status).toBe(400);
+      expect(create.body.error.field).toBe('name');
+    });
+
+    it('takes an empty body with Content-Type: application/json as no body, and refuses fields on endpoints without one', async () => {
+      const org = await createOrg(t);
+      const created = await http(t.origin, 'POST', '/v1/qr-codes', { key: org.apiKey, body: { target: { type: 'url', destination: 'https://example.com/e' } } });
+      const id = created.body.id as string;
+      expect((await http(t.origin, 'DELETE', `/v1/qr-codes/${id}`, { rawBody: '' })).status).toBe(401);
+      const del = await http(t.origin, 'DELETE', `/v1/qr-codes/${id}`, { key: org.apiKey, rawBody: '' });
+      expect(del.status).toBe(200);
+      expect(del.body).toMatchObject({ id, deleted: true });
+      const extra = await http(t.origin, 'POST', `/v1/qr-codes/${id}/restore`, { key: org.apiKey, body: { x: 1 } });
+      expect(extra.status).toBe(400);
+      expect(extra.body.error).toMatchObject({ code: 'invalid_request', field: 'x' });
+      const restored = await http(t.origin, 'POST', `/v1/qr-codes/${id}/restore`, { key: org.apiKey, rawBody: '' });
+      expect(restored.status).toBe(200);
+      expect(restored.body).toMatchObject({ id, object: 'qr_code' });
+      expect((await http(t.origin, 'GET', `/v1/qr-codes/${id}`, { key: org.apiKey })).status).toBe(200);
     });
 
     it('answers malformed JSON with 400 invalid_request', async () => {

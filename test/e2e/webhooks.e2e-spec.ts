@@ -258,6 +258,9 @@ describe('Webhook endpoints (/v1/webhooks)', () => {
         [{ url: 'https://10.1.2.3/' }, 'url'],
         [{ events: ['nope'] }, 'events'],
         [{ source: 'make' }, 'source'],
+        [{ events: null }, 'events'],
+        [{ status: null }, 'status'],
+        [{ url: null }, 'url'],
       ] as const) {
         const bad = await http(t.origin, 'PATCH', `/v1/webhooks/${ep.id}`, { key: org.apiKey, body });
         expect([bad.status, bad.body.error.field]).toEqual([400, field]);

@@ -39,10 +39,23 @@ export class ApiKeyGuard extends AuthGuard('api-key') {
     const http = context.switchToHttp();
     const req = http.getRequest<FastifyRequest & { scanlinkProbe?: Probe } & Record<string, unknown>>();
     req.scanlinkProbe = { headers: { authorization: req.headers.authorization }, query: {}, body: {} };
-    await super.canActivate(context);
+    const reply = http.getResponse<FastifyReply>();
+    try {
+      await super.canActivate(context);
+    } catch (err) {
+      // No valid key: counted per client address; past the anonymous limit the answer is 429 instead of 401.
+      const state = await this.rateLimiter.consumeAnonymous(req.ip).catch(() => undefined);
+      if (state) setRateLimitHeaders(reply, state);
+      if (state?.exceeded) {
+        throw new ApiException('rate_limited', `Too many requests without a valid API key: at most ${state.limit} per minute`, {
+          retryAfter: state.reset,
+          limit: state.limit,
+        });
+      }
+      throw err;
+    }
     const auth = req.scanlinkProbe.user as AuthContext;
     req[AUTH_PROPERTY] = auth;
-    const reply = http.getResponse<FastifyReply>();
     try {
       setRateLimitHeaders(reply, await this.rateLimiter.consume(auth));
     } catch (err) {

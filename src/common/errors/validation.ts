@@ -1,4 +1,5 @@
 import { ValidationError, ValidationPipe } from '@nestjs/common';
+import { ValidateIf } from 'class-validator';
 import { ApiException } from './api.exception';
 
 interface Flat {
@@ -39,3 +40,11 @@ export function createValidationPipe(): ValidationPipe {
     exceptionFactory: validationException,
   });
 }
+
+/**
+ * An optional property: validation is skipped only when it is absent. Unlike class-validator's @IsOptional(), an
+ * explicit `null` is validated and so refused by the type checks (400 naming the field) instead of reaching the service
+ * as a value. Keep `@IsOptional() @ValidateIf((_, v) => v !== null)` for properties where null means something
+ * (clearing a description, un-filing a code).
+ */
+export const IsOmittable = (): PropertyDecorator => ValidateIf((_object, value) => value !== undefined);

@@ -1,5 +1,7 @@
+import { createHmac } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Redis } from 'ioredis';
+import { APP_CONFIG, AppConfig } from '../config/config';
 import { ApiException } from '../errors/api.exception';
 import { REDIS } from '../redis/redis.provider';
 import type { AuthContext } from '../auth/auth-context';
@@ -11,46 +13,85 @@ export interface RateLimitState {
   reset: number;
 }
 
+/** Requests per minute from one client address that carry no valid API key (401s, unknown routes): a brake on key
+ * guessing. The address is kept only as an HMAC (APP_SECRET) in a key that expires with its minute. */
+export const ANONYMOUS_REQUESTS_PER_MINUTE = 1_000;
+
+/**
+ * One step for an API key: the minute window first (a request refused there does not reach the monthly quota), then
+ * the workspace's monthly quota (a request refused by the quota is not counted in it either).
+ * Returns [minute count, month count or -1 when not counted].
+ */
+const CONSUME = `
+local count = redis.call('INCR', KEYS[1])
+if count == 1 then redis.call('EXPIRE', KEYS[1], 61) end
+if count > tonumber(ARGV[1]) or ARGV[2] == '' then return {count, -1} end
+local used = tonumber(redis.call('GET', KEYS[2]) or '0')
+if used >= tonumber(ARGV[2]) then return {count, used} end
+used = redis.call('INCR', KEYS[2])
+if used == 1 then redis.call('EXPIRE', KEYS[2], 2764800) end
+return {count, -1}`;
+
+const windowOf = (now: number) => ({ minute: Math.floor(now / 60_000), reset: 60 - Math.floor((now % 60_000) / 1000) });
+
 /** Fixed one-minute windows per key in Redis (one round trip per request), plus the free plan's monthly quota per
- * workspace (calendar month, UTC). */
+ * workspace (calendar month, UTC), plus a per-client window for requests without a valid key. */
 @Injectable()
 export class RateLimiter {
-  constructor(@Inject(REDIS) private readonly redis: Redis) {}
+  constructor(
+    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   async consume(auth: AuthContext, now = Date.now()): Promise<RateLimitState> {
-    const minute = Math.floor(now / 60_000);
-    const reset = 60 - Math.floor((now % 60_000) / 1000);
+    const { minute, reset } = windowOf(now);
     const rlKey = `rl:${auth.keyId}:${minute}`;
     const monthly = auth.plan.monthly_requests;
     const d = new Date(now);
     const monthKey = `quota:${auth.organizationId}:${d.getUTCFullYear()}-${d.getUTCMonth() + 1}`;
-    const pipeline = this.redis.multi().incr(rlKey).expire(rlKey, 61);
-    if (monthly !== null) pipeline.incr(monthKey).expire(monthKey, 32 * 86_400);
-    const results = (await pipeline.exec()) ?? [];
-    const count = Number(results[0]?.[1] ?? 0);
     const limit = auth.plan.requests_per_minute;
+    const [count, exhausted] = (await this.redis.eval(CONSUME, 2, rlKey, monthKey, limit, monthly === null ? '' : monthly)) as [number, number];
     const state = { limit, remaining: Math.max(0, limit - count), reset };
-    if (monthly !== null) {
-      const used = Number(results[2]?.[1] ?? 0);
-      if (used > monthly) {
-        const nextMonth = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
-        throw Object.assign(
-          new ApiException('quota_exceeded', `The ${auth.plan.id} plan includes ${monthly} API requests per calendar month (UTC); the quota is used up`, {
-            limit: monthly,
-            current_count: used - 1,
-            plan_id: auth.plan.id,
-            retryAfter: Math.ceil((nextMonth - now) / 1000),
-          }),
-          { rateLimit: state },
-        );
-      }
-    }
     if (count > limit) {
       throw Object.assign(
         new ApiException('rate_limited', `Too many requests: this key may make ${limit} requests per minute`, { retryAfter: reset, limit }),
         { rateLimit: state },
       );
     }
+    if (monthly !== null && exhausted >= 0) {
+      const nextMonth = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+      throw Object.assign(
+        new ApiException('quota_exceeded', `The ${auth.plan.id} plan includes ${monthly} API requests per calendar month (UTC); the quota is used up`, {
+          limit: monthly,
+          current_count: exhausted,
+          plan_id: auth.plan.id,
+          retryAfter: Math.ceil((nextMonth - now) / 1000),
+        }),
+        { rateLimit: state },
+      );
+    }
     return state;
+  }
+
+  /** Counts a request without a valid API key from this client address. */
+  async consumeAnonymous(clientAddress: string | undefined, now = Date.now()): Promise<RateLimitState & { exceeded: boolean }> {
+    const { minute, reset } = windowOf(now);
+    const key = this.anonymousKey(clientAddress, minute);
+    const [[, count]] = ((await this.redis.multi().incr(key).expire(key, 61).exec()) ?? [[null, 0]]) as [unknown, number][];
+    const limit = ANONYMOUS_REQUESTS_PER_MINUTE;
+    return { limit, remaining: Math.max(0, limit - Number(count)), reset, exceeded: Number(count) > limit };
+  }
+
+  /** This client's anonymous window without counting (headers of responses no key was checked for). */
+  async peekAnonymous(clientAddress: string | undefined, now = Date.now()): Promise<RateLimitState> {
+    const { minute, reset } = windowOf(now);
+    const count = Number((await this.redis.get(this.anonymousKey(clientAddress, minute))) ?? 0);
+    const limit = ANONYMOUS_REQUESTS_PER_MINUTE;
+    return { limit, remaining: Math.max(0, limit - count), reset };
+  }
+
+  private anonymousKey(clientAddress: string | undefined, minute: number): string {
+    const client = createHmac('sha256', this.config.appSecret).update(clientAddress ?? 'unknown').digest('hex').slice(0, 32);
+    return `rl:anon:${client}:${minute}`;
   }
 }

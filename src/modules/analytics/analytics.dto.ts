@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, Matches } from 'class-validator';
+import { IsString, Matches } from 'class-validator';
 import { DAY_PATTERN, MAX_RANGE_DAYS } from './analytics-range';
+import { IsOmittable } from '../../common/errors/validation';
 
 const DAY_MESSAGE = (name: string) => `${name} must be a calendar date in the form YYYY-MM-DD (UTC), e.g. 2026-11-01`;
 
@@ -12,13 +13,13 @@ export class AnalyticsQueryDto {
       `First UTC day counted (inclusive). Default: everything up to \`to\` for totals and breakdowns; scans_by_day then starts ` +
       `at the code's creation day, or ${MAX_RANGE_DAYS - 1} days before \`to\` when the code is older. from..to spans at most ${MAX_RANGE_DAYS} days.`,
   })
-  @IsOptional()
+  @IsOmittable()
   @IsString({ message: DAY_MESSAGE('from') })
   @Matches(DAY_PATTERN, { message: DAY_MESSAGE('from') })
   from?: string;
 
   @ApiPropertyOptional({ format: 'date', example: '2026-11-30', description: 'Last UTC day counted (inclusive). Default: today (UTC).' })
-  @IsOptional()
+  @IsOmittable()
   @IsString({ message: DAY_MESSAGE('to') })
   @Matches(DAY_PATTERN, { message: DAY_MESSAGE('to') })
   to?: string;

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsObject, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsObject, IsString, Matches, MaxLength } from 'class-validator';
 import { ListEnvelopeDto } from '../../common/http/list';
+import { IsOmittable } from '../../common/errors/validation';
 
 export const MAX_BATCH_ITEMS = 1000;
 
@@ -19,11 +20,11 @@ export class CreateBatchDto {
   items!: Record<string, unknown>[];
 
   @ApiPropertyOptional({ description: 'Applied to every item (a per-item design is ignored)' })
-  @IsOptional() @IsObject({ message: 'design must be an object' })
+  @IsOmittable() @IsObject({ message: 'design must be an object' })
   design?: Record<string, unknown>;
 
   @ApiPropertyOptional({ description: 'A saved dashboard template (tpl_…) applied to every item' })
-  @IsOptional() @IsString() @Matches(/^tpl_[0-9A-Za-z]+$/, { message: 'template_id must be a tpl_… id' })
+  @IsOmittable() @IsString() @Matches(/^tpl_[0-9A-Za-z]+$/, { message: 'template_id must be a tpl_… id' })
   template_id?: string;
 }
 
@@ -52,15 +53,15 @@ export class BatchListDto extends ListEnvelopeDto {
 }
 
 export class ListBatchesQueryDto {
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 25 }) @IsOptional() @IsString() limit?: string;
-  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(1024) cursor?: string;
+  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 25 }) @IsOmittable() @IsString() limit?: string;
+  @ApiPropertyOptional() @IsOmittable() @IsString() @MaxLength(1024) cursor?: string;
 }
 
 export class BatchDownloadQueryDto {
   @ApiPropertyOptional({ enum: ['svg', 'png'], default: 'svg' })
-  @IsOptional() @IsIn(['svg', 'png'], { message: 'format must be svg or png' })
+  @IsOmittable() @IsIn(['svg', 'png'], { message: 'format must be svg or png' })
   format?: string;
   @ApiPropertyOptional({ minimum: 100, maximum: 4000, default: 1000, description: 'PNG pixels; ignored for SVG' })
-  @IsOptional() @Matches(/^\d+$/, { message: 'size must be an integer from 100 to 4000' })
+  @IsOmittable() @Matches(/^\d+$/, { message: 'size must be an integer from 100 to 4000' })
   size?: string;
 }

@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsIn, IsString, MaxLength } from 'class-validator';
 import { ListEnvelopeDto } from '../../common/http/list';
 import { EVENT_TYPES } from './events.service';
+import { IsOmittable } from '../../common/errors/validation';
 
 export class EventDto {
   @ApiProperty({ example: 'evt_7Hq2mLx9PbR4tKc1VnZs' }) id!: string;
@@ -23,10 +24,10 @@ export class EventListDto extends ListEnvelopeDto {
 }
 
 export class ListEventsQueryDto {
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 25 }) @IsOptional() @IsString() limit?: string;
-  @ApiPropertyOptional({ description: 'next_cursor of the previous page' }) @IsOptional() @IsString() @MaxLength(1024) cursor?: string;
+  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 25 }) @IsOmittable() @IsString() limit?: string;
+  @ApiPropertyOptional({ description: 'next_cursor of the previous page' }) @IsOmittable() @IsString() @MaxLength(1024) cursor?: string;
   @ApiPropertyOptional({ enum: EVENT_TYPES, description: 'Only events of this type' })
-  @IsOptional()
+  @IsOmittable()
   @IsIn(EVENT_TYPES, { message: `type must be one of: ${EVENT_TYPES.join(', ')}` })
   type?: string;
 }

@@ -4,6 +4,7 @@ import { Auth, AuthContext } from '../../common/auth/auth-context';
 import { RequiresScope } from '../../common/auth/decorators';
 import { DeletedFolderDto, FolderBodyDto, FolderDto, FolderListDto, ListFoldersQueryDto } from './folders.dto';
 import { FoldersService } from './folders.service';
+import { NoBody } from '../../common/http/no-body';
 
 @ApiTags('Folders')
 @Controller('folders')
@@ -43,6 +44,7 @@ export class FoldersController {
   }
 
   @Delete(':id')
+  @NoBody()
   @HttpCode(200)
   @RequiresScope('qr:write')
   @ApiOperation({ summary: 'Delete a folder', description: 'Its codes move to no folder.' })

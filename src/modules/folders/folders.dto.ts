@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, Length, MaxLength } from 'class-validator';
+import { IsString, Length, MaxLength } from 'class-validator';
 import { ListEnvelopeDto } from '../../common/http/list';
+import { IsOmittable } from '../../common/errors/validation';
 
 export class FolderBodyDto {
   @ApiProperty({ maxLength: 255, example: 'Spring campaign' })
@@ -27,6 +28,6 @@ export class DeletedFolderDto {
 }
 
 export class ListFoldersQueryDto {
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 25 }) @IsOptional() @IsString() limit?: string;
-  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(1024) cursor?: string;
+  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 25 }) @IsOmittable() @IsString() limit?: string;
+  @ApiPropertyOptional() @IsOmittable() @IsString() @MaxLength(1024) cursor?: string;
 }

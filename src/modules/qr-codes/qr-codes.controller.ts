@@ -11,6 +11,7 @@ import { CreateQrCodeDto, DownloadQueryDto, ListQrCodesQueryDto, UpdateQrCodeDto
 import { DeletedQrCodeDto, QrCodeDto, QrCodeListDto } from './dto/qr-code-response.dto';
 import { listQrCodes } from './qr-codes.list';
 import { QrCodesService } from './qr-codes.service';
+import { NoBody } from '../../common/http/no-body';
 
 @ApiTags('QR codes')
 @ApiExtraModels(...TARGET_SCHEMAS)
@@ -65,6 +66,7 @@ export class QrCodesController {
   }
 
   @Delete(':id')
+  @NoBody()
   @HttpCode(200)
   @RequiresScope('qr:write')
   @ApiOperation({ summary: 'Move a QR code to the Trash', description: 'Trashed codes are removed permanently after 30 days.' })
@@ -74,6 +76,7 @@ export class QrCodesController {
   }
 
   @Post(':id/restore')
+  @NoBody()
   @HttpCode(200)
   @RequiresScope('qr:write')
   @ApiOperation({ summary: 'Restore a trashed or paused QR code', description: 'Keeps the id; re-checks the plan limit for dynamic codes.' })

@@ -7,6 +7,7 @@ import { DashboardGuard, DASHBOARD_SESSION } from './dashboard.guard';
 import type { DashboardSession } from './dashboard-auth.service';
 import { ApiKeyDto, CreatedApiKeyDto, CreateTokenDto, ListTokensQueryDto, RotateTokenDto } from './dto/tokens.dto';
 import { TokensService } from './tokens.service';
+import { NoBody } from '../../common/http/no-body';
 
 const Session = createParamDecorator(
   (_: unknown, ctx: ExecutionContext): DashboardSession => ctx.switchToHttp().getRequest()[DASHBOARD_SESSION],
@@ -37,6 +38,7 @@ export class TokensController {
   }
 
   @Delete(':id')
+  @NoBody()
   @HttpCode(200)
   @ApiOperation({ summary: 'Revoke an API key', description: 'Requests with a revoked key answer 401.' })
   @ApiOkResponse({ type: ApiKeyDto })

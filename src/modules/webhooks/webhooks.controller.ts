@@ -16,6 +16,7 @@ import {
   WebhookSecretDto,
 } from './webhooks.dto';
 import { WebhooksService } from './webhooks.service';
+import { NoBody } from '../../common/http/no-body';
 
 @ApiTags('Webhooks')
 @Controller('webhooks')
@@ -63,6 +64,7 @@ export class WebhooksController {
   }
 
   @Delete(':id')
+  @NoBody()
   @HttpCode(200)
   @RequiresScope('webhooks:write')
   @ApiOperation({ summary: 'Delete a webhook endpoint', description: 'Its delivery records go with it; archived events stay.' })
@@ -72,6 +74,7 @@ export class WebhooksController {
   }
 
   @Post(':id/rotate-secret')
+  @NoBody()
   @HttpCode(200)
   @RequiresScope('webhooks:write')
   @ApiOperation({
@@ -84,6 +87,7 @@ export class WebhooksController {
   }
 
   @Post(':id/test')
+  @NoBody()
   @HttpCode(200)
   @RequiresScope('webhooks:write')
   @ApiOperation({

@@ -4,6 +4,7 @@ import { ListEnvelopeDto } from '../../common/http/list';
 import { EVENT_TYPES } from '../events/events.service';
 import { DELIVERY_STATUSES } from './webhook-delivery.entity';
 import { ENDPOINT_SOURCES, ENDPOINT_STATUSES } from './webhook-endpoint.entity';
+import { IsOmittable } from '../../common/errors/validation';
 
 export const SUBSCRIBABLE = ['*', ...EVENT_TYPES] as const;
 const eventsMessage = `events must be a non-empty array of event types (${EVENT_TYPES.join(', ')}) or ["*"]`;
@@ -22,26 +23,26 @@ export class CreateWebhookDto {
   events!: string[];
 
   @ApiPropertyOptional({ example: 'Order system', maxLength: 500 })
-  @IsOptional()
+  @IsOmittable()
   @IsString({ message: 'description must be a string' })
   @MaxLength(500, { message: 'description must be at most 500 characters' })
   description?: string;
 
   @ApiPropertyOptional({ enum: ENDPOINT_SOURCES, default: 'api', description: 'Who registered the endpoint: the API directly, or an integration platform on the workspace\'s behalf' })
-  @IsOptional()
+  @IsOmittable()
   @IsIn(ENDPOINT_SOURCES, { message: `source must be one of: ${ENDPOINT_SOURCES.join(', ')}` })
   source?: (typeof ENDPOINT_SOURCES)[number];
 }
 
 export class UpdateWebhookDto {
   @ApiPropertyOptional({ example: 'https://example.com/hooks/scanlink-v2', maxLength: 2048 })
-  @IsOptional()
+  @IsOmittable()
   @IsString({ message: 'url must be a string' })
   @MaxLength(2048, { message: 'url must be at most 2048 characters' })
   url?: string;
 
   @ApiPropertyOptional({ type: [String], enum: SUBSCRIBABLE, example: ['*'] })
-  @IsOptional()
+  @IsOmittable()
   @IsArray({ message: eventsMessage })
   @ArrayNotEmpty({ message: eventsMessage })
   @ArrayMaxSize(SUBSCRIBABLE.length, { message: eventsMessage })
@@ -56,7 +57,7 @@ export class UpdateWebhookDto {
   description?: string | null;
 
   @ApiPropertyOptional({ enum: ['enabled', 'disabled'], description: '`enabled` re-enables a disabled or auto_disabled endpoint and resets consecutive_failures to 0' })
-  @IsOptional()
+  @IsOmittable()
   @IsIn(['enabled', 'disabled'], { message: 'status must be enabled or disabled' })
   status?: 'enabled' | 'disabled';
 }
@@ -121,13 +122,13 @@ export class WebhookDeliveryListDto extends ListEnvelopeDto {
 }
 
 export class ListWebhooksQueryDto {
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 25 }) @IsOptional() @IsString() limit?: string;
-  @ApiPropertyOptional({ description: 'next_cursor of the previous page' }) @IsOptional() @IsString() @MaxLength(1024) cursor?: string;
+  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 25 }) @IsOmittable() @IsString() limit?: string;
+  @ApiPropertyOptional({ description: 'next_cursor of the previous page' }) @IsOmittable() @IsString() @MaxLength(1024) cursor?: string;
 }
 
 export class ListDeliveriesQueryDto extends ListWebhooksQueryDto {
   @ApiPropertyOptional({ enum: DELIVERY_STATUSES })
-  @IsOptional()
+  @IsOmittable()
   @IsIn(DELIVERY_STATUSES, { message: `status must be one of: ${DELIVERY_STATUSES.join(', ')}` })
   status?: string;
 }

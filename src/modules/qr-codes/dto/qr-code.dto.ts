@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { TARGET_UNION } from './target-schemas';
 import { IsArray, IsBoolean, IsIn, IsObject, IsOptional, IsString, Length, Matches, MaxLength, ValidateIf } from 'class-validator';
+import { IsOmittable } from '../../../common/errors/validation';
 
 export const QR_SORTS = ['created_at', 'updated_at', 'name', 'scan_count', 'deleted_at'] as const;
 export const QR_STATUSES = ['active', 'inactive', 'all', 'trashed', 'paused'] as const;
@@ -15,43 +16,43 @@ export class CreateQrCodeDto {
   target!: Record<string, unknown>;
 
   @ApiPropertyOptional({ maxLength: 255, example: 'Spring menu', description: 'Default: `Campaign <code>` (dynamic) or `Static <code>` (static)' })
-  @IsOptional() @IsString() @Length(1, 255)
+  @IsOmittable() @IsString() @Length(1, 255)
   name?: string;
 
   @ApiPropertyOptional({
     enum: ['dynamic', 'static'],
     description: 'Honoured for url, text, email, sms, wifi, event, vcard and location; other types are dynamic only. Default dynamic.',
   })
-  @IsOptional() @IsIn(['dynamic', 'static'], { message: "type must be 'dynamic' or 'static'" })
+  @IsOmittable() @IsIn(['dynamic', 'static'], { message: "type must be 'dynamic' or 'static'" })
   type?: 'dynamic' | 'static';
 
   @ApiPropertyOptional({ description: 'Design of the image (see Design)', example: { shapes: { body: 'dots' }, colors: { foreground: '#1a237e' } } })
-  @IsOptional() @IsObject({ message: 'design must be an object' })
+  @IsOmittable() @IsObject({ message: 'design must be an object' })
   design?: Record<string, unknown>;
 
   @ApiPropertyOptional({ example: 'fld_4bX9kQ2mT7vLp1sZ8nYc', nullable: true })
-  @IsOptional() @IsString() @Matches(/^fld_[0-9A-Za-z]+$/, { message: 'folder_id must be a fld_… id' })
-  folder_id?: string;
+  @IsOptional() @ValidateIf((_, v) => v !== null) @IsString() @Matches(/^fld_[0-9A-Za-z]+$/, { message: 'folder_id must be a fld_… id or null' })
+  folder_id?: string | null;
 
   @ApiPropertyOptional({ type: [String], maxItems: 10, example: ['spring', 'menu'], description: 'Max 10, each max 50 characters; trimmed, duplicates removed' })
-  @IsOptional() @IsArray({ message: 'tags must be an array of strings' }) @IsString({ each: true, message: 'tags must be an array of strings' })
+  @IsOmittable() @IsArray({ message: 'tags must be an array of strings' }) @IsString({ each: true, message: 'tags must be an array of strings' })
   tags?: string[];
 }
 
 export class UpdateQrCodeDto {
   @ApiPropertyOptional({ maxLength: 255 })
-  @IsOptional() @IsString() @Length(1, 255)
+  @IsOmittable() @IsString() @Length(1, 255)
   name?: string;
 
   @ApiPropertyOptional({
     description: 'Fields to change in the target (dynamic, non-page-holding codes only). Omitted fields keep their value.',
     example: { destination: 'https://example.com/summer-menu' },
   })
-  @IsOptional() @IsObject({ message: 'target must be an object' })
+  @IsOmittable() @IsObject({ message: 'target must be an object' })
   target?: Record<string, unknown>;
 
   @ApiPropertyOptional({ description: 'Design fields to change; re-renders the stored image' })
-  @IsOptional() @IsObject({ message: 'design must be an object' })
+  @IsOmittable() @IsObject({ message: 'design must be an object' })
   design?: Record<string, unknown>;
 
   @ApiPropertyOptional({ type: String, nullable: true, description: 'A fld_… id, or null to take the code out of its folder' })
@@ -59,11 +60,11 @@ export class UpdateQrCodeDto {
   folder_id?: string | null;
 
   @ApiPropertyOptional({ type: [String], maxItems: 10 })
-  @IsOptional() @IsArray({ message: 'tags must be an array of strings' }) @IsString({ each: true, message: 'tags must be an array of strings' })
+  @IsOmittable() @IsArray({ message: 'tags must be an array of strings' }) @IsString({ each: true, message: 'tags must be an array of strings' })
   tags?: string[];
 
   @ApiPropertyOptional({ description: 'Dynamic codes only' })
-  @IsOptional() @IsBoolean({ message: 'is_active must be a boolean' })
+  @IsOmittable() @IsBoolean({ message: 'is_active must be a boolean' })
   is_active?: boolean;
 
   @ApiPropertyOptional({ type: String, nullable: true, description: 'Cannot change after creation: only the current value is accepted' })
@@ -72,33 +73,33 @@ export class UpdateQrCodeDto {
 }
 
 export class ListQrCodesQueryDto {
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 25 }) @IsOptional() @IsString()
+  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 25 }) @IsOmittable() @IsString()
   limit?: string;
-  @ApiPropertyOptional({ description: 'Opaque, from next_cursor' }) @IsOptional() @IsString() @MaxLength(1024)
+  @ApiPropertyOptional({ description: 'Opaque, from next_cursor' }) @IsOmittable() @IsString() @MaxLength(1024)
   cursor?: string;
   @ApiPropertyOptional({ enum: ['dynamic', 'static', 'all'], default: 'all' })
-  @IsOptional() @IsIn(['dynamic', 'static', 'all'], { message: 'kind must be one of dynamic, static, all' })
+  @IsOmittable() @IsIn(['dynamic', 'static', 'all'], { message: 'kind must be one of dynamic, static, all' })
   kind?: string;
-  @ApiPropertyOptional() @IsOptional() @IsString() @Matches(/^fld_[0-9A-Za-z]+$/, { message: 'folder_id must be a fld_… id' })
+  @ApiPropertyOptional() @IsOmittable() @IsString() @Matches(/^fld_[0-9A-Za-z]+$/, { message: 'folder_id must be a fld_… id' })
   folder_id?: string;
   @ApiPropertyOptional({ enum: QR_STATUSES, default: 'all' })
-  @IsOptional() @IsIn(QR_STATUSES, { message: `status must be one of ${QR_STATUSES.join(', ')}` })
+  @IsOmittable() @IsIn(QR_STATUSES, { message: `status must be one of ${QR_STATUSES.join(', ')}` })
   status?: string;
   @ApiPropertyOptional({ enum: QR_SORTS, default: 'created_at' })
-  @IsOptional() @IsIn(QR_SORTS, { message: `sort must be one of ${QR_SORTS.join(', ')}` })
+  @IsOmittable() @IsIn(QR_SORTS, { message: `sort must be one of ${QR_SORTS.join(', ')}` })
   sort?: string;
   @ApiPropertyOptional({ enum: ['asc', 'desc'], default: 'desc' })
-  @IsOptional() @IsIn(['asc', 'desc'], { message: 'order must be asc or desc' })
+  @IsOmittable() @IsIn(['asc', 'desc'], { message: 'order must be asc or desc' })
   order?: string;
-  @ApiPropertyOptional({ description: 'Case-insensitive search in names', maxLength: 255 }) @IsOptional() @IsString() @MaxLength(255)
+  @ApiPropertyOptional({ description: 'Case-insensitive search in names', maxLength: 255 }) @IsOmittable() @IsString() @MaxLength(255)
   search?: string;
 }
 
 export class DownloadQueryDto {
   @ApiPropertyOptional({ enum: ['svg', 'png'], default: 'svg' })
-  @IsOptional() @IsIn(['svg', 'png'], { message: 'format must be svg or png' })
+  @IsOmittable() @IsIn(['svg', 'png'], { message: 'format must be svg or png' })
   format?: string;
   @ApiPropertyOptional({ minimum: 100, maximum: 4000, default: 1000, description: 'Pixels (PNG); ignored for SVG' })
-  @IsOptional() @Matches(/^\d+$/, { message: 'size must be an integer from 100 to 4000' })
+  @IsOmittable() @Matches(/^\d+$/, { message: 'size must be an integer from 100 to 4000' })
   size?: string;
 }

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMinSize, ArrayUnique, IsArray, IsIn, IsInt, IsOptional, IsString, Length, Max, Min, Matches } from 'class-validator';
+import { ArrayMinSize, ArrayUnique, IsArray, IsIn, IsInt, IsString, Length, Max, Min, Matches } from 'class-validator';
 import { SCOPES } from '../../../common/auth/scopes';
+import { IsOmittable } from '../../../common/errors/validation';
 
 export class CreateTokenDto {
   @ApiProperty({ example: 'Zapier integration', maxLength: 255 })
@@ -12,11 +13,11 @@ export class CreateTokenDto {
   scopes!: string[];
 
   @ApiPropertyOptional({ example: 90, minimum: 0, maximum: 3650, description: 'The key expires this many days after creation' })
-  @IsOptional() @IsInt() @Min(0) @Max(3650)
+  @IsOmittable() @IsInt() @Min(0) @Max(3650)
   expires_in_days?: number;
 
   @ApiPropertyOptional({ enum: ['live', 'test'], default: 'live' })
-  @IsOptional() @IsIn(['live', 'test'])
+  @IsOmittable() @IsIn(['live', 'test'])
   environment?: 'live' | 'test';
 }
 
@@ -46,9 +47,9 @@ export class CreatedApiKeyDto extends ApiKeyDto {
 
 export class ListTokensQueryDto {
   @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 25 })
-  @IsOptional() @Matches(/^\d+$/, { message: 'limit must be an integer from 1 to 100' })
+  @IsOmittable() @Matches(/^\d+$/, { message: 'limit must be an integer from 1 to 100' })
   limit?: string;
 
-  @ApiPropertyOptional() @IsOptional() @IsString()
+  @ApiPropertyOptional() @IsOmittable() @IsString()
   cursor?: string;
 }
