@@ -32,6 +32,18 @@ const ERROR_RESPONSES: Record<string, string> = {
   '429': 'Rate limited or monthly quota used up (see Retry-After)',
 };
 
+/** Errors only some operations answer, by `METHOD path` (`POST *`: every POST). */
+const OPERATION_ERRORS: Record<string, Record<string, string>> = {
+  'POST *': { '409': 'idempotency_conflict: the same Idempotency-Key was used with a different body' },
+  'POST /v1/qr-codes': { '409': 'idempotency_conflict: the same Idempotency-Key was used with a different body' },
+  'PATCH /v1/qr-codes/{id}': {
+    '409': 'target_not_editable: `target` sent for a page-holding code; nothing applied',
+    '422': 'domain_id_immutable or code_not_editable (a static code field other than name, folder_id, design)',
+  },
+  'GET /v1/qr-codes/{id}/analytics': { '422': 'static_code_not_supported: static codes have no analytics' },
+  'GET /v1/batches/{id}/download': { '422': 'batch_processing: the batch has not finished' },
+};
+
 /** Builds the OpenAPI document: paths under /v1, bearer schemes, and the error envelope on every operation. */
 export function buildOpenApi(app: INestApplication, config: AppConfig): OpenAPIObject {
   const origin = new URL(config.apiBaseUrl).origin;
@@ -46,18 +58,20 @@ export function buildOpenApi(app: INestApplication, config: AppConfig): OpenAPIO
       )
       .setVersion(API_VERSION)
       .addServer(origin)
-      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'API key: qr_live_… or qr_test_…' }, 'api_key')
+      .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'API key', description: 'API key: qr_live_… or qr_test_…' }, 'api_key')
       .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Dashboard session token (key management)' }, 'dashboard_token')
       .build(),
     { extraModels: [ErrorEnvelopeDto, ListEnvelopeDto], operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}` },
   );
   const envelopeRef = { $ref: '#/components/schemas/ErrorEnvelopeDto' };
   for (const [path, item] of Object.entries(doc.paths)) {
-    for (const op of Object.values(item) as Array<{ responses?: Record<string, unknown>; security?: unknown[] }>) {
+    for (const [method, op] of Object.entries(item) as Array<[string, { responses?: Record<string, unknown>; security?: unknown[] }]>) {
       if (!op || typeof op !== 'object' || !('responses' in op)) continue;
       op.responses ??= {};
       const isPublic = path === '/health';
-      for (const [status, description] of Object.entries(ERROR_RESPONSES)) {
+      const verb = method.toUpperCase();
+      const extra = isPublic ? {} : { ...(verb === 'POST' ? OPERATION_ERRORS['POST *'] : {}), ...(OPERATION_ERRORS[`${verb} ${path}`] ?? {}) };
+      for (const [status, description] of Object.entries({ ...ERROR_RESPONSES, ...extra })) {
         if (isPublic && status !== '400') continue;
         if (!op.responses[status]) op.responses[status] = { description, content: { 'application/json': { schema: envelopeRef } } };
       }

@@ -239,6 +239,12 @@ describe('API foundation', () => {
       expect(res.body.paths['/v1/me'].get.responses['401'].content['application/json'].schema.$ref).toBe(
         '#/components/schemas/ErrorEnvelopeDto',
       );
+      expect(res.body.components.securitySchemes.api_key.bearerFormat).not.toBe('JWT');
+      expect(Object.keys(res.body.paths['/v1/qr-codes/{id}'].patch.responses)).toEqual(expect.arrayContaining(['409', '422']));
+      expect(res.body.paths['/v1/qr-codes/{id}/analytics'].get.responses['422']).toBeDefined();
+      expect(res.body.paths['/v1/batches/{id}/download'].get.responses['422']).toBeDefined();
+      const limit = res.body.paths['/v1/qr-codes'].get.parameters.find((p: { name: string }) => p.name === 'limit');
+      expect(limit.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 100 });
     });
 
     it('serves Swagger UI at /docs', async () => {

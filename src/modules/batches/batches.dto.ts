@@ -53,7 +53,7 @@ export class BatchListDto extends ListEnvelopeDto {
 }
 
 export class ListBatchesQueryDto {
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 25 }) @IsOmittable() @IsString() limit?: string;
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: 25 }) @IsOmittable() @IsString() limit?: string;
   @ApiPropertyOptional() @IsOmittable() @IsString() @MaxLength(1024) cursor?: string;
 }
 
@@ -61,7 +61,7 @@ export class BatchDownloadQueryDto {
   @ApiPropertyOptional({ enum: ['svg', 'png'], default: 'svg' })
   @IsOmittable() @IsIn(['svg', 'png'], { message: 'format must be svg or png' })
   format?: string;
-  @ApiPropertyOptional({ minimum: 100, maximum: 4000, default: 1000, description: 'PNG pixels; ignored for SVG' })
+  @ApiPropertyOptional({ type: 'integer', minimum: 100, maximum: 4000, default: 1000, description: 'PNG pixels; ignored for SVG' })
   @IsOmittable() @Matches(/^\d+$/, { message: 'size must be an integer from 100 to 4000' })
   size?: string;
 }

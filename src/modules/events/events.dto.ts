@@ -24,7 +24,7 @@ export class EventListDto extends ListEnvelopeDto {
 }
 
 export class ListEventsQueryDto {
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 25 }) @IsOmittable() @IsString() limit?: string;
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: 25 }) @IsOmittable() @IsString() limit?: string;
   @ApiPropertyOptional({ description: 'next_cursor of the previous page' }) @IsOmittable() @IsString() @MaxLength(1024) cursor?: string;
   @ApiPropertyOptional({ enum: EVENT_TYPES, description: 'Only events of this type' })
   @IsOmittable()

@@ -73,7 +73,7 @@ export class UpdateQrCodeDto {
 }
 
 export class ListQrCodesQueryDto {
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 25 }) @IsOmittable() @IsString()
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: 25 }) @IsOmittable() @IsString()
   limit?: string;
   @ApiPropertyOptional({ description: 'Opaque, from next_cursor' }) @IsOmittable() @IsString() @MaxLength(1024)
   cursor?: string;
@@ -99,7 +99,7 @@ export class DownloadQueryDto {
   @ApiPropertyOptional({ enum: ['svg', 'png'], default: 'svg' })
   @IsOmittable() @IsIn(['svg', 'png'], { message: 'format must be svg or png' })
   format?: string;
-  @ApiPropertyOptional({ minimum: 100, maximum: 4000, default: 1000, description: 'Pixels (PNG); ignored for SVG' })
+  @ApiPropertyOptional({ type: 'integer', minimum: 100, maximum: 4000, default: 1000, description: 'Pixels (PNG); ignored for SVG' })
   @IsOmittable() @Matches(/^\d+$/, { message: 'size must be an integer from 100 to 4000' })
   size?: string;
 }

@@ -46,7 +46,7 @@ export class CreatedApiKeyDto extends ApiKeyDto {
 }
 
 export class ListTokensQueryDto {
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 25 })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: 25 })
   @IsOmittable() @Matches(/^\d+$/, { message: 'limit must be an integer from 1 to 100' })
   limit?: string;
 
