@@ -189,6 +189,8 @@ describe('API foundation', () => {
         expect(res.status).toBe(400);
         expect(res.body.error).toMatchObject({ code: 'invalid_request', field });
       }
+      const wrongType = await http(t.origin, 'PATCH', `/v1/qr-codes/${created.body.id}`, { key: org.apiKey, body: { name: 5 } });
+      expect(wrongType.body.error).toMatchObject({ field: 'name', message: 'name must be a string' });
       const unfiled = await http(t.origin, 'PATCH', `/v1/qr-codes/${created.body.id}`, { key: org.apiKey, body: { folder_id: null } });
       expect(unfiled.status).toBe(200);
       const create = await http(t.origin, 'POST', '/v1/qr-codes', { key: org.apiKey, body: { name: null, target: { type: 'url', destination: 'https://example.com/n' } } });

@@ -7,12 +7,17 @@ interface Flat {
   messages: string[];
 }
 
+const TYPE_CHECKS = new Set(['isString', 'isBoolean', 'isInt', 'isNumber', 'isArray', 'isObject', 'isDefined', 'nestedValidation']);
+
 function flatten(errors: ValidationError[], parent = ''): Flat[] {
   const out: Flat[] = [];
   for (const e of errors) {
     const path = parent ? (/^\d+$/.test(e.property) ? `${parent}[${e.property}]` : `${parent}.${e.property}`) : e.property;
     if (e.constraints) {
-      const messages = Object.entries(e.constraints).map(([key, msg]) =>
+      // The most basic failure first: an unknown field, then a wrong type, then a length or format.
+      const rank = (key: string) => (key === 'whitelistValidation' ? 0 : TYPE_CHECKS.has(key) ? 1 : 2);
+      const entries = Object.entries(e.constraints).sort(([a], [b]) => rank(a) - rank(b));
+      const messages = entries.map(([key, msg]) =>
         key === 'whitelistValidation' ? `Unknown field '${path}'` : msg.replace(new RegExp(`^${e.property}\\b`), path),
       );
       out.push({ path, messages });
