@@ -24,6 +24,12 @@ describe('GET /v1/qr-codes/{id}/download', () => {
     expect(await res.text()).toMatch(/^(<\?xml[^>]*>\s*)?<svg[\s>]/);
   });
 
+  it('sizes an SVG too', async () => {
+    const svg = await (await download('?format=svg&size=300')).text();
+    expect(svg).toMatch(/<svg[^>]*\swidth="300"[^>]*\sheight="300"/);
+    expect(await (await download('')).text()).toMatch(/<svg[^>]*\swidth="1000"/);
+  });
+
   it('renders a PNG of the requested size', async () => {
     const res = await download('?format=png&size=600');
     expect(res.status).toBe(200);

@@ -29,6 +29,21 @@ describe('PATCH, DELETE and restore /v1/qr-codes/{id}', () => {
     expect(cleared.body.utm).toBeNull();
   });
 
+  it('changes nothing when a PATCH re-sends what is stored (whatever order the database keeps keys in)', async () => {
+    const design = { gradient: { start: '#000000', end: '#330000', type: 'radial' }, eye_colors: { frame: '#112233', ball: '#000000' } };
+    const target = { destination: 'https://example.com/same', utm: { source: 'qr', campaign: 'c' } };
+    const code = await create({ target: { type: 'url', ...target }, design, tags: ['a', 'b'] });
+    const first = await patch(code.id, { design, target, tags: ['a', 'b'], name: code.name });
+    expect(first.status).toBe(200);
+    expect(first.body.updated_at).toBe(code.updated_at);
+    expect(first.body.design.gradient).toEqual({ start: '#000000', end: '#330000', type: 'radial' });
+    expect(Object.keys(first.body.design.gradient)).toEqual(['start', 'end', 'type']);
+    const again = await patch(code.id, { design: { gradient: { type: 'radial', end: '#330000', start: '#000000' } } });
+    expect(again.body.updated_at).toBe(code.updated_at);
+    const changed = await patch(code.id, { design: { gradient: { end: '#440000' } } });
+    expect(changed.body.updated_at).not.toBe(code.updated_at);
+  });
+
   it('updates structured fields and keeps the omitted ones', async () => {
     const wifi = await create({ target: { type: 'wifi', ssid: 'Old', password: 'password1', encryption: 'WPA' } });
     const res = await patch(wifi.id, { target: { ssid: 'New' } });

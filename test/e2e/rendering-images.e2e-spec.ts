@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer, request, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { hostname, tmpdir } from 'node:os';
@@ -7,7 +7,7 @@ import sharp from 'sharp';
 import { parseDesign } from '../../src/modules/rendering/design';
 import { RenderingService } from '../../src/modules/rendering/rendering.service';
 import { closeDecoders, decodeBoth } from '../../src/modules/rendering/testing/qr-decoders';
-import { http, startScan, TestApp } from '../setup/app';
+import { createOrg, eventually, http, isolatedRedisUrl, startApi, startScan, startWorker, TestApp } from '../setup/app';
 
 /** Raw GET that sends the path byte for byte (fetch would normalize `..` segments away). */
 function rawGet(origin: string, path: string): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
@@ -146,6 +146,50 @@ describe('Logo intake (RenderingService.prepareLogo)', () => {
     expect({ status: err!.status, code: err!.code, field: err!.extras.field }).toEqual({ status: 400, code: 'invalid_request', field: 'design.logo.url' });
     return err!.message;
   };
+
+  it('leaves no logo behind when a request is refused, and a batch fetches its logo once for every item', async () => {
+    const apiDir = mkdtempSync(join(tmpdir(), 'scanlink-logo-api-'));
+    // Their own Redis database: no other test file's worker takes this batch (it could not fetch from 127.0.0.1).
+    const env = { STORAGE_DIR: apiDir, LOGO_ALLOW_HOSTS: '127.0.0.1', REDIS_URL: isolatedRedisUrl(12) };
+    const api = await startApi(env);
+    const worker = await startWorker(env);
+    const pngs = () => (readdirSync(apiDir, { recursive: true }) as string[]).filter((f) => f.endsWith('.png'));
+    const logoHits = () => hits.filter((h) => h === '/logo.png').length;
+    try {
+      const org = await createOrg(api, { plan: 'pro' });
+      const logo = { url: `${origin}/logo.png` };
+      const tooLong = await http(api.origin, 'POST', '/v1/qr-codes', {
+        key: org.apiKey,
+        body: { type: 'static', target: { type: 'text', text: 'x'.repeat(1500) }, design: { logo } },
+      });
+      expect([tooLong.status, tooLong.body.error.code]).toEqual([400, 'payload_too_large']);
+      const code = await http(api.origin, 'POST', '/v1/qr-codes', { key: org.apiKey, body: { target: { type: 'url', destination: 'https://example.com/l' } } });
+      const badFolder = await http(api.origin, 'PATCH', `/v1/qr-codes/${code.body.id}`, {
+        key: org.apiKey,
+        body: { folder_id: 'fld_doesnotexist12345678', design: { logo } },
+      });
+      expect(badFolder.status).toBe(404);
+      expect(pngs()).toEqual([]);
+
+      const before = logoHits();
+      const batch = await http(api.origin, 'POST', '/v1/batches', {
+        key: org.apiKey,
+        body: { design: { logo }, items: [1, 2, 3].map((n) => ({ target: { type: 'url', destination: `https://example.com/b/${n}` } })) },
+      });
+      expect(batch.status).toBe(202);
+      const done = await eventually(async () => {
+        const res = await http(api.origin, 'GET', `/v1/batches/${batch.body.id}`, { key: org.apiKey });
+        return res.body.status !== 'processing' ? res.body : undefined;
+      }, 30_000, 'the batch');
+      expect(done).toMatchObject({ status: 'completed', completed_count: 3, error_count: 0 });
+      expect(logoHits() - before).toBe(1);
+      expect(pngs()).toHaveLength(1);
+    } finally {
+      await worker.close();
+      await api.close();
+      rmSync(apiDir, { recursive: true, force: true });
+    }
+  });
 
   it('fetches a logo from a host on LOGO_ALLOW_HOSTS, stores it as PNG and serves it', async () => {
     const key = await prepare(allowed, `${origin}/logo.png`);

@@ -85,7 +85,7 @@ export class BatchesController {
           manifest += csvRow([item.qrCodeId, item.name, '', 'deleted', 'the code was deleted after the batch ran']);
           continue;
         }
-        const file = await this.qrCodes.download(auth, item.qrCodeId, format, format === 'png' ? size : 1000).catch((err: Error) => err);
+        const file = await this.qrCodes.download(auth, item.qrCodeId, format, size).catch((err: Error) => err);
         if (file instanceof Error) {
           manifest += csvRow([code.id, code.name, code.short_url, 'failed', file.message]);
           continue;

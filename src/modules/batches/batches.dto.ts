@@ -61,7 +61,7 @@ export class BatchDownloadQueryDto {
   @ApiPropertyOptional({ enum: ['svg', 'png'], default: 'svg' })
   @IsOmittable() @IsIn(['svg', 'png'], { message: 'format must be svg or png' })
   format?: string;
-  @ApiPropertyOptional({ type: 'integer', minimum: 100, maximum: 4000, default: 1000, description: 'PNG pixels; ignored for SVG' })
+  @ApiPropertyOptional({ type: 'integer', minimum: 100, maximum: 4000, default: 1000, description: 'Pixels: the PNG size, or the SVG width and height' })
   @IsOmittable() @Matches(/^\d+$/, { message: 'size must be an integer from 100 to 4000' })
   size?: string;
 }

@@ -172,7 +172,15 @@ export class BatchesService {
           environment: batch.environment,
         };
         const pending = await em.find(BatchItem, { batchId, status: 'pending' }, { orderBy: { idx: 'asc' } });
-        for (const item of pending) await this.processItem(auth, batch, item);
+        // The batch design's logo is fetched once for every item; if it cannot be used, each item fails with why.
+        let logo: { key: string | null } | { error: unknown } | undefined;
+        if (pending.length > 0 && batch.design) {
+          logo = await this.qrCodes.prepareDesignLogo(batch.design as Record<string, unknown>).then(
+            (key) => ({ key }),
+            (error: unknown) => ({ error }),
+          );
+        }
+        for (const item of pending) await this.processItem(auth, batch, item, logo);
         await this.finish(batch);
       } catch (err) {
         this.logger.error(`batch ${batchId} failed: ${(err as Error).stack ?? err}`);
@@ -181,7 +189,7 @@ export class BatchesService {
     });
   }
 
-  private async processItem(auth: AuthContext, batch: Batch, item: BatchItem): Promise<void> {
+  private async processItem(auth: AuthContext, batch: Batch, item: BatchItem, logo?: { key: string | null } | { error: unknown }): Promise<void> {
     let status: 'completed' | 'failed' = 'completed';
     let error: string | null = null;
     let gs1Code: string | null = null;
@@ -200,7 +208,12 @@ export class BatchesService {
         const dto = plainToInstance(CreateQrCodeDto, request);
         const errors = await validate(dto, { whitelist: true, forbidNonWhitelisted: true });
         if (errors.length) throw validationException(errors);
-        await this.qrCodes.create(auth, dto, { id: item.qrCodeId, design: (batch.design as Record<string, unknown> | null) ?? undefined });
+        if (logo && 'error' in logo) throw logo.error;
+        await this.qrCodes.create(auth, dto, {
+          id: item.qrCodeId,
+          design: (batch.design as Record<string, unknown> | null) ?? undefined,
+          logoKey: logo && 'key' in logo ? logo.key : undefined,
+        });
       } catch (err) {
         status = 'failed';
         if (err instanceof ApiException) {

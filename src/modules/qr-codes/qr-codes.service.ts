@@ -16,6 +16,11 @@ import { QrCode } from './qr-code.entity';
 import { presentQrCode, shortUrl } from './qr-code.presenter';
 import { FieldReader } from './targets/fields';
 import { handlerFor, storedHandler } from './targets/registry';
+import stableStringify from 'safe-stable-stringify';
+
+/** Equal as JSON whatever the key order (jsonb stores object keys in its own order): a PATCH that re-sends what is
+ * stored changes nothing, bumps no updated_at and emits no qr.updated. */
+const sameJson = (a: unknown, b: unknown): boolean => stableStringify(a) === stableStringify(b);
 
 const MAX_TAGS = 10;
 const MAX_TAG_LENGTH = 50;
@@ -81,7 +86,18 @@ export class QrCodesService {
 
   /** Creates a code. `opts.id` reserves the id (batches: a resumed worker finds the code instead of creating it twice);
    * `opts.design` replaces the body's design (a batch's design applies to every item). */
-  async create(auth: AuthContext, body: CreateQrCodeDto, opts: { id?: string; design?: Record<string, unknown> } = {}): Promise<Record<string, unknown>> {
+  /** The stored logo of a design (fetched, checked and stored once), or null when it has none. Batches call it once
+   * for all their items. */
+  async prepareDesignLogo(design: Record<string, unknown>): Promise<string | null> {
+    const parsed = parseDesign(design);
+    return parsed.logo ? this.rendering.prepareLogo(parsed.logo.url) : null;
+  }
+
+  async create(
+    auth: AuthContext,
+    body: CreateQrCodeDto,
+    opts: { id?: string; design?: Record<string, unknown>; logoKey?: string | null } = {},
+  ): Promise<Record<string, unknown>> {
     const kind = body.type ?? 'dynamic';
     const handler = handlerFor(body.target.type);
     if (kind === 'static' && !handler.staticCapable) {
@@ -96,7 +112,14 @@ export class QrCodesService {
     const design = parseDesign(opts.design ?? body.design ?? {});
     const tags = body.tags === undefined ? [] : normalizeTags(body.tags);
     await this.assertFolder(auth, body.folder_id);
-    const logoKey = design.logo ? await this.rendering.prepareLogo(design.logo.url) : null;
+    // Everything that can refuse the request is checked before the logo is fetched and stored, so a refused request
+    // leaves no logo behind (the plan limit is checked again, race-safe, in the transaction below).
+    this.rendering.assertFits(this.payloadOf({ kind, shortCode: newShortCode(), type: handler.type, target }), design);
+    if (kind === 'dynamic') {
+      const current = await this.countLiveDynamic(this.em, auth.organizationId);
+      if (current + 1 > auth.plan.dynamic_qr_limit) throw planLimitError(auth, current);
+    }
+    const logoKey = design.logo ? (opts.logoKey !== undefined ? opts.logoKey : await this.rendering.prepareLogo(design.logo.url)) : null;
 
     for (let attempt = 0; ; attempt++) {
       const shortCode = newShortCode();
@@ -180,25 +203,29 @@ export class QrCodesService {
       }
       next = handler.patch(code.target, new FieldReader(fields));
     }
+    const tags = body.tags === undefined ? undefined : normalizeTags(body.tags);
+    if (body.folder_id !== undefined) await this.assertFolder(auth, body.folder_id);
     let design: Design | undefined;
     let logoKey = code.logoKey;
     if (body.design !== undefined) {
       const current = storedDesign(code.design);
       design = parseDesign(body.design, { base: current });
-      if (JSON.stringify(design) === JSON.stringify(current)) design = undefined;
-      else if (design.logo?.url !== current.logo?.url) logoKey = design.logo ? await this.rendering.prepareLogo(design.logo.url) : null;
+      if (sameJson(design, current)) design = undefined;
+      else {
+        // Refusals first, so that a refused request leaves no fetched logo behind.
+        this.rendering.assertFits(this.payloadOf(code), design);
+        if (design.logo?.url !== current.logo?.url) logoKey = design.logo ? await this.rendering.prepareLogo(design.logo.url) : null;
+      }
     }
-    const tags = body.tags === undefined ? undefined : normalizeTags(body.tags);
-    if (body.folder_id !== undefined) await this.assertFolder(auth, body.folder_id);
 
     const changes: Partial<QrCode> = {};
     if (body.name !== undefined && body.name !== code.name) changes.name = body.name;
-    if (next && (next.type !== code.type || JSON.stringify(next.target) !== JSON.stringify(code.target))) {
+    if (next && (next.type !== code.type || !sameJson(next.target, code.target))) {
       changes.type = next.type;
       changes.target = next.target;
     }
     if (body.folder_id !== undefined && body.folder_id !== code.folderId) changes.folderId = body.folder_id;
-    if (tags && JSON.stringify(tags) !== JSON.stringify(code.tags)) changes.tags = tags;
+    if (tags && !sameJson(tags, code.tags)) changes.tags = tags;
     if (body.is_active !== undefined && body.is_active !== code.isActive) changes.isActive = body.is_active;
     let newImageKey: string | undefined;
     if (design) {
@@ -272,7 +299,7 @@ export class QrCodesService {
     if (format === 'png') {
       return { body: await this.rendering.renderPng(payload, design, code.logoKey, size), contentType: 'image/png', filename: `${slug}.png` };
     }
-    return { body: await this.rendering.renderSvg(payload, design, code.logoKey), contentType: 'image/svg+xml', filename: `${slug}.svg` };
+    return { body: await this.rendering.renderSvg(payload, design, code.logoKey, size), contentType: 'image/svg+xml', filename: `${slug}.svg` };
   }
 
   /** Scan processes drop the code from their caches (spec: a new destination works on the next scan). */

@@ -97,6 +97,8 @@ describe('parseDesign', () => {
       const r = refusal({ colors: { foreground: '#aaaaaa', background: '#ffffff' } });
       expect(r.field).toBe('design.colors');
       expect(r.message).toMatch(/contrast ratio of 2\.32:1 against the background #ffffff; at least 3:1/);
+      // 2.996:1 is below 3:1 and is not printed as 3.00:1.
+      expect(refusal({ colors: { foreground: '#959595', background: '#ffffff' } }).message).toContain('contrast ratio of 2.99:1');
     });
 
     it('accepts a pair at 3:1 or more and refuses one just below', () => {

@@ -200,7 +200,7 @@ function validateContrast(design: Design, root: string): Design {
     if (ratio < MIN_CONTRAST) {
       throw invalid(
         field,
-        `${what} ${color} has a contrast ratio of ${ratio.toFixed(2)}:1 against ${against}; at least ${MIN_CONTRAST}:1 is needed for the code to scan`,
+        `${what} ${color} has a contrast ratio of ${(Math.floor(ratio * 100) / 100).toFixed(2)}:1 against ${against}; at least ${MIN_CONTRAST}:1 is needed for the code to scan`,
       );
     }
     if (!isDarker(color, bg)) {
@@ -241,11 +241,17 @@ export function storedDesign(value: unknown): Design {
   const v = value as Partial<Design>;
   return {
     error_correction: v.error_correction ?? DEFAULT_DESIGN.error_correction,
-    colors: { ...DEFAULT_DESIGN.colors, ...(v.colors ?? {}) },
-    gradient: v.gradient ? { ...v.gradient } : null,
-    shapes: { ...DEFAULT_DESIGN.shapes, ...(v.shapes ?? {}) },
-    eye_colors: v.eye_colors ? { ...v.eye_colors } : null,
-    logo: v.logo ? { ...v.logo } : null,
+    // Rebuilt key by key: jsonb stores object keys in its own order, and a design must compare (and print) the same
+    // whatever order it was stored in.
+    colors: { foreground: v.colors?.foreground ?? DEFAULT_DESIGN.colors.foreground, background: v.colors?.background ?? DEFAULT_DESIGN.colors.background },
+    gradient: v.gradient ? { start: v.gradient.start, end: v.gradient.end, type: v.gradient.type } : null,
+    shapes: {
+      body: v.shapes?.body ?? DEFAULT_DESIGN.shapes.body,
+      eye_frame: v.shapes?.eye_frame ?? DEFAULT_DESIGN.shapes.eye_frame,
+      eye_ball: v.shapes?.eye_ball ?? DEFAULT_DESIGN.shapes.eye_ball,
+    },
+    eye_colors: v.eye_colors ? { frame: v.eye_colors.frame, ball: v.eye_colors.ball } : null,
+    logo: v.logo ? { url: v.logo.url, clear_background: v.logo.clear_background } : null,
     transparent_background: v.transparent_background ?? false,
   };
 }

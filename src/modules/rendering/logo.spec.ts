@@ -45,6 +45,15 @@ describe('normalizeLogo', () => {
     expect([...data.subarray(0, 3)]).toEqual([0, 0, 255]);
   });
 
+  it('accepts SVGs that declare a huge or a very thin size', async () => {
+    const declared = (w: number, h: number) =>
+      Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}" viewBox="0 0 100 100"><rect width="100" height="100" fill="#0000ff"/></svg>`);
+    expect(pngSize(await normalizeLogo(declared(20000, 20000)))).toEqual({ width: LOGO_MAX_PX, height: LOGO_MAX_PX });
+    const thin = pngSize(await normalizeLogo(declared(1, 4000)));
+    expect(thin.height).toBe(LOGO_MAX_PX);
+    expect(thin.width).toBeGreaterThanOrEqual(1);
+  });
+
   it('drops scripts: an SVG with <script> and event handlers becomes plain pixels', async () => {
     const evil = svg(
       '<script>alert(document.cookie)</script><rect width="64" height="32" fill="#00ff00" onload="alert(1)"/>' +

@@ -37,10 +37,13 @@ export async function normalizeLogo(bytes: Buffer): Promise<Buffer> {
     if (type === 'svg') {
       // Entity declarations are refused outright (entity-expansion bombs, external entities).
       if (/<!ENTITY/i.test(bytes.toString('utf8'))) throw refuse('SVG logos with entity declarations are not accepted');
-      const meta = await sharp(bytes, { density: 72 }).metadata();
+      // Reading the declared size rasterizes nothing, so the pixel limit does not apply to it (a 20000 × 20000 SVG is a
+      // valid logo); the rasterization below keeps its own limit.
+      const meta = await sharp(bytes, { density: 72, limitInputPixels: false }).metadata();
       const longest = Math.max(meta.width ?? 0, meta.height ?? 0) || 100;
-      // Rasterize at a density that lands near LOGO_MAX_PX on the longest side.
-      const density = Math.min(Math.max((72 * LOGO_MAX_PX) / longest, 1), 5000);
+      const shortest = Math.min(meta.width || longest, meta.height || longest);
+      // Rasterize at a density that lands near LOGO_MAX_PX on the longest side, and leaves the shortest at least 1 px.
+      const density = Math.min(Math.max((72 * LOGO_MAX_PX) / longest, 72 / shortest, 1), 5000);
       return await sharp(bytes, { density, limitInputPixels: 40_000_000 })
         .resize(LOGO_MAX_PX, LOGO_MAX_PX, { fit: 'inside', withoutEnlargement: false })
         .png()

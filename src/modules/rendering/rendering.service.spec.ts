@@ -169,7 +169,7 @@ describe('RenderingService.renderPng sizes', () => {
     const err = await rendering.renderPng(payload, design, null, 250).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiException);
     expect((err as ApiException).extras.field).toBe('size');
-    expect((err as ApiException).message).toMatch(/2\.48 px per module.*use size 253 or more/);
+    expect((err as ApiException).message).toMatch(/2\.47 px per module.*use size 253 or more/);
     const png = await rendering.renderPng(payload, design, null, 253);
     expect((await decodeBoth(png)).zxing).toBe(payload);
   });

@@ -84,7 +84,7 @@ export class RenderingService implements OnModuleDestroy {
       const minSize = Math.ceil(modules * minPx);
       throw ApiException.invalid(
         'size',
-        `size ${size} leaves ${(size / modules).toFixed(2)} px per module for this code (${modules} modules with the quiet zone); ` +
+        `size ${size} leaves ${(Math.floor((size / modules) * 100) / 100).toFixed(2)} px per module for this code (${modules} modules with the quiet zone); ` +
           `it needs at least ${minPx} px per module to scan: use size ${minSize} or more`,
       );
     }
