@@ -211,6 +211,7 @@ describe('scan host: GET /{short_code}', () => {
       const c = await code({ type: 'url', destination: 'https://example.com/slash' });
       expect(await locationOf(`/${c.short_code}/`)).toBe('https://example.com/slash');
       expect((await get('/health/')).headers.get('content-type')).toMatch(/json/);
+      for (const path of ['/images', '/images/']) expect((await get(path)).headers.get('content-type')).toMatch(/json/);
     });
 
     it('leaves every other request to Nest', async () => {

@@ -12,9 +12,9 @@ import { ScanEnricher } from './scan-enricher';
 /** `/{short_code}`, `/{short_code}.vcf`, `/{short_code}.ics`, with an optional trailing slash and any query string
  * (ignored). */
 export const SCAN_PATH = /^\/([0-9A-Za-z]{7})(\.vcf|\.ics)?\/?(?:\?|$)/;
-/** Any other one-segment path but `/health`: a mistyped or truncated scan URL, answered with the 404 page (HTML for a
+/** Any other one-segment path but `/health` and `/images`: a mistyped or truncated scan URL, answered with the 404 page (HTML for a
  * person, not the API's JSON envelope). Deeper paths (`/images/…`) go on to Nest. */
-const OTHER_ONE_SEGMENT = /^\/(?!health\/?(?:\?|$))[^/?]*\/?(?:\?|$)/;
+const OTHER_ONE_SEGMENT = /^\/(?!(?:health|images)\/?(?:\?|$))[^/?]*\/?(?:\?|$)/;
 const NO_CODE: ScanEntry = { code: null, location: null };
 
 /** Answers the request and returns true, or returns false (and does nothing) for a request Nest should get. */
