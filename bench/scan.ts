@@ -22,6 +22,7 @@ import { newId, newShortCode } from '../src/common/ids';
 import { ormConfig } from '../src/mikro-orm.config';
 import { AccountsService } from '../src/modules/accounts/accounts.service';
 import { loadPlans } from '../src/modules/accounts/plans';
+import { parseScanEntry } from '../src/modules/analytics/scan-entry';
 import { SCAN_STREAM, SCAN_STREAM_GROUP } from '../src/modules/scan/scan-contract';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -261,7 +262,7 @@ async function countQueued(redis: Redis): Promise<{ entries: number; records: nu
     const batch = await redis.xrange(SCAN_STREAM, start, '+', 'COUNT', 200);
     for (const [, fields] of batch) {
       entries++;
-      records += (JSON.parse(fields[fields.indexOf('b') + 1]) as unknown[]).length;
+      records += parseScanEntry(fields)?.records.length ?? 0;
     }
     if (batch.length < 200) break;
     start = `(${batch[batch.length - 1][0]}`;

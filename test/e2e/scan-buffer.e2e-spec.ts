@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Redis from 'ioredis';
 import type { AppConfig } from '../../src/common/config/config';
+import { parseScanEntry } from '../../src/modules/analytics/scan-entry';
 import { ScanBuffer } from '../../src/modules/scan/scan-buffer.service';
 import { SCAN_BATCH_MAX, SCAN_STREAM, type ScanRecord } from '../../src/modules/scan/scan-contract';
 import { eventually } from '../setup/app';
@@ -18,7 +19,7 @@ const record = (n: number): ScanRecord => ({
   id: `scan_${String(n).padStart(20, '0')}`,
   qr_code_id: 'qr_0123456789abcdefghij',
   organization_id: 'org_0123456789abcdefghij',
-  scanned_at: new Date(0).toISOString(),
+  scanned_at: '2026-11-23T10:00:00.000Z',
   country: 'GB',
   city: null,
   device: 'Mobile',
@@ -46,9 +47,15 @@ describe('ScanBuffer (scan process → Redis stream)', () => {
     buffers.push(buf);
     return buf;
   };
+  /** Stream entries, decoded as the worker decodes them. */
+  const decoded = async (): Promise<ScanRecord[][]> =>
+    (await reader.xrange(SCAN_STREAM, '-', '+')).map(([, fields]) => {
+      const parsed = parseScanEntry(fields);
+      expect(parsed?.invalid).toBe(0);
+      return parsed!.records;
+    });
   /** Stream entries, each as the list of record ids it carries. */
-  const entries = async (): Promise<string[][]> =>
-    (await reader.xrange(SCAN_STREAM, '-', '+')).map(([, fields]) => (JSON.parse(fields[fields.indexOf('b') + 1]) as ScanRecord[]).map((r) => r.id));
+  const entries = async (): Promise<string[][]> => (await decoded()).map((records) => records.map((r) => r.id));
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'scanlink-buffer-'));
@@ -75,8 +82,9 @@ describe('ScanBuffer (scan process → Redis stream)', () => {
     const got = await entries();
     expect(got.map((e) => e.length)).toEqual([SCAN_BATCH_MAX, SCAN_BATCH_MAX, 7]);
     expect(got.flat()).toEqual(Array.from({ length: total }, (_, i) => record(i).id));
-    const [[, fields]] = await reader.xrange(SCAN_STREAM, '-', '+', 'COUNT', 1);
-    expect(JSON.parse(fields[1])[3]).toEqual(record(3));
+    const [first] = await decoded();
+    expect(first[3]).toEqual(record(3));
+    expect(first[SCAN_BATCH_MAX - 1]).toEqual(record(SCAN_BATCH_MAX - 1));
     expect(buf.size).toBe(0);
   });
 

@@ -1,4 +1,5 @@
 import Redis from 'ioredis';
+import { parseScanEntry } from '../../src/modules/analytics/scan-entry';
 import { ScanBuffer } from '../../src/modules/scan/scan-buffer.service';
 import { SCAN_CODE_KEY_PREFIX, SCAN_STREAM, type ScanRecord } from '../../src/modules/scan/scan-contract';
 import { createCode, createOrg, db, eventually, http, isolatedRedisUrl, startApi, startScan, TestApp, TestOrg } from '../setup/app';
@@ -51,13 +52,14 @@ describe('scan host: GET /{short_code}', () => {
     expect(res.status).toBe(200);
   };
 
-  /** Every ScanRecord queued in the stream (entries of JSON arrays in field `b`). */
+  /** Every ScanRecord queued in the stream, decoded as the worker decodes it (every record well-formed). */
   const streamRecords = async (): Promise<{ raw: string; records: ScanRecord[] }> => {
     const entries = await redis.xrange(SCAN_STREAM, '-', '+');
     const raw = entries.map(([, fields]) => fields.join(' ')).join('\n');
     const records = entries.flatMap(([, fields]) => {
-      const i = fields.indexOf('b');
-      return JSON.parse(fields[i + 1]) as ScanRecord[];
+      const parsed = parseScanEntry(fields);
+      expect(parsed?.invalid).toBe(0);
+      return parsed!.records;
     });
     return { raw, records };
   };

@@ -1,3 +1,4 @@
+import { encodeScanBatch, SCAN_COMPACT_FIELD } from '../scan/scan-contract';
 import { parseScanEntry, toScanRecord } from './scan-entry';
 
 const record = (over: Record<string, unknown> = {}) => ({
@@ -19,6 +20,28 @@ describe('scan stream entries', () => {
   it('decodes the b field of an entry into ScanRecords', () => {
     const parsed = parseScanEntry(['b', JSON.stringify([record(), record({ id: 'scan_2' })])]);
     expect(parsed).toEqual({ records: [record(), record({ id: 'scan_2' })], invalid: 0 });
+  });
+
+  it('decodes a compact entry (what scan processes write) back into the same ScanRecords', () => {
+    const records = [
+      record(),
+      record({ id: 'scan_2', country: null, city: null }),
+      record({ id: 'scan_3', qr_code_id: 'qr_2', organization_id: 'org_2', scanned_at: '2026-11-20T08:14:03.121Z', referrer: 'news.example.com' }),
+    ];
+    const body = encodeScanBatch(records);
+    expect(parseScanEntry([SCAN_COMPACT_FIELD, body])).toEqual({ records, invalid: 0 });
+    // Repeated codes, times and values are written once.
+    expect(body.split('qr_1').length - 1).toBe(1);
+    expect(body.split('Mobile Safari').length - 1).toBe(1);
+    expect(body.length).toBeLessThan(JSON.stringify(records).length / 2);
+  });
+
+  it('drops compact rows whose indexes point nowhere, and refuses an entry that is not a compact batch', () => {
+    const body = JSON.parse(encodeScanBatch([record(), record({ id: 'scan_2' })])) as { r: unknown[][] };
+    body.r.push(['scan_3', 7, 0, -1, -1, -1, -1, -1, -1, -1], ['scan_4', 0, 99, -1, -1, -1, -1, -1, -1, -1], ['scan_5', 0, 0, 42, -1, -1, -1, -1, -1, -1], 'x' as never);
+    expect(parseScanEntry([SCAN_COMPACT_FIELD, JSON.stringify(body)])).toEqual({ records: [record(), record({ id: 'scan_2' })], invalid: 4 });
+    expect(parseScanEntry([SCAN_COMPACT_FIELD, JSON.stringify({ v: 2, k: [], s: [], r: [] })])).toBeNull();
+    expect(parseScanEntry([SCAN_COMPACT_FIELD, '[]'])).toBeNull();
   });
 
   it('keeps only the allowlisted fields, treats blank and missing values as unknown, and caps long values', () => {

@@ -1,4 +1,4 @@
-import type { ScanRecord } from '../scan/scan-contract';
+import { SCAN_COMPACT_FIELD, type ScanRecord } from '../scan/scan-contract';
 
 /** The dimensions a scan carries, in the order of scan_day_values.dimension's check constraint. */
 export const SCAN_DIMENSIONS = ['country', 'city', 'device', 'os', 'browser', 'referrer', 'language'] as const;
@@ -52,13 +52,49 @@ export function toScanRecord(raw: unknown): ScanRecord | null {
   return out;
 }
 
+/** A value no dimension accepts: an index that points nowhere makes the record invalid rather than "Unknown". */
+const BAD_INDEX = Object.freeze({});
+
+/** The raw records of a compact entry (scan-contract.ts encodeScanBatch), for toScanRecord to check one by one; null
+ * when the entry is not one. */
+function decodeCompact(parsed: unknown): unknown[] | null {
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return null;
+  const { v, k, s, r } = parsed as { v?: unknown; k?: unknown; s?: unknown; r?: unknown };
+  if (v !== 1 || !Array.isArray(k) || !Array.isArray(s) || !Array.isArray(r)) return null;
+  const str = (i: unknown): unknown => (i === -1 ? null : typeof i === 'number' && typeof s[i] === 'string' ? s[i] : BAD_INDEX);
+  return r.map((row: unknown) => {
+    if (!Array.isArray(row) || row.length !== 10) return null;
+    const code: unknown = typeof row[1] === 'number' ? k[row[1]] : undefined;
+    if (!Array.isArray(code)) return null;
+    return {
+      id: row[0],
+      qr_code_id: code[0],
+      organization_id: code[1],
+      scanned_at: str(row[2]),
+      country: str(row[3]),
+      city: str(row[4]),
+      device: str(row[5]),
+      os: str(row[6]),
+      browser: str(row[7]),
+      referrer: str(row[8]),
+      language: str(row[9]),
+    };
+  });
+}
+
 /**
- * Decodes one stream entry (ioredis' flat `[field, value, …]` list; field `b` = JSON array of ScanRecord). Returns null
- * for an entry that is not a batch at all; individually malformed records are dropped and counted.
+ * Decodes one stream entry (ioredis' flat `[field, value, …]` list): field `c` = a compact batch (encodeScanBatch),
+ * or field `b` = a JSON array of ScanRecord (what scan processes wrote before). Returns null for an entry that is not
+ * a batch at all; individually malformed records are dropped and counted.
  */
 export function parseScanEntry(fields: string[]): ParsedEntry | null {
-  let body: string | undefined;
-  for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i] === 'b') body = fields[i + 1];
+  let compact: string | undefined;
+  let plain: string | undefined;
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    if (fields[i] === SCAN_COMPACT_FIELD) compact = fields[i + 1];
+    else if (fields[i] === 'b') plain = fields[i + 1];
+  }
+  const body = compact ?? plain;
   if (body === undefined) return null;
   let parsed: unknown;
   try {
@@ -66,11 +102,12 @@ export function parseScanEntry(fields: string[]): ParsedEntry | null {
   } catch {
     return null;
   }
-  if (!Array.isArray(parsed)) return null;
+  const raws = compact !== undefined ? decodeCompact(parsed) : Array.isArray(parsed) ? (parsed as unknown[]) : null;
+  if (!raws) return null;
   const records: ScanRecord[] = [];
-  for (const raw of parsed) {
+  for (const raw of raws) {
     const rec = toScanRecord(raw);
     if (rec) records.push(rec);
   }
-  return { records, invalid: parsed.length - records.length };
+  return { records, invalid: raws.length - records.length };
 }

@@ -1,7 +1,7 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import IORedis, { type Redis } from 'ioredis';
 import { APP_CONFIG, AppConfig } from '../../common/config/config';
-import { SCAN_BATCH_MAX, SCAN_STREAM, type ScanRecord } from './scan-contract';
+import { encodeScanBatch, SCAN_BATCH_MAX, SCAN_COMPACT_FIELD, SCAN_STREAM, type ScanRecord } from './scan-contract';
 
 /** Scans held while Redis is unreachable (about 300 bytes each); beyond this the oldest are dropped and counted. */
 export const SCAN_BUFFER_LIMIT = 200_000;
@@ -92,7 +92,7 @@ export class ScanBuffer implements OnModuleInit, BeforeApplicationShutdown, OnAp
       const taken = this.records.splice(0, SCAN_BATCH_MAX * ENTRIES_PER_FLUSH);
       const pipeline = this.redis.pipeline();
       for (let i = 0; i < taken.length; i += SCAN_BATCH_MAX) {
-        pipeline.xadd(SCAN_STREAM, '*', 'b', JSON.stringify(taken.slice(i, i + SCAN_BATCH_MAX)));
+        pipeline.xadd(SCAN_STREAM, '*', SCAN_COMPACT_FIELD, encodeScanBatch(taken.slice(i, i + SCAN_BATCH_MAX)));
       }
       try {
         const results = await pipeline.exec();
