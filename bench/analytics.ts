@@ -126,12 +126,18 @@ async function main() {
         cross join lateral generate_series(1, x.n) v`,
       [id, perDay, days],
     );
+    // The all-time totals the worker keeps next to the daily rollups (what an unfiltered request reads).
+    await em().execute(
+      `insert into scan_value_totals (qr_code_id, dimension, value, count)
+       select qr_code_id, dimension, value, sum(count) from scan_day_values where qr_code_id = ? group by 1, 2, 3`,
+      [id],
+    );
     await em().execute(`update qr_codes set scan_count = ? where id = ?`, [total, id]);
   };
   const s0 = Date.now();
   await seed(small, 100, 10);
   await seed(big, BIG, 366);
-  for (const table of ['scans', 'scan_days', 'scan_day_values']) await em().execute(`analyze ${table}`);
+  for (const table of ['scans', 'scan_days', 'scan_day_values', 'scan_value_totals']) await em().execute(`analyze ${table}`);
   const seedMs = Date.now() - s0;
   const [rollups] = await em().execute<{ n: string }[]>(`select count(*) as n from scan_day_values where qr_code_id = ?`, [big]);
 

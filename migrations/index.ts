@@ -3,6 +3,7 @@ import { Migration20261122001000_qr_codes } from './Migration20261122001000_qr_c
 import { Migration20261122003000_webhooks } from './Migration20261122003000_webhooks';
 import { Migration20261122005000_batches } from './Migration20261122005000_batches';
 import { Migration20261123000000_scans } from './Migration20261123000000_scans';
+import { Migration20261123100000_scan_totals } from './Migration20261123100000_scan_totals';
 
 /** Applied in this order by `npm run migrate`, the local runner and the test runner. */
 export const migrationsList = [
@@ -11,4 +12,5 @@ export const migrationsList = [
   { name: 'Migration20261122003000_webhooks', class: Migration20261122003000_webhooks },
   { name: 'Migration20261122005000_batches', class: Migration20261122005000_batches },
   { name: 'Migration20261123000000_scans', class: Migration20261123000000_scans },
+  { name: 'Migration20261123100000_scan_totals', class: Migration20261123100000_scan_totals },
 ];

@@ -199,6 +199,11 @@ describe('scan analytics', () => {
         { name: 'en', count: 18 },
         { name: 'de', count: 4 },
       ]);
+      // The same lists through the daily rollups (a filtered request) as through the all-time totals.
+      const filtered = (await analytics(code.id, `?from=${day(-1)}`)).body;
+      for (const list of ['countries', 'cities', 'devices', 'operating_systems', 'browsers', 'referrers', 'languages']) {
+        expect(filtered[list]).toEqual(res.body[list]);
+      }
     });
 
     it('stores a scan once however often it is queued', async () => {
@@ -215,6 +220,8 @@ describe('scan analytics', () => {
       expect(Number(row.n)).toBe(2);
       const [rollup] = await db(t).execute<{ n: string }[]>(`select sum(count) as n from scan_day_values where qr_code_id = ? and dimension = 'country'`, [code.id]);
       expect(Number(rollup.n)).toBe(2);
+      const [totals] = await db(t).execute<{ n: string }[]>(`select sum(count) as n from scan_value_totals where qr_code_id = ? and dimension = 'country'`, [code.id]);
+      expect(Number(totals.n)).toBe(2);
     });
 
     it('skips scans of purged or unknown codes and malformed records without holding back the others', async () => {

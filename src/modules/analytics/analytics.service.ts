@@ -45,6 +45,21 @@ select x.dimension, t.name, t.n
  ) t
  order by x.ord, t.n desc, t.name collate "C"`;
 
+/** The same lists for an unfiltered request, from the all-time totals: one short index range per dimension, whatever
+ * the number of scans or days. */
+const TOP_ALL_TIME_SQL = `
+select x.dimension, t.name, t.n
+  from unnest(array['country', 'city', 'device', 'os', 'browser', 'referrer', 'language']) with ordinality as x(dimension, ord)
+ cross join lateral (
+   select v.name, v.n
+     from (select case when value = '' then '${UNKNOWN}' else value end as name, count as n
+             from scan_value_totals
+            where qr_code_id = ? and dimension = x.dimension) v
+    order by v.n desc, v.name collate "C"
+    limit ${TOP_VALUES}
+ ) t
+ order by x.ord, t.n desc, t.name collate "C"`;
+
 const iso = (v: Date | string): string => new Date(v).toISOString();
 
 /** GET /v1/qr-codes/{id}/analytics: read from the daily rollups only, so the cost does not grow with the scan count. */
@@ -69,7 +84,9 @@ export class AnalyticsService {
     const bounds = [id, range.filter.from, range.filter.to];
     const [days, top] = await Promise.all([
       this.em.execute<{ day: string; count: string; first_at: Date | string; last_at: Date | string }[]>(DAYS_SQL, bounds),
-      this.em.execute<{ dimension: ScanDimension; name: string; n: string }[]>(TOP_SQL, bounds),
+      range.filter.from === null && range.filter.to === null
+        ? this.em.execute<{ dimension: ScanDimension; name: string; n: string }[]>(TOP_ALL_TIME_SQL, [id])
+        : this.em.execute<{ dimension: ScanDimension; name: string; n: string }[]>(TOP_SQL, bounds),
     ]);
 
     let total = 0;

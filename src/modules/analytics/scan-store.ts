@@ -35,7 +35,8 @@ export function scannedEventData(s: InsertedScan): ScannedEventData {
  * One statement stores a whole entry, set-based:
  * - `ins` inserts the raw scans whose code still exists (a code purged meanwhile drops out of the join) and skips ids
  *   already stored (`on conflict do nothing`): re-reading an entry, or the same scan twice, changes nothing;
- * - only the rows `ins` really inserted feed the rollups (scan_days, scan_day_values) and qr_codes.scan_count /
+ * - only the rows `ins` really inserted feed the rollups (scan_days, scan_day_values, scan_value_totals) and
+ *   qr_codes.scan_count /
  *   last_scan_at, so the counters stay exact under redelivery.
  * `codes` locks the entry's qr_codes rows first, in id order: two workers storing scans of the same codes queue up
  * behind each other instead of deadlocking on the rollup rows (which belong to those codes). The lock mode (no key
@@ -79,6 +80,17 @@ with input as (
                               ('language', coalesce(i.language, ''))) as x(dimension, value)
    group by 1, 2, 3, 4 order by 1, 2, 3, 4
   on conflict (qr_code_id, dimension, day, value) do update set count = v.count + excluded.count
+  returning 1
+), per_total as (
+  insert into scan_value_totals as t (qr_code_id, dimension, value, count)
+  select i.qr_code_id, x.dimension, x.value, count(*)
+    from ins i
+   cross join lateral (values ('country', coalesce(i.country, '')), ('city', coalesce(i.city, '')),
+                              ('device', coalesce(i.device, '')), ('os', coalesce(i.os, '')),
+                              ('browser', coalesce(i.browser, '')), ('referrer', coalesce(i.referrer, '')),
+                              ('language', coalesce(i.language, ''))) as x(dimension, value)
+   group by 1, 2, 3 order by 1, 2, 3
+  on conflict (qr_code_id, dimension, value) do update set count = t.count + excluded.count
   returning 1
 ), per_code as (
   update qr_codes q
