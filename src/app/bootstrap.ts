@@ -23,6 +23,9 @@ export interface BootOptions {
 
 type RawHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
+/** Fastify's default keep-alive timeout, set explicitly on the scan host's own server. */
+const KEEP_ALIVE_TIMEOUT_MS = 72_000;
+
 interface AdapterOptions {
   /** Fastify's trustProxy: true, or a proxy-addr list such as `loopback,10.0.0.0/8`. */
   trustProxy?: boolean | string;
@@ -40,10 +43,15 @@ function adapter(opts: AdapterOptions = {}): FastifyAdapter {
     trustProxy: opts.trustProxy ?? true,
     routerOptions: { ignoreTrailingSlash: true },
     ...(front && {
-      serverFactory: (fastifyHandler: RawHandler): Server =>
-        createServer((req, res) => {
+      serverFactory: (fastifyHandler: RawHandler): Server => {
+        const server = createServer((req, res) => {
           if (!front()?.(req, res)) fastifyHandler(req, res);
-        }),
+        });
+        // What Fastify sets on a server it creates itself (a load balancer's idle timeout is usually 60 s).
+        server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+        server.requestTimeout = 0;
+        return server;
+      },
     }),
   });
 }
@@ -99,7 +107,8 @@ export async function createApiApp(config: AppConfig, opts: BootOptions = {}): P
   const fastify = app.getHttpAdapter().getInstance();
   instrument(fastify, logger, 'api');
   // decisions.md: every response carries RateLimit-*. Requests the key guard counted have them already; the others
-  // (unknown routes, /health, /docs, dashboard-token routes) show the caller's anonymous window, uncounted.
+  // (unknown routes, /health, /docs, dashboard-token routes) show the caller's anonymous window, uncounted; nothing
+  // waits for it while Redis is not connected (a probe of /health then still answers at once).
   const limiter = app.get(RateLimiter, { strict: false });
   fastify.addHook('onSend', async (req, reply, payload) => {
     if (!reply.hasHeader('RateLimit-Limit')) {

@@ -29,8 +29,8 @@ export async function runProcess(name: string, start: (config: AppConfig) => Pro
         () => process.exit(1),
       );
     };
-    process.on('SIGINT', () => stop('SIGINT'));
-    process.on('SIGTERM', () => stop('SIGTERM'));
+    // The signals Nest's enableShutdownHooks() handled: each closes the app once (the scan host flushes its buffer).
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT'] as const) process.on(signal, () => stop(signal));
   } catch (err) {
     process.stderr.write(`scanlink ${name}: failed to start: ${(err as Error).stack ?? err}\n`);
     process.exit(1);

@@ -9,11 +9,13 @@ import { QUEUES } from '../../src/common/queue/queues';
 import { EventsService, recordEvent } from '../../src/modules/events/events.service';
 import { TestReceiver, waitFor } from '../../src/modules/webhooks/testing/receiver';
 import { WebhookDeliveryService } from '../../src/modules/webhooks/webhook-delivery.service';
-import { createOrg, db, http, startApi, TEST_WORKER_WEBHOOKS, testConfig, TestApp, TestOrg } from '../setup/app';
+import { createOrg, db, http, isolatedRedisUrl, startApi, TEST_WORKER_WEBHOOKS, testConfig, TestApp, TestOrg } from '../setup/app';
 
 // Every test worker shares these settings and the run's data directory: whichever worker delivers (or auto-disables
 // and e-mails), it behaves the same and writes where this file looks.
-const CONFIG = TEST_WORKER_WEBHOOKS;
+// Its own Redis database as well: this file pauses its worker's queue to lose a job on purpose, and a worker of
+// another file must not take that job from a shared queue first.
+const CONFIG = { ...TEST_WORKER_WEBHOOKS, REDIS_URL: isolatedRedisUrl(13) };
 const mailDir = testConfig().mailDir;
 
 describe('Webhook delivery (worker)', () => {

@@ -73,8 +73,10 @@ export class RateLimiter {
     return state;
   }
 
-  /** Counts a request without a valid API key from this client address. */
-  async consumeAnonymous(clientAddress: string | undefined, now = Date.now()): Promise<RateLimitState & { exceeded: boolean }> {
+  /** Counts a request without a valid API key from this client address; undefined while Redis is not connected (the
+   * answer is not held up waiting for it). */
+  async consumeAnonymous(clientAddress: string | undefined, now = Date.now()): Promise<(RateLimitState & { exceeded: boolean }) | undefined> {
+    if (this.redis.status !== 'ready') return undefined;
     const { minute, reset } = windowOf(now);
     const key = this.anonymousKey(clientAddress, minute);
     const [[, count]] = ((await this.redis.multi().incr(key).expire(key, 61).exec()) ?? [[null, 0]]) as [unknown, number][];
@@ -83,7 +85,8 @@ export class RateLimiter {
   }
 
   /** This client's anonymous window without counting (headers of responses no key was checked for). */
-  async peekAnonymous(clientAddress: string | undefined, now = Date.now()): Promise<RateLimitState> {
+  async peekAnonymous(clientAddress: string | undefined, now = Date.now()): Promise<RateLimitState | undefined> {
+    if (this.redis.status !== 'ready') return undefined;
     const { minute, reset } = windowOf(now);
     const count = Number((await this.redis.get(this.anonymousKey(clientAddress, minute))) ?? 0);
     const limit = ANONYMOUS_REQUESTS_PER_MINUTE;

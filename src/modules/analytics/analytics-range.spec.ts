@@ -58,6 +58,7 @@ describe('analytics date ranges', () => {
 
   it('reads years before 100 as written', () => {
     expect(dayNumber('0001-01-01')).not.toBeNull();
+    expect(dayNumber('0000-06-01')).toBeNull();
     expect(dayNumber('0099-12-31')! + 1).toBe(dayNumber('0100-01-01'));
   });
 

@@ -9,6 +9,7 @@ export const DAY_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
 export function dayNumber(s: string): number | null {
   if (!DAY_PATTERN.test(s)) return null;
   const [y, m, d] = s.split('-').map(Number);
+  if (y < 1) return null; // PostgreSQL has no year 0
   const back = new Date(0);
   back.setUTCFullYear(y, m - 1, d); // not Date.UTC, which reads years 0–99 as 1900–1999
   const t = back.getTime();

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsObject, IsString, Matches, MaxLength } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsObject, IsOptional, IsString, Matches, MaxLength, ValidateIf } from 'class-validator';
 import { ListEnvelopeDto } from '../../common/http/list';
 import { IsOmittable } from '../../common/errors/validation';
 
@@ -20,12 +20,12 @@ export class CreateBatchDto {
   items!: Record<string, unknown>[];
 
   @ApiPropertyOptional({ description: 'Applied to every item (a per-item design is ignored)' })
-  @IsOmittable() @IsObject({ message: 'design must be an object' })
-  design?: Record<string, unknown>;
+  @IsOptional() @ValidateIf((_o, v) => v !== null) @IsObject({ message: 'design must be an object or null' })
+  design?: Record<string, unknown> | null;
 
   @ApiPropertyOptional({ description: 'A saved dashboard template (tpl_…) applied to every item' })
-  @IsOmittable() @IsString() @Matches(/^tpl_[0-9A-Za-z]+$/, { message: 'template_id must be a tpl_… id' })
-  template_id?: string;
+  @IsOptional() @ValidateIf((_o, v) => v !== null) @IsString() @Matches(/^tpl_[0-9A-Za-z]+$/, { message: 'template_id must be a tpl_… id or null' })
+  template_id?: string | null;
 }
 
 export class BatchItemDto {

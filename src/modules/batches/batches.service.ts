@@ -82,7 +82,7 @@ export class BatchesService {
   async create(auth: AuthContext, body: CreateBatchDto): Promise<Record<string, unknown>> {
     if (body.template_id) throw new ApiException('not_found', `No such template: '${body.template_id}'`, { field: 'template_id' });
     // The batch design applies to every item: refuse a bad one now, not 1,000 times later.
-    const design = body.design === undefined ? null : parseDesign(body.design);
+    const design = body.design === undefined || body.design === null ? null : parseDesign(body.design);
     const dynamicCount = body.items.filter((i) => itemKind(i) === 'dynamic').length;
     const batch = await this.em.transactional(async (em) => {
       if (dynamicCount > 0) {
@@ -181,6 +181,8 @@ export class BatchesService {
           );
         }
         for (const item of pending) await this.processItem(auth, batch, item, logo);
+        // Kept only if some item's code uses it (every item may have failed).
+        if (logo && 'key' in logo && logo.key) await this.qrCodes.releaseLogo(logo.key);
         await this.finish(batch);
       } catch (err) {
         this.logger.error(`batch ${batchId} failed: ${(err as Error).stack ?? err}`);

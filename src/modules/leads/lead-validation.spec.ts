@@ -45,6 +45,7 @@ describe('checkLead', () => {
       expect(r.outcome).toBe('invalid');
       if (r.outcome !== 'invalid') return;
       expect(Object.keys(r.state.errors).sort()).toEqual(['consent', 'terms']);
+      expect(r.state.values.terms).toBe('');
     }
     const optional: FormDefinition = { ...form, fields: [{ name: 'news', label: 'News', type: 'checkbox', required: false }] };
     expect(checkLead(optional, { news: 'no', consent: 'yes' })).toEqual({ outcome: 'valid', fields: { news: false } });

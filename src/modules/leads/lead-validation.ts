@@ -74,7 +74,8 @@ export function checkLead(form: FormDefinition, body: Record<string, unknown>): 
   const fields: Record<string, LeadValue> = {};
   for (const f of form.fields) {
     const raw = posted(body, f.name);
-    values[f.name] = raw.slice(0, FIELD_MAX_LENGTH * 2);
+    // A checkbox is shown again ticked only if it was ticked ("no" is not).
+    values[f.name] = f.type === 'checkbox' ? (isTicked(raw) ? 'yes' : '') : raw.slice(0, FIELD_MAX_LENGTH * 2);
     const result = check(f, raw);
     if ('error' in result) errors[f.name] = result.error;
     else fields[f.name] = result.value;

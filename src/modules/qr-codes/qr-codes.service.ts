@@ -161,6 +161,8 @@ export class QrCodesService {
       } catch (err) {
         await this.releaseImage(imageKey);
         if (err instanceof UniqueConstraintViolationException && attempt < 5) continue;
+        // A logo this request fetched (not one a batch passed in) goes too, unless another code uses it.
+        if (logoKey && opts.logoKey === undefined) await this.releaseLogo(logoKey);
         throw err;
       }
     }
@@ -250,6 +252,7 @@ export class QrCodesService {
       });
     } catch (err) {
       if (newImageKey && newImageKey !== oldImageKey) await this.releaseImage(newImageKey);
+      if (changes.logoKey && changes.logoKey !== oldLogoKey) await this.releaseLogo(changes.logoKey);
       throw err;
     }
     this.invalidate(code);

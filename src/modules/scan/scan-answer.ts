@@ -14,6 +14,8 @@ export interface ScanEntry {
   pages?: Partial<Record<ScanSuffix, HostedResponse | null>>;
 }
 
+const MAX_KEPT_PAGE = 256 * 1024;
+
 /** The page or download of this entry for `suffix`, rendered once per cache fill, body as bytes. */
 function hosted(entry: ScanEntry, code: CachedCode, req: ScanAnswerRequest): HostedResponse | null {
   const pages = (entry.pages ??= {});
@@ -21,7 +23,8 @@ function hosted(entry: ScanEntry, code: CachedCode, req: ScanAnswerRequest): Hos
   if (page === undefined) {
     const rendered = renderHostedPage(code, { suffix: req.suffix, userAgent: req.userAgent, scanBaseUrl: req.scanBaseUrl });
     page = rendered && { ...rendered, body: typeof rendered.body === 'string' ? Buffer.from(rendered.body) : rendered.body };
-    pages[req.suffix] = page;
+    // Pages up to MAX_KEPT_PAGE bytes are kept for the next scans; a larger one is rendered each time.
+    if (!page || page.body.length <= MAX_KEPT_PAGE) pages[req.suffix] = page;
   }
   return page;
 }

@@ -13,6 +13,10 @@ import { fixedLocation } from './scan-destination';
  * change cannot write its stale copy into Redis afterwards (see SET_IF_UNCHANGED). */
 export const SCAN_CODE_GEN_KEY_PREFIX = 'scanlink:code-gen:';
 const MAX_ENTRIES = 50_000;
+/** A byte budget as well: a menu or link page target can be large, and its rendered page is kept beside it. */
+const MAX_BYTES = 256 * 1024 * 1024;
+/** Estimated bytes of an entry: the target, and its rendered page (escaped HTML, up to about four times the text). */
+const entrySize = (entry: ScanEntry): number => 512 + (entry.code ? JSON.stringify(entry.code.target).length * 5 : 0);
 /** Unknown short codes are remembered briefly (in this process only), so guessing codes does not reach Postgres. */
 const NEGATIVE_TTL_MS = 5_000;
 const SHORT_CODE = /^[0-9A-Za-z]{7}$/;
@@ -67,7 +71,13 @@ export class ScanCodeCache implements OnModuleInit, OnApplicationShutdown {
     private readonly orm: MikroORM,
   ) {
     this.ttlSeconds = config.scanCacheTtlSeconds;
-    this.lru = new LRUCache<string, ScanEntry>({ max: MAX_ENTRIES, ttl: this.ttlSeconds * 1000, ttlResolution: 100 });
+    this.lru = new LRUCache<string, ScanEntry>({
+      max: MAX_ENTRIES,
+      maxSize: MAX_BYTES,
+      sizeCalculation: entrySize,
+      ttl: this.ttlSeconds * 1000,
+      ttlResolution: 100,
+    });
   }
 
   async onModuleInit(): Promise<void> {

@@ -46,7 +46,7 @@ export class TokensService {
     }
     const { key, secret } = await this.accounts.createKey(
       org.id,
-      { name: body.name, scopes: body.scopes, environment: body.environment, expiresInDays: body.expires_in_days },
+      { name: body.name, scopes: body.scopes, environment: body.environment, expiresInDays: body.expires_in_days ?? undefined },
       { enforceLimits: true },
     );
     return { ...presentKey(key), key: secret };

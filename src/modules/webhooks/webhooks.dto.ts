@@ -22,11 +22,12 @@ export class CreateWebhookDto {
   @IsIn(SUBSCRIBABLE, { each: true, message: eventsMessage })
   events!: string[];
 
-  @ApiPropertyOptional({ example: 'Order system', maxLength: 500 })
-  @IsOmittable()
-  @IsString({ message: 'description must be a string' })
+  @ApiPropertyOptional({ type: String, nullable: true, example: 'Order system', maxLength: 500 })
+  @IsOptional()
+  @ValidateIf((_o, v) => v !== null)
+  @IsString({ message: 'description must be a string or null' })
   @MaxLength(500, { message: 'description must be at most 500 characters' })
-  description?: string;
+  description?: string | null;
 
   @ApiPropertyOptional({ enum: ENDPOINT_SOURCES, default: 'api', description: 'Who registered the endpoint: the API directly, or an integration platform on the workspace\'s behalf' })
   @IsOmittable()

@@ -78,7 +78,8 @@ function linkHandler(type: string, staticCapable: boolean): TargetHandler {
       const destination = r.url('destination', { required: true })!;
       const utm = readUtm(r) ?? null;
       // A static code cannot add UTM parameters at scan time: they are merged into the encoded URL instead.
-      if (kind === 'static') return { destination: mergeUtm(destination, utm), utm: null };
+      // Through URL first, so the printed URL is normalized (spaces and non-ASCII percent-encoded) as it always was.
+      if (kind === 'static') return { destination: utm ? mergeUtm(new URL(destination).href, utm) : destination, utm: null };
       return { destination, utm };
     },
     patch(current, r) {

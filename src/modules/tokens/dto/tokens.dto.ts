@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMinSize, ArrayUnique, IsArray, IsIn, IsInt, IsString, Length, Max, Min, Matches } from 'class-validator';
+import { ArrayMinSize, ArrayUnique, IsArray, IsIn, IsInt, IsOptional, IsString, Length, Max, Min, Matches, ValidateIf } from 'class-validator';
 import { SCOPES } from '../../../common/auth/scopes';
 import { IsOmittable } from '../../../common/errors/validation';
 
@@ -12,9 +12,9 @@ export class CreateTokenDto {
   @IsArray() @ArrayMinSize(1) @ArrayUnique() @IsIn(SCOPES, { each: true, message: `each value in scopes must be one of ${SCOPES.join(', ')}` })
   scopes!: string[];
 
-  @ApiPropertyOptional({ example: 90, minimum: 0, maximum: 3650, description: 'The key expires this many days after creation' })
-  @IsOmittable() @IsInt() @Min(0) @Max(3650)
-  expires_in_days?: number;
+  @ApiPropertyOptional({ type: 'integer', nullable: true, example: 90, minimum: 0, maximum: 3650, description: 'The key expires this many days after creation; null or absent: it does not expire' })
+  @IsOptional() @ValidateIf((_o, v) => v !== null) @IsInt() @Min(0) @Max(3650)
+  expires_in_days?: number | null;
 
   @ApiPropertyOptional({ enum: ['live', 'test'], default: 'live' })
   @IsOmittable() @IsIn(['live', 'test'])
