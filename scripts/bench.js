@@ -20,19 +20,7 @@ async function main() {
   const env = { ...process.env, NODE_ENV: 'test', LOCAL_DATA_DIR: dir, LOG_LEVEL: process.env.LOG_LEVEL || 'silent' };
   let code = 1;
   let running;
-  let stopping = false;
-  // A signal stops the running step (it is in our process group only when started from a terminal), then what was
-  // started here.
-  const onSignal = async (sig) => {
-    if (stopping) return;
-    stopping = true;
-    running?.kill(sig);
-    for (const stop of stoppers.reverse()) await stop().catch(() => undefined);
-    fs.rmSync(dir, { recursive: true, force: true });
-    process.exit(130);
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  svc.onStopSignal({ stoppers, dir, forward: () => running });
   try {
     if (!process.env.DATABASE_URL) {
       const pg = await svc.startPostgres({ port: await svc.freePort(), dir: path.join(dir, 'pg'), fresh: true, fast: true });

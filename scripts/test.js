@@ -18,19 +18,7 @@ async function main() {
   const env = { ...process.env, NODE_ENV: 'test', LOCAL_DATA_DIR: dir };
   let code = 1;
   let jestChild;
-  let stopping = false;
-  // Jest running: it gets the signal and this run ends when it does. Before that (services starting, migrating):
-  // stop what was started and leave.
-  const onSignal = async (sig) => {
-    if (jestChild) return void jestChild.kill(sig);
-    if (stopping) return;
-    stopping = true;
-    for (const stop of stoppers.reverse()) await stop().catch(() => undefined);
-    fs.rmSync(dir, { recursive: true, force: true });
-    process.exit(130);
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  svc.onStopSignal({ stoppers, dir, forward: () => jestChild });
   try {
     if (!unitOnly) {
       env.CHROMIUM_PATH = process.env.CHROMIUM_PATH || svc.ensureChromium();

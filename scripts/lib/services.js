@@ -216,4 +216,23 @@ async function startPostgres({ port, dir, fresh, fast }) {
   return { url: `postgres://postgres:postgres@127.0.0.1:${port}/scanlink`, stop };
 }
 
-module.exports = { ROOT, log, run, ensureDependencies, ensureBuilt, ensureChromium, freePort, portOpen, startRedis, startPostgres, waitFor };
+/**
+ * SIGINT/SIGTERM for `npm test` and benches: while `forward()` returns a running child, the signal goes to it and the
+ * run ends when it does; otherwise the services in `stoppers` are stopped, `dir` removed, and the process exits.
+ */
+function onStopSignal({ stoppers, dir, forward }) {
+  let stopping = false;
+  const handler = async (sig) => {
+    const child = forward();
+    if (child) return void child.kill(sig);
+    if (stopping) return;
+    stopping = true;
+    for (const stop of [...stoppers].reverse()) await stop().catch(() => undefined);
+    fs.rmSync(dir, { recursive: true, force: true });
+    process.exit(130);
+  };
+  process.on('SIGINT', handler);
+  process.on('SIGTERM', handler);
+}
+
+module.exports = { ROOT, log, run, ensureDependencies, ensureBuilt, ensureChromium, freePort, portOpen, startRedis, startPostgres, waitFor, onStopSignal };

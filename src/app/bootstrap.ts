@@ -6,6 +6,7 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import type { FastifyInstance } from 'fastify';
 import type { AppConfig } from '../common/config/config';
 import { setRateLimitHeaders } from '../common/auth/api-key.guard';
+import { parseTrustProxy, type TrustProxy } from '../common/http/client-address';
 import { createValidationPipe } from '../common/errors/validation';
 import { RateLimiter } from '../common/http/rate-limiter';
 import { newId } from '../common/ids';
@@ -27,20 +28,20 @@ type RawHandler = (req: IncomingMessage, res: ServerResponse) => void;
 const KEEP_ALIVE_TIMEOUT_MS = 72_000;
 
 interface AdapterOptions {
-  /** Fastify's trustProxy: true, or a proxy-addr list such as `loopback,10.0.0.0/8`. */
-  trustProxy?: boolean | string;
+  /** TRUST_PROXY, parsed (client-address.ts). */
+  trustProxy: TrustProxy;
   /** A request handler placed in front of Fastify: it answers what it knows and hands the rest on. */
   front?: () => HotPathHandler | undefined;
 }
 
-function adapter(opts: AdapterOptions = {}): FastifyAdapter {
+function adapter(opts: AdapterOptions): FastifyAdapter {
   const front = opts.front;
   return new FastifyAdapter({
     logger: false,
     genReqId: () => newId('req'),
     requestIdHeader: false,
     bodyLimit: 2 * 1024 * 1024,
-    trustProxy: opts.trustProxy ?? true,
+    trustProxy: opts.trustProxy,
     routerOptions: { ignoreTrailingSlash: true },
     ...(front && {
       serverFactory: (fastifyHandler: RawHandler): Server => {
@@ -55,12 +56,6 @@ function adapter(opts: AdapterOptions = {}): FastifyAdapter {
     }),
   });
 }
-
-/** TRUST_PROXY as Fastify takes it (the scan host's lead form sees the same client address as the hot path). */
-const fastifyTrustProxy = (value: string): boolean | string => {
-  const v = value.trim().toLowerCase();
-  return v === 'true' || v === '*' ? true : v === 'false' || v === '' ? false : value;
-};
 
 /**
  * Nest's own body parsers, except that an empty body sent with Content-Type: application/json is "no body" rather
@@ -99,7 +94,7 @@ function instrument(fastify: FastifyInstance, logger: PinoLoggerService, process
 // destroy and shutdown hook once. With both, a signal closed the app twice (two concurrent runs of every hook).
 export async function createApiApp(config: AppConfig, opts: BootOptions = {}): Promise<NestFastifyApplication> {
   const logger = new PinoLoggerService(createPino(opts.logLevel ?? config.logLevel, 'api'));
-  const app = await NestFactory.create<NestFastifyApplication>(ApiModule.forRoot(config), adapter({ trustProxy: fastifyTrustProxy(config.trustProxy) }), {
+  const app = await NestFactory.create<NestFastifyApplication>(ApiModule.forRoot(config), adapter({ trustProxy: parseTrustProxy(config.trustProxy) }), {
     logger,
     bufferLogs: false,
     abortOnError: false,
@@ -137,7 +132,7 @@ export async function createScanApp(config: AppConfig, opts: BootOptions = {}): 
   const front: { hotPath?: HotPathHandler } = {};
   const app = await NestFactory.create<NestFastifyApplication>(
     ScanModule.forRoot(config),
-    adapter({ trustProxy: fastifyTrustProxy(config.trustProxy), front: () => front.hotPath }),
+    adapter({ trustProxy: parseTrustProxy(config.trustProxy), front: () => front.hotPath }),
     { logger, abortOnError: false },
   );
   instrument(app.getHttpAdapter().getInstance(), logger, 'scan');

@@ -1,8 +1,8 @@
-import { createHmac } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { ApiException } from '../errors/api.exception';
+import { clientAddressKey } from './client-address';
 import { REDIS } from '../redis/redis.provider';
 import type { AuthContext } from '../auth/auth-context';
 
@@ -32,6 +32,9 @@ used = redis.call('INCR', KEYS[2])
 if used == 1 then redis.call('EXPIRE', KEYS[2], 2764800) end
 return {count, -1}`;
 
+const CONSUME_COMMAND = 'scanlinkRateLimitConsume';
+type ConsumeCommand = (minuteKey: string, monthKey: string, limit: number, monthly: number | '') => Promise<[number, number]>;
+
 const windowOf = (now: number) => ({ minute: Math.floor(now / 60_000), reset: 60 - Math.floor((now % 60_000) / 1000) });
 
 /** Fixed one-minute windows per key in Redis (one round trip per request), plus the free plan's monthly quota per
@@ -41,7 +44,10 @@ export class RateLimiter {
   constructor(
     @Inject(REDIS) private readonly redis: Redis,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    // A defined command runs as EVALSHA (the script is sent once, not with every request).
+    redis.defineCommand(CONSUME_COMMAND, { numberOfKeys: 2, lua: CONSUME });
+  }
 
   async consume(auth: AuthContext, now = Date.now()): Promise<RateLimitState> {
     const { minute, reset } = windowOf(now);
@@ -50,7 +56,8 @@ export class RateLimiter {
     const d = new Date(now);
     const monthKey = `quota:${auth.organizationId}:${d.getUTCFullYear()}-${d.getUTCMonth() + 1}`;
     const limit = auth.plan.requests_per_minute;
-    const [count, exhausted] = (await this.redis.eval(CONSUME, 2, rlKey, monthKey, limit, monthly === null ? '' : monthly)) as [number, number];
+    const consume = (this.redis as unknown as Record<typeof CONSUME_COMMAND, ConsumeCommand>)[CONSUME_COMMAND];
+    const [count, exhausted] = await consume.call(this.redis, rlKey, monthKey, limit, monthly === null ? '' : monthly);
     const state = { limit, remaining: Math.max(0, limit - count), reset };
     if (count > limit) {
       throw Object.assign(
@@ -94,7 +101,6 @@ export class RateLimiter {
   }
 
   private anonymousKey(clientAddress: string | undefined, minute: number): string {
-    const client = createHmac('sha256', this.config.appSecret).update(clientAddress ?? 'unknown').digest('hex').slice(0, 32);
-    return `rl:anon:${client}:${minute}`;
+    return `rl:anon:${clientAddressKey(this.config.appSecret, clientAddress)}:${minute}`;
   }
 }

@@ -27,38 +27,30 @@ select to_char(day, 'YYYY-MM-DD') as day, count, first_at, last_at
  where qr_code_id = ? and day between coalesce(?::date, '-infinity'::date) and coalesce(?::date, 'infinity'::date)`;
 
 /**
- * Top values per dimension over the filter range. One index range scan per dimension on scan_day_values' primary key
- * (qr_code_id, dimension, day, value). Ties are ordered by the reported name (byte order); '' is reported as Unknown.
+ * Top values per dimension of `counts`, a query of (value, count) rows for the dimension `x.dimension`. Ties are
+ * ordered by the reported name (byte order); '' is reported as Unknown.
  */
-const TOP_SQL = `
+const topSql = (counts: string): string => `
 select x.dimension, t.name, t.n
   from unnest(array['country', 'city', 'device', 'os', 'browser', 'referrer', 'language']) with ordinality as x(dimension, ord)
  cross join lateral (
    select v.name, sum(v.count) as n
-     from (select case when value = '' then '${UNKNOWN}' else value end as name, count
-             from scan_day_values
-            where qr_code_id = ? and dimension = x.dimension
-              and day between coalesce(?::date, '-infinity'::date) and coalesce(?::date, 'infinity'::date)) v
+     from (select case when c.value = '' then '${UNKNOWN}' else c.value end as name, c.count from (${counts}) c) v
     group by v.name
     order by n desc, v.name collate "C"
     limit ${TOP_VALUES}
  ) t
  order by x.ord, t.n desc, t.name collate "C"`;
 
-/** The same lists for an unfiltered request, from the all-time totals: one short index range per dimension, whatever
- * the number of scans or days. */
-const TOP_ALL_TIME_SQL = `
-select x.dimension, t.name, t.n
-  from unnest(array['country', 'city', 'device', 'os', 'browser', 'referrer', 'language']) with ordinality as x(dimension, ord)
- cross join lateral (
-   select v.name, v.n
-     from (select case when value = '' then '${UNKNOWN}' else value end as name, count as n
-             from scan_value_totals
-            where qr_code_id = ? and dimension = x.dimension) v
-    order by v.n desc, v.name collate "C"
-    limit ${TOP_VALUES}
- ) t
- order by x.ord, t.n desc, t.name collate "C"`;
+/** Over the filter range: one index range scan per dimension on scan_day_values' primary key (code, dimension, day,
+ * value). */
+const TOP_SQL = topSql(`
+  select value, count from scan_day_values
+   where qr_code_id = ? and dimension = x.dimension
+     and day between coalesce(?::date, '-infinity'::date) and coalesce(?::date, 'infinity'::date)`);
+
+/** Unfiltered: the all-time totals, one short index range per dimension, whatever the number of scans or days. */
+const TOP_ALL_TIME_SQL = topSql(`select value, count from scan_value_totals where qr_code_id = ? and dimension = x.dimension`);
 
 const iso = (v: Date | string): string => new Date(v).toISOString();
 

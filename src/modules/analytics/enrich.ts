@@ -1,5 +1,4 @@
 import { isbot } from 'isbot';
-import geoip from 'geoip-lite';
 import { UAParser } from 'ua-parser-js';
 import type { ScanContext } from '../scan/scan-contract';
 
@@ -50,10 +49,22 @@ export function primaryLanguage(acceptLanguage: string | undefined): string | nu
   return /^[a-z]{2,3}$/.test(primary) ? primary : null;
 }
 
+type GeoIp = typeof import('geoip-lite');
+let geoIp: GeoIp | undefined;
+
+/**
+ * geoip-lite, loaded on first use: requiring it reads its whole database into memory (about 150 MB and 300 ms), which
+ * only the processes that geolocate (the scan host) should pay. The scan host calls this when it starts.
+ */
+export function loadGeoIp(): GeoIp {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (geoIp ??= require('geoip-lite') as GeoIp);
+}
+
 /** Country and city from the offline GeoLite2 data geoip-lite ships (no network, no API key). */
 export function geolocate(ip: string | undefined): { country: string | null; city: string | null } {
   if (!ip) return { country: null, city: null };
-  const hit = geoip.lookup(ip.startsWith('::ffff:') ? ip.slice(7) : ip);
+  const hit = loadGeoIp().lookup(ip.startsWith('::ffff:') ? ip.slice(7) : ip);
   return { country: cut(hit?.country, 2), city: cut(hit?.city) };
 }
 

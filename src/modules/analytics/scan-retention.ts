@@ -4,11 +4,10 @@ import { Cron, CronExpression } from '@nestjs/schedule';
 import { MikroORM } from '@mikro-orm/postgresql';
 import type { Queue } from 'bull';
 import { APP_CONFIG, AppConfig } from '../../common/config/config';
+import { deleteOlderThan, enqueueHourly } from '../../common/queue/maintenance';
 import { QUEUES } from '../../common/queue/queues';
 
 export const SCAN_RETENTION_JOB = 'scan-retention';
-/** Rows per delete statement: short statements, short locks, bounded WAL bursts. */
-const DELETE_BATCH = 5000;
 
 /** Hourly: enqueue the raw-scan purge under a deterministic job id (one per hour), so two workers never run it twice. */
 @Injectable()
@@ -16,9 +15,8 @@ export class ScanRetentionScheduler {
   constructor(@InjectQueue(QUEUES.maintenance) private readonly queue: Queue) {}
 
   @Cron(CronExpression.EVERY_HOUR)
-  async schedule(): Promise<void> {
-    const hour = new Date().toISOString().slice(0, 13);
-    await this.queue.add(SCAN_RETENTION_JOB, {}, { jobId: `${SCAN_RETENTION_JOB}:${hour}` });
+  schedule(): Promise<void> {
+    return enqueueHourly(this.queue, SCAN_RETENTION_JOB);
   }
 }
 
@@ -35,19 +33,8 @@ export class ScanRetentionProcessor {
 
   @Process(SCAN_RETENTION_JOB)
   async purge(): Promise<{ deleted: number }> {
-    const em = this.orm.em.fork();
     const cutoff = new Date(Date.now() - this.config.scanRetentionDays * 86_400_000);
-    let deleted = 0;
-    for (;;) {
-      const res = await em.execute<{ n: string }[]>(
-        `with gone as (delete from scans where id in (select id from scans where scanned_at < ? limit ?) returning 1)
-         select count(*) as n from gone`,
-        [cutoff, DELETE_BATCH],
-      );
-      const n = Number(res[0]?.n ?? 0);
-      deleted += n;
-      if (n < DELETE_BATCH) break;
-    }
+    const deleted = await deleteOlderThan(this.orm.em.fork(), 'scans', 'scanned_at', cutoff);
     if (deleted) this.logger.log(`scan retention: ${deleted} raw scan(s) older than ${this.config.scanRetentionDays} days deleted`);
     return { deleted };
   }

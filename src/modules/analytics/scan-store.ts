@@ -35,6 +35,8 @@ export function scannedEventData(s: InsertedScan): ScannedEventData {
  * One statement stores a whole entry, set-based:
  * - `ins` inserts the raw scans whose code still exists (a code purged meanwhile drops out of the join) and skips ids
  *   already stored (`on conflict do nothing`): re-reading an entry, or the same scan twice, changes nothing;
+ * - `dims` lists each new scan once per dimension ('' = unknown) for both value rollups (a CTE read twice is
+ *   computed once);
  * - only the rows `ins` really inserted feed the rollups (scan_days, scan_day_values, scan_value_totals) and
  *   qr_codes.scan_count /
  *   last_scan_at, so the counters stay exact under redelivery.
@@ -70,26 +72,21 @@ with input as (
          first_at = least(d.first_at, excluded.first_at),
          last_at = greatest(d.last_at, excluded.last_at)
   returning 1
-), per_value as (
-  insert into scan_day_values as v (qr_code_id, dimension, day, value, count)
-  select i.qr_code_id, x.dimension, (i.scanned_at at time zone 'UTC')::date, x.value, count(*)
+), dims as (
+  select i.qr_code_id, (i.scanned_at at time zone 'UTC')::date as day, x.dimension, x.value
     from ins i
    cross join lateral (values ('country', coalesce(i.country, '')), ('city', coalesce(i.city, '')),
                               ('device', coalesce(i.device, '')), ('os', coalesce(i.os, '')),
                               ('browser', coalesce(i.browser, '')), ('referrer', coalesce(i.referrer, '')),
                               ('language', coalesce(i.language, ''))) as x(dimension, value)
-   group by 1, 2, 3, 4 order by 1, 2, 3, 4
+), per_value as (
+  insert into scan_day_values as v (qr_code_id, dimension, day, value, count)
+  select qr_code_id, dimension, day, value, count(*) from dims group by 1, 2, 3, 4 order by 1, 2, 3, 4
   on conflict (qr_code_id, dimension, day, value) do update set count = v.count + excluded.count
   returning 1
 ), per_total as (
   insert into scan_value_totals as t (qr_code_id, dimension, value, count)
-  select i.qr_code_id, x.dimension, x.value, count(*)
-    from ins i
-   cross join lateral (values ('country', coalesce(i.country, '')), ('city', coalesce(i.city, '')),
-                              ('device', coalesce(i.device, '')), ('os', coalesce(i.os, '')),
-                              ('browser', coalesce(i.browser, '')), ('referrer', coalesce(i.referrer, '')),
-                              ('language', coalesce(i.language, ''))) as x(dimension, value)
-   group by 1, 2, 3 order by 1, 2, 3
+  select qr_code_id, dimension, value, count(*) from dims group by 1, 2, 3 order by 1, 2, 3
   on conflict (qr_code_id, dimension, value) do update set count = t.count + excluded.count
   returning 1
 ), per_code as (

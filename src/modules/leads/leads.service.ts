@@ -1,4 +1,3 @@
-import { createHmac } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/postgresql';
 import type { Redis } from 'ioredis';
@@ -8,6 +7,7 @@ import { REDIS } from '../../common/redis/redis.provider';
 import { EventsService } from '../events/events.service';
 import type { ScanContext } from '../scan/scan-contract';
 import type { LeadValue } from './lead-validation';
+import { clientAddressKey } from '../../common/http/client-address';
 
 /** The allowlisted scan facts a lead keeps (qr.scanned's allowlist minus referrer and language). */
 export type LeadScanContext = Pick<ScanContext, 'country' | 'city' | 'device' | 'os' | 'browser'>;
@@ -66,7 +66,7 @@ export class LeadsService {
    * a key can never be left without an expiry.
    */
   async hit(ip: string): Promise<{ allowed: boolean; retryAfterSeconds: number }> {
-    const key = `scanlink:lead-rate:${createHmac('sha256', this.config.appSecret).update(ip).digest('hex')}`;
+    const key = `scanlink:lead-rate:${clientAddressKey(this.config.appSecret, ip)}`;
     const res = await this.redis.multi().incr(key).expire(key, RATE_WINDOW_SECONDS, 'NX').ttl(key).exec();
     const count = Number(res?.[0]?.[1] ?? 0);
     const ttl = Number(res?.[2]?.[1] ?? RATE_WINDOW_SECONDS);

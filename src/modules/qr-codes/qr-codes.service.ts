@@ -126,8 +126,7 @@ export class QrCodesService {
       const id = opts.id ? `${kind === 'dynamic' ? 'qr' : 'sqr'}_${opts.id.replace(/^s?qr_/, '')}` : newId(kind === 'dynamic' ? 'qr' : 'sqr');
       const now = new Date();
       const draft = { kind, shortCode, type: handler.type, target };
-      const payload = this.payloadOf(draft);
-      this.rendering.assertFits(payload, design);
+      const payload = this.payloadOf(draft); // fits: checked above (every short code has the same length)
       const imageKey = await this.rendering.storeSvg(await this.rendering.renderSvg(payload, design, logoKey));
       try {
         const code = await this.em.transactional(async (em) => {
@@ -233,8 +232,7 @@ export class QrCodesService {
     if (design) {
       changes.design = design as unknown as Record<string, unknown>;
       changes.logoKey = logoKey;
-      const payload = this.payloadOf(code);
-      this.rendering.assertFits(payload, design);
+      const payload = this.payloadOf(code); // fits: checked before the logo was fetched
       newImageKey = await this.rendering.storeSvg(await this.rendering.renderSvg(payload, design, logoKey));
       if (newImageKey !== code.imageKey) changes.imageKey = newImageKey;
     }

@@ -4,6 +4,7 @@ import { Cron, CronExpression } from '@nestjs/schedule';
 import { MikroORM } from '@mikro-orm/postgresql';
 import type { Queue } from 'bull';
 import { APP_CONFIG, AppConfig } from '../../common/config/config';
+import { enqueueHourly } from '../../common/queue/maintenance';
 import { QUEUES } from '../../common/queue/queues';
 import { purgeTrash } from '../qr-codes/qr-lifecycle';
 import { RenderingService } from '../rendering/rendering.service';
@@ -16,9 +17,8 @@ export class TrashRetentionScheduler {
   constructor(@InjectQueue(QUEUES.maintenance) private readonly queue: Queue) {}
 
   @Cron(CronExpression.EVERY_HOUR)
-  async schedule(): Promise<void> {
-    const hour = new Date().toISOString().slice(0, 13);
-    await this.queue.add(TRASH_RETENTION_JOB, {}, { jobId: `${TRASH_RETENTION_JOB}:${hour}` });
+  schedule(): Promise<void> {
+    return enqueueHourly(this.queue, TRASH_RETENTION_JOB);
   }
 }
 

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { clientIp, parseTrustProxy } from './client-ip';
+import { clientIp, parseTrustProxy } from '../../common/http/client-address';
 import { pooledId } from './pooled-ids';
 import { answerScan, type ScanAnswerRequest, type ScanEntry } from './scan-answer';
 import type { CachedCode } from './scan-contract';

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { geolocate, isBot, parseUserAgent, primaryLanguage, referrerHost, scanContext, type ScanRequestFacts } from '../analytics/enrich';
+import { geolocate, isBot, loadGeoIp, parseUserAgent, primaryLanguage, referrerHost, scanContext, type ScanRequestFacts } from '../analytics/enrich';
 import type { ScanContext } from './scan-contract';
 
 interface UserAgentFacts extends Pick<ScanContext, 'device' | 'os' | 'browser'> {
@@ -17,6 +17,10 @@ const MAX_KEY_LENGTH = 512;
  * cache key.
  */
 export class ScanEnricher {
+  constructor() {
+    loadGeoIp(); // at start-up, not on the first scan
+  }
+
   private readonly userAgents = new LRUCache<string, UserAgentFacts>({ max: 2_000 });
   /** Accept-Language header → primary language; a few hundred distinct headers cover nearly every visitor. */
   private readonly languages = new LRUCache<string, { language: string | null }>({ max: 1_000 });

@@ -1,7 +1,7 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../common/config/config';
-import { clientIp, parseTrustProxy, type TrustProxy } from './client-ip';
+import { clientIp, parseTrustProxy, type TrustProxy } from '../../common/http/client-address';
 import { pooledId } from './pooled-ids';
 import { answerScan, type ScanEntry, type ScanSuffix } from './scan-answer';
 import { ScanBuffer } from './scan-buffer.service';
@@ -16,6 +16,14 @@ export const SCAN_PATH = /^\/([0-9A-Za-z]{7})(\.vcf|\.ics)?\/?(?:\?|$)/;
  * person, not the API's JSON envelope). Deeper paths (`/images/…`) go on to Nest. */
 const OTHER_ONE_SEGMENT = /^\/(?!(?:health|images)\/?(?:\?|$))[^/?]*\/?(?:\?|$)/;
 const NO_CODE: ScanEntry = { code: null, location: null };
+
+type Done = (status: number, requestId: string) => void;
+const NO_LOG: Done = () => undefined;
+/** The access-log callback of one request (only built when the access log is on). */
+const logDone =
+  (accessLog: (line: AccessLogLine) => void, method: string, path: string, started: number): Done =>
+  (status, requestId) =>
+    accessLog({ request_id: requestId, method, path, status, ms: Math.round(performance.now() - started) });
 
 /** Answers the request and returns true, or returns false (and does nothing) for a request Nest should get. */
 export type HotPathHandler = (req: IncomingMessage, res: ServerResponse) => boolean;
@@ -67,19 +75,14 @@ export class ScanHotPath {
       if (method !== 'GET' && method !== 'HEAD') return false;
       const url = req.url ?? '';
       const match = SCAN_PATH.exec(url);
+      if (!match && !OTHER_ONE_SEGMENT.test(url)) return false;
+      const done = accessLog ? logDone(accessLog, method, url.split('?')[0], performance.now()) : NO_LOG;
       if (!match) {
-        if (!OTHER_ONE_SEGMENT.test(url)) return false;
-        const started = accessLog ? performance.now() : 0;
-        this.answer(req, res, NO_CODE, '', version, (status, requestId) =>
-          accessLog?.({ request_id: requestId, method, path: url.split('?')[0], status, ms: Math.round(performance.now() - started) }),
-        );
+        this.answer(req, res, NO_CODE, '', version, done);
         return true;
       }
-      const started = accessLog ? performance.now() : 0;
       const shortCode = match[1];
       const suffix = (match[2] ?? '') as ScanSuffix;
-      const done = (status: number, requestId: string) =>
-        accessLog?.({ request_id: requestId, method, path: `/${shortCode}${suffix}`, status, ms: Math.round(performance.now() - started) });
       const entry = this.cache.peek(shortCode);
       if (entry) {
         this.answer(req, res, entry, suffix, version, done);
@@ -99,7 +102,7 @@ export class ScanHotPath {
     entry: ScanEntry,
     suffix: ScanSuffix,
     version: string,
-    done: (status: number, requestId: string) => void,
+    done: Done,
   ): void {
     const requestId = pooledId('req');
     const userAgent = req.headers['user-agent'];
@@ -141,7 +144,7 @@ export class ScanHotPath {
   }
 
   /** Postgres (and so the code) unreachable on a cache miss: a retryable 503, nothing counted. */
-  private unavailable(res: ServerResponse, err: Error, version: string, done: (status: number, requestId: string) => void): void {
+  private unavailable(res: ServerResponse, err: Error, version: string, done: Done): void {
     const requestId = pooledId('req');
     this.logger.error(`code lookup failed (request ${requestId}): ${err.message}`);
     res.writeHead(503, {
