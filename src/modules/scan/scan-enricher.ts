@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { geolocate, isBot, loadGeoIp, parseUserAgent, primaryLanguage, referrerHost, scanContext, type ScanRequestFacts } from '../analytics/enrich';
+import { geolocate, isBot, loadGeoIp, parseUserAgent, primaryLanguage, referrerHost, scanContext, type ScanRequestFacts } from './enrich';
 import type { ScanContext } from './scan-contract';
 
 interface UserAgentFacts extends Pick<ScanContext, 'device' | 'os' | 'browser'> {

@@ -1,7 +1,7 @@
 import { ApiException } from '../../../common/errors/api.exception';
 import { FieldReader } from './fields';
 import { mergeUtm, whatsappUrl } from './link.targets';
-import { mapUrl } from './content.targets';
+import { mapUrl } from './location.target';
 import { handlerFor, STATIC_CAPABLE_TYPES, TARGET_TYPES } from './registry';
 
 const parse = (target: Record<string, unknown>, kind: 'dynamic' | 'static' = 'dynamic') =>

@@ -1,12 +1,16 @@
 import { createHash } from 'node:crypto';
-import { vcardPayload, veventPayload } from '../../qr-codes/targets/encoders';
-import type { CachedCode } from '../scan-contract';
+import { vcardPayload, veventPayload } from '../encoders';
+import { hostedPage } from '../registry';
+import type { HostedResponse, ScannedCode } from '../target-handler';
 import { renderFormPage, renderThankYouPage, renderTooManyRequestsPage } from './form-page';
-import { HostedPageRequest, HostedResponse, renderHostedPage, renderStatusPage } from './index';
+
+type CachedCode = ScannedCode & { organizationId: string; name: string; type: string; status: string; isActive: boolean };
+/** The page (suffix '') or download a scan of `c` answers, as the registry gives it to the scan host. */
+const renderHostedPage = (c: CachedCode, r: { suffix: string }): HostedResponse | null => hostedPage(c.type, c, r.suffix);
 
 const HOSTILE = `<script>alert(1)</script>"'&<img src=x onerror=alert(1)>`;
 const EVIL_URL = 'javascript:alert(document.cookie)';
-const req: HostedPageRequest = { suffix: '', scanBaseUrl: 'https://scan.example.com' };
+const req = { suffix: '' };
 
 const code = (type: string, target: Record<string, unknown>): CachedCode => ({
   id: 'qr_0123456789abcdefghij',
@@ -181,16 +185,5 @@ describe('hosted pages', () => {
     expect(renderHostedPage(HOSTILE_CODES.event, { ...req, suffix: '.vcf' })).toBeNull();
     expect(renderHostedPage(HOSTILE_CODES.vcard, { ...req, suffix: '.ics' })).toBeNull();
     expect(renderHostedPage(HOSTILE_CODES.form, { ...req, suffix: '.ics' })).toBeNull();
-  });
-
-  it('answers 404 and 410 pages in the same style', () => {
-    const missing = renderStatusPage(404);
-    expect(missing.status).toBe(404);
-    expect(String(missing.body)).toContain('This code does not exist');
-    expectPageHeaders(missing);
-    const gone = renderStatusPage(410);
-    expect(gone.status).toBe(410);
-    expect(String(gone.body)).toContain('This code is no longer active');
-    expectPageHeaders(gone);
   });
 });

@@ -1,7 +1,7 @@
-import { FORM_FIELD_TYPES } from '../../qr-codes/targets/page.targets';
-import type { HostedResponse } from './index';
+import type { HostedResponse } from '../target-handler';
 import { esc, page } from './layout';
 
+export const FORM_FIELD_TYPES = ['text', 'email', 'phone', 'textarea', 'number', 'date', 'checkbox'] as const;
 export type FormFieldType = (typeof FORM_FIELD_TYPES)[number];
 
 export interface FormField {

@@ -1,5 +1,5 @@
-import { mailtoPayload } from '../../qr-codes/targets/encoders';
-import type { HostedResponse } from './index';
+import { mailtoPayload } from '../encoders';
+import type { HostedResponse } from '../target-handler';
 import { esc, linkButtons, page } from './layout';
 
 type Target = Record<string, unknown>;

@@ -1,6 +1,6 @@
 import { isbot } from 'isbot';
 import { UAParser } from 'ua-parser-js';
-import type { ScanContext } from '../scan/scan-contract';
+import type { ScanContext } from './scan-contract';
 
 export interface ScanRequestFacts {
   userAgent?: string;
