@@ -5,12 +5,13 @@ import { AppConfig, loadConfig } from './common/config/config';
 import { ApiException } from './common/errors/api.exception';
 import { ormConfig } from './mikro-orm.config';
 import { AccountsService } from './modules/accounts/accounts.service';
-import { loadPlans, PLAN_IDS, PlanId } from './modules/accounts/plans';
+import { PLAN_IDS, PlanId } from './common/auth/plan';
+import { loadPlans } from './modules/accounts/plans';
 import { DashboardAuthService } from './modules/tokens/dashboard-auth.service';
 import { pauseAboveLimit, purgeTrash, type PausedCode } from './modules/qr-codes/qr-lifecycle';
 import { CHANNELS } from './common/queue/channels';
 import { createRedis } from './common/redis/redis.provider';
-import { createStorage } from './modules/rendering/storage/storage.factory';
+import { createStorage } from './modules/images/storage/storage.factory';
 
 async function publishInvalidations(config: AppConfig, codes: PausedCode[]): Promise<void> {
   // Warnings to stderr: stdout carries only the command's JSON.

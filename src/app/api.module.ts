@@ -17,6 +17,7 @@ import { EventsApiModule } from '../modules/events/events-api.module';
 import { WebhooksModule } from '../modules/webhooks/webhooks.module';
 import { AnalyticsModule } from '../modules/analytics/analytics.module';
 import { CoreModule } from './core.module';
+import { outboxModule } from './outbox';
 
 /** The REST API process: everything under /v1, Swagger, /health. Adds jobs, never processes them. */
 @Module({})
@@ -24,7 +25,7 @@ export class ApiModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: ApiModule,
-      imports: [CoreModule.forRoot(config), HealthModule, AccountsModule, TokensModule, QrCodesModule, FoldersModule, BatchesModule, EventsApiModule, WebhooksModule, AnalyticsModule],
+      imports: [CoreModule.forRoot(config), outboxModule(), HealthModule, AccountsModule, TokensModule, QrCodesModule, FoldersModule, BatchesModule, EventsApiModule, WebhooksModule, AnalyticsModule],
       providers: [
         RateLimiter,
         // Order matters: authenticate (and rate-limit), then scope, then plan.

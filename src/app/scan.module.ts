@@ -3,10 +3,11 @@ import { APP_FILTER } from '@nestjs/core';
 import type { AppConfig } from '../common/config/config';
 import { ApiExceptionFilter } from '../common/errors/exception.filter';
 import { HealthModule } from '../modules/health/health.module';
-import { ImagesModule } from '../modules/rendering/images.module';
+import { ImagesScanModule } from '../modules/images/images-scan.module';
 import { LeadsModule } from '../modules/leads/leads.module';
 import { ScanHostModule } from '../modules/scan/scan-host.module';
 import { CoreModule } from './core.module';
+import { outboxModule } from './outbox';
 
 /** The scan host process: short-code redirects, hosted pages, images. */
 @Module({})
@@ -14,7 +15,7 @@ export class ScanModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: ScanModule,
-      imports: [CoreModule.forRoot(config), HealthModule, ImagesModule, LeadsModule, ScanHostModule],
+      imports: [CoreModule.forRoot(config), outboxModule(), HealthModule, ImagesScanModule, LeadsModule, ScanHostModule],
       providers: [{ provide: APP_FILTER, useClass: ApiExceptionFilter }],
     };
   }

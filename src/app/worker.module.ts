@@ -3,7 +3,8 @@ import { ScheduleModule } from '@nestjs/schedule';
 import type { AppConfig } from '../common/config/config';
 import { AnalyticsWorkerModule } from '../modules/analytics/analytics-worker.module';
 import { CoreModule } from './core.module';
-import { RetentionModule } from '../modules/retention/retention.module';
+import { outboxModule } from './outbox';
+import { QrCodesWorkerModule } from '../modules/qr-codes/qr-codes-worker.module';
 import { BatchesWorkerModule } from '../modules/batches/batches.module';
 import { EventsWorkerModule } from '../modules/events/events-worker.module';
 import { WebhooksWorkerModule } from '../modules/webhooks/webhooks-worker.module';
@@ -14,7 +15,7 @@ export class WorkerModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: WorkerModule,
-      imports: [CoreModule.forRoot(config), ScheduleModule.forRoot(), RetentionModule, BatchesWorkerModule, EventsWorkerModule, WebhooksWorkerModule, AnalyticsWorkerModule],
+      imports: [CoreModule.forRoot(config), outboxModule(), ScheduleModule.forRoot(), QrCodesWorkerModule, BatchesWorkerModule, EventsWorkerModule, WebhooksWorkerModule, AnalyticsWorkerModule],
     };
   }
 }

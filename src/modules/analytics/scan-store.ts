@@ -1,7 +1,8 @@
 import { DeadlockException, ForeignKeyConstraintViolationException, LockWaitTimeoutException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ScanContext, ScanRecord } from '../scan/scan-contract';
-import { recordEvent } from '../events/events.service';
+import type { EventsService } from '../events/events.service';
+import { addScans, lockCodesForScans } from '../qr-codes/qr-codes.repository';
 
 /** A stored scan as `insert … returning` gives it back. */
 interface InsertedScan extends ScanContext {
@@ -37,12 +38,11 @@ export function scannedEventData(s: InsertedScan): ScannedEventData {
  *   already stored (`on conflict do nothing`): re-reading an entry, or the same scan twice, changes nothing;
  * - `dims` lists each new scan once per dimension ('' = unknown) for both value rollups (a CTE read twice is
  *   computed once);
- * - only the rows `ins` really inserted feed the rollups (scan_days, scan_day_values, scan_value_totals) and
- *   qr_codes.scan_count /
- *   last_scan_at, so the counters stay exact under redelivery.
- * `codes` locks the entry's qr_codes rows first, in id order: two workers storing scans of the same codes queue up
- * behind each other instead of deadlocking on the rollup rows (which belong to those codes). The lock mode (no key
- * update) does not block the foreign-key checks of concurrent scan inserts or lead writes.
+ * - only the rows `ins` really inserted feed the rollups (scan_days, scan_day_values, scan_value_totals) and, after
+ *   it, the codes' counters (qr_codes.scan_count / last_scan_at, through qr-codes' addScans), so the counters stay
+ *   exact under redelivery.
+ * `codes` is the entry's codes as qr-codes' lockCodesForScans locked them just before, in id order: two workers
+ * storing scans of the same codes queue up behind each other instead of deadlocking on the rollup rows.
  * Postgres runs every data-modifying CTE to completion even though the final select reads only `ins`.
  */
 const STORE_SQL = `
@@ -52,10 +52,7 @@ with input as (
                                            device text, os text, browser text, referrer text, language text)
    order by r.id
 ), codes as (
-  select id, organization_id from qr_codes
-   where id in (select qr_code_id from input) and kind = 'dynamic'
-   order by id
-     for no key update
+  select * from jsonb_to_recordset(?::jsonb) as c(id text, organization_id text)
 ), ins as (
   insert into scans (id, organization_id, qr_code_id, scanned_at, country, city, device, os, browser, referrer, language)
   select i.id, c.organization_id, i.qr_code_id, i.scanned_at, i.country, i.city, i.device, i.os, i.browser, i.referrer, i.language
@@ -89,22 +86,23 @@ with input as (
   select qr_code_id, dimension, value, count(*) from dims group by 1, 2, 3 order by 1, 2, 3
   on conflict (qr_code_id, dimension, value) do update set count = t.count + excluded.count
   returning 1
-), per_code as (
-  update qr_codes q
-     set scan_count = q.scan_count + s.n, last_scan_at = greatest(q.last_scan_at, s.last_at)
-    from (select qr_code_id, count(*) as n, max(scanned_at) as last_at from ins group by 1) s
-   where q.id = s.qr_code_id
-  returning 1
 )
 select * from ins`;
 
-/** Workspaces of `orgIds` with an enabled endpoint subscribed to qr.scanned (or '*'), with those endpoint ids. */
-const SUBSCRIBERS_SQL = `
-select organization_id, array_agg(id order by id) as ids
-  from webhook_endpoints
- where organization_id in (select jsonb_array_elements_text(?::jsonb))
-   and status = 'enabled' and events && array['qr.scanned', '*']::text[]
- group by organization_id`;
+/** Stored scans per code: how many, and the latest. */
+function perCode(inserted: readonly InsertedScan[]): Array<{ id: string; n: number; lastAt: string }> {
+  const counts = new Map<string, { id: string; n: number; lastAt: string }>();
+  for (const s of inserted) {
+    const at = new Date(s.scanned_at).toISOString();
+    const c = counts.get(s.qr_code_id);
+    if (!c) counts.set(s.qr_code_id, { id: s.qr_code_id, n: 1, lastAt: at });
+    else {
+      c.n++;
+      if (at > c.lastAt) c.lastAt = at;
+    }
+  }
+  return [...counts.values()].sort((a, b) => (a.id < b.id ? -1 : 1));
+}
 
 const MAX_TRIES = 5;
 
@@ -120,34 +118,24 @@ export interface StoreResult {
 
 /**
  * Stores one stream entry's scans in one transaction: raw scans, rollups, counters and, for workspaces with a
- * subscribed endpoint, one qr.scanned event per new scan (the outbox: delivered after commit). Idempotent by scan id.
+ * listener (a subscribed webhook endpoint), one qr.scanned event per new scan (the outbox: delivered after commit). Idempotent by scan id.
  */
-export async function storeScans(em: EntityManager, records: ScanRecord[]): Promise<StoreResult> {
+export async function storeScans(em: EntityManager, events: EventsService, records: ScanRecord[]): Promise<StoreResult> {
   if (records.length === 0) return { inserted: 0, events: 0 };
   const input = JSON.stringify(records);
   for (let attempt = 1; ; attempt++) {
     try {
       return await em.fork().transactional(async (tx) => {
-        const inserted = await tx.execute<InsertedScan[]>(STORE_SQL, [input]);
+        const codes = await lockCodesForScans(tx, [...new Set(records.map((r) => r.qr_code_id))]);
+        if (codes.length === 0) return { inserted: 0, events: 0 };
+        const inserted = await tx.execute<InsertedScan[]>(STORE_SQL, [input, JSON.stringify(codes)]);
         if (inserted.length === 0) return { inserted: 0, events: 0 };
-        // Spec rule 9 costs one probe per entry: a workspace without webhooks writes no events at all.
-        const orgIds = [...new Set(inserted.map((s) => s.organization_id))];
-        const subscribers = new Map(
-          (await tx.execute<{ organization_id: string; ids: string[] }[]>(SUBSCRIBERS_SQL, [JSON.stringify(orgIds)])).map((r) => [
-            r.organization_id,
-            r.ids,
-          ]),
-        );
-        let events = 0;
-        if (subscribers.size > 0) {
-          for (const scan of [...inserted].sort((a, b) => +new Date(a.scanned_at) - +new Date(b.scanned_at))) {
-            const endpointIds = subscribers.get(scan.organization_id);
-            if (!endpointIds) continue;
-            await recordEvent(tx, scan.organization_id, 'qr.scanned', scannedEventData(scan), endpointIds);
-            events++;
-          }
-        }
-        return { inserted: inserted.length, events };
+        await addScans(tx, perCode(inserted));
+        // Spec rule 9 costs one probe per entry: a workspace nobody listens to writes no events at all.
+        const ordered = [...inserted].sort((a, b) => +new Date(a.scanned_at) - +new Date(b.scanned_at));
+        const ids = await events.emitMany(tx, 'qr.scanned', ordered.map((scan) => ({ organizationId: scan.organization_id, data: scannedEventData(scan) })));
+        const recorded = ids.filter((id) => id !== null).length;
+        return { inserted: inserted.length, events: recorded };
       });
     } catch (err) {
       if (attempt >= MAX_TRIES || !isRetryable(err)) throw err;

@@ -1,7 +1,6 @@
 import { Module } from '@nestjs/common';
 import { BullModule } from '@nestjs/bull';
 import { QUEUES } from '../../common/queue/queues';
-import { EventsModule } from '../events/events.module';
 import { QrCodesModule } from '../qr-codes/qr-codes.module';
 import { BatchesController } from './batches.controller';
 import { BatchesProcessor, BatchesSweeper } from './batches.processor';
@@ -9,7 +8,7 @@ import { BatchesService } from './batches.service';
 
 /** API side: accepts batches and serves them. */
 @Module({
-  imports: [BullModule.registerQueue({ name: QUEUES.batches }), QrCodesModule, EventsModule],
+  imports: [BullModule.registerQueue({ name: QUEUES.batches }), QrCodesModule],
   controllers: [BatchesController],
   providers: [BatchesService],
   exports: [BatchesService],

@@ -8,7 +8,7 @@ import { pageByCreatedAt } from '../../common/http/pagination';
 import { hasPrefix } from '../../common/ids';
 import { EventRecord } from './event.entity';
 import { EVENT_RETENTION_DAYS } from './events-retention';
-import type { EventEnvelope } from './events.service';
+import type { EventEnvelope } from './event-types';
 import type { ListEventsQueryDto } from './events.dto';
 
 /** The archive is the stored delivery bodies: what receivers got is exactly what the API shows. */

@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { EventsModule } from '../events/events.module';
 import { LeadsController } from './leads.controller';
 import { LeadsService } from './leads.service';
 
@@ -7,5 +6,5 @@ import { LeadsService } from './leads.service';
  * Lead-capture form posts on the scan host (`POST /{short_code}`, application/x-www-form-urlencoded: Nest's Fastify
  * adapter registers that body parser itself, so nothing is added here).
  */
-@Module({ imports: [EventsModule], controllers: [LeadsController], providers: [LeadsService] })
+@Module({ controllers: [LeadsController], providers: [LeadsService] })
 export class LeadsModule {}

@@ -6,6 +6,7 @@ import { listOf, ListEnvelope } from '../../common/http/list';
 import { parseLimit } from '../../common/http/pagination';
 import type { ListQrCodesQueryDto } from './dto/qr-code.dto';
 import { QrCode } from './qr-code.entity';
+import { folderExists } from '../folders/folders.repository';
 
 /** Sort key → column. Every one has an index (organization_id, status, <column>, id). */
 const SORT_COLUMNS: Record<string, { column: string; kind: 'time' | 'text' | 'int' }> = {
@@ -56,8 +57,7 @@ export async function listQrCodes(
     params.push(kind);
   }
   if (query.folder_id) {
-    const [folder] = await em.execute('select 1 from folders where id = ? and organization_id = ?', [query.folder_id, auth.organizationId]);
-    if (!folder) throw new ApiException('not_found', `No such folder: '${query.folder_id}'`, { field: 'folder_id' });
+    if (!(await folderExists(em, auth.organizationId, query.folder_id))) throw new ApiException('not_found', `No such folder: '${query.folder_id}'`, { field: 'folder_id' });
     where.push('folder_id = ?');
     params.push(query.folder_id);
   }

@@ -5,6 +5,7 @@ import { LRUCache } from 'lru-cache';
 import { APP_CONFIG, AppConfig } from '../../common/config/config';
 import { CHANNELS } from '../../common/queue/channels';
 import { createRedis, REDIS } from '../../common/redis/redis.provider';
+import { findByShortCode } from '../qr-codes/qr-codes.repository';
 import type { ScanEntry } from './scan-answer';
 import { type CachedCode, SCAN_CODE_KEY_PREFIX } from './scan-contract';
 import { fixedLocation } from './scan-destination';
@@ -25,18 +26,6 @@ const SHORT_CODE = /^[0-9A-Za-z]{7}$/;
 const SET_IF_UNCHANGED = `
 if (redis.call('GET', KEYS[2]) or '') ~= ARGV[1] then return 0 end
 return redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3], 'NX') and 1 or 0`;
-
-interface CodeRow {
-  id: string;
-  organization_id: string;
-  short_code: string;
-  name: string;
-  kind: string;
-  type: string;
-  target: Record<string, unknown> | string;
-  status: string;
-  is_active: boolean;
-}
 
 function isCachedCode(v: unknown): v is CachedCode {
   const c = v as CachedCode | null;
@@ -189,22 +178,9 @@ export class ScanCodeCache implements OnModuleInit, OnApplicationShutdown {
 
   /** The dynamic code with this short code on the default scan host, whatever its state; null when there is none. */
   private async read(shortCode: string): Promise<CachedCode | null> {
-    const rows = await this.orm.em.getConnection().execute<CodeRow[]>(
-      `select id, organization_id, short_code, name, kind, type, target, status, is_active
-         from qr_codes where coalesce(domain_id, '') = '' and short_code = ?`,
-      [shortCode],
-    );
-    const row = rows[0];
+    const row = await findByShortCode(this.orm.em.fork(), shortCode);
     if (!row || row.kind !== 'dynamic') return null;
-    return {
-      id: row.id,
-      organizationId: row.organization_id,
-      shortCode: row.short_code,
-      name: row.name,
-      type: row.type,
-      target: typeof row.target === 'string' ? (JSON.parse(row.target) as Record<string, unknown>) : row.target,
-      status: row.status,
-      isActive: row.is_active,
-    };
+    const { kind: _kind, ...code } = row;
+    return code;
   }
 }

@@ -7,10 +7,11 @@ import { CursorCodec } from '../../common/http/cursor';
 import { ListEnvelope } from '../../common/http/list';
 import { pageByCreatedAt } from '../../common/http/pagination';
 import { hasPrefix } from '../../common/ids';
-import { recordEvent } from '../events/events.service';
+import { EventsService } from '../events/events.service';
 import { WebhookDelivery } from './webhook-delivery.entity';
 import { WebhookDeliveryService } from './webhook-delivery.service';
 import { EndpointSource, WebhookEndpoint } from './webhook-endpoint.entity';
+import { WebhookOutbox } from './webhook-outbox';
 import { newWebhookSecret } from './webhook-signature';
 import { HostLookup, systemLookup, validateWebhookUrl } from './webhook-url';
 import type { CreateWebhookDto, ListDeliveriesQueryDto, ListWebhooksQueryDto, UpdateWebhookDto } from './webhooks.dto';
@@ -69,6 +70,8 @@ export class WebhooksService {
     private readonly em: EntityManager,
     private readonly cursors: CursorCodec,
     private readonly deliveries: WebhookDeliveryService,
+    private readonly events: EventsService,
+    private readonly outbox: WebhookOutbox,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -193,10 +196,10 @@ export class WebhooksService {
    * the worker's delivery code. A failed ping is retried on the normal schedule while the endpoint is enabled. */
   async test(auth: AuthContext, id: string) {
     const endpoint = await this.find(auth, id);
-    const recorded = await this.em.transactional((em) =>
-      recordEvent(em, auth.organizationId, 'ping', { webhook_endpoint_id: endpoint.id }, [endpoint.id], { notify: false }),
-    );
-    const deliveryId = recorded!.deliveryIds[0];
+    const [deliveryId] = await this.em.transactional(async (em) => {
+      const event = await this.events.record(em, auth.organizationId, 'ping', { webhook_endpoint_id: endpoint.id });
+      return this.outbox.addDeliveries(em, [{ event, listener: [endpoint.id] }], { wake: false });
+    });
     await this.deliveries.attempt(deliveryId, 1, { anyEndpointStatus: true });
     const delivery = await this.em.fork().findOneOrFail(WebhookDelivery, { id: deliveryId });
     return presentDelivery(delivery);

@@ -1,14 +1,15 @@
-import { Controller, Get, Inject, Param, Req, Res } from '@nestjs/common';
+import { Controller, Get, Param, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiException } from '../../common/errors/api.exception';
-import { IMAGE_STORAGE, ImageStorage, isImageKey } from './storage/image-storage';
+import { ImagesService } from './images.service';
+import { isImageKey } from './storage/image-storage';
 
 /** `GET /images/<key>` on the scan host: stored images, immutable (keys are content hashes). */
 @ApiExcludeController()
 @Controller('images')
 export class ImagesController {
-  constructor(@Inject(IMAGE_STORAGE) private readonly storage: ImageStorage) {}
+  constructor(private readonly images: ImagesService) {}
 
   @Get(':key')
   async image(@Param('key') key: string, @Req() req: FastifyRequest, @Res({ passthrough: false }) reply: FastifyReply): Promise<void> {
@@ -21,7 +22,7 @@ export class ImagesController {
       void reply.status(304).header('ETag', etag).header('Cache-Control', cache).send();
       return;
     }
-    const stored = await this.storage.get(key);
+    const stored = await this.images.get(key);
     if (!stored) throw ApiException.notFound('image', key);
     void reply
       .status(200)

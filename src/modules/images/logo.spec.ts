@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { ApiException } from '../../common/errors/api.exception';
-import { LOGO_MAX_PX, normalizeLogo, pngSize, sniffImageType } from './logo';
+import { pngSize } from '../rendering/logo-image';
+import { LOGO_MAX_PX, normalizeLogo, sniffImageType } from './logo';
 
 const svg = (body: string, attrs = 'width="64" height="32"') => Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" ${attrs}>${body}</svg>`);
 

@@ -91,8 +91,3 @@ export async function fetchLogo(agent: Agent, rawUrl: string, allowHosts: string
   if (res.body.length === 0) throw refuse('The logo URL returned an empty body');
   return res.body;
 }
-
-/** Width and height from a PNG's IHDR chunk. */
-export function pngSize(png: Buffer): { width: number; height: number } {
-  return { width: png.readUInt32BE(16), height: png.readUInt32BE(20) };
-}

@@ -1,0 +1,98 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+
+/**
+ * What other modules may read or write of qr_codes, each on the caller's EntityManager (often inside its transaction).
+ * qr-codes owns the table: any other statement on it belongs here.
+ */
+
+/** A dynamic code as the scan host and the lead form read it by its short code. */
+export interface CodeByShortCode {
+  id: string;
+  organizationId: string;
+  shortCode: string;
+  name: string;
+  kind: string;
+  type: string;
+  target: Record<string, unknown>;
+  status: string;
+  isActive: boolean;
+}
+
+interface CodeRow {
+  id: string;
+  organization_id: string;
+  short_code: string;
+  name: string;
+  kind: string;
+  type: string;
+  target: Record<string, unknown> | string;
+  status: string;
+  is_active: boolean;
+}
+
+/** The code with this short code on the default scan host, whatever its kind and state; null when there is none. */
+export async function findByShortCode(em: EntityManager, shortCode: string): Promise<CodeByShortCode | null> {
+  const rows = await em.execute<CodeRow[]>(
+    `select id, organization_id, short_code, name, kind, type, target, status, is_active
+       from qr_codes where coalesce(domain_id, '') = '' and short_code = ?`,
+    [shortCode],
+  );
+  const row = rows[0];
+  if (!row) return null;
+  return {
+    id: row.id,
+    organizationId: row.organization_id,
+    shortCode: row.short_code,
+    name: row.name,
+    kind: row.kind,
+    type: row.type,
+    target: typeof row.target === 'string' ? (JSON.parse(row.target) as Record<string, unknown>) : row.target,
+    status: row.status,
+    isActive: row.is_active,
+  };
+}
+
+/** Kind and creation time of a live code of the workspace (analytics' range starts there); null when not found. */
+export async function findLiveCodeFacts(em: EntityManager, organizationId: string, id: string): Promise<{ kind: string; createdAt: Date } | null> {
+  const [row] = await em.execute<{ kind: string; created_at: Date | string }[]>(
+    `select kind, created_at from qr_codes where id = ? and organization_id = ? and status = 'live'`,
+    [id, organizationId],
+  );
+  return row ? { kind: row.kind, createdAt: new Date(row.created_at) } : null;
+}
+
+/** Counts a lead on a form code while it is still live, active and a dynamic form; false when it is not any more. */
+export async function countLead(em: EntityManager, codeId: string): Promise<boolean> {
+  const counted = await em.execute<Array<{ id: string }>>(
+    `update qr_codes set lead_count = lead_count + 1 where id = ? and status = 'live' and is_active and kind = 'dynamic' and type = 'form' returning id`,
+    [codeId],
+  );
+  return counted.length > 0;
+}
+
+/**
+ * Locks the dynamic codes among `ids` in id order (scan ingestion: two workers storing scans of the same codes queue
+ * up behind each other instead of deadlocking on their rollup rows) and returns them with their workspace. The lock
+ * mode (no key update) does not block the foreign-key checks of concurrent scan inserts or lead writes.
+ */
+export async function lockCodesForScans(em: EntityManager, ids: readonly string[]): Promise<Array<{ id: string; organization_id: string }>> {
+  return em.execute(
+    `select id, organization_id from qr_codes
+      where id in (select jsonb_array_elements_text(?::jsonb)) and kind = 'dynamic'
+      order by id
+        for no key update`,
+    [JSON.stringify(ids)],
+  );
+}
+
+/** Adds stored scans to the codes' counters (qr_codes.scan_count, last_scan_at). */
+export async function addScans(em: EntityManager, counts: ReadonlyArray<{ id: string; n: number; lastAt: string }>): Promise<void> {
+  if (counts.length === 0) return;
+  await em.execute(
+    `update qr_codes q
+        set scan_count = q.scan_count + s.n, last_scan_at = greatest(q.last_scan_at, s.last_at)
+       from jsonb_to_recordset(?::jsonb) as s(id text, n int, last_at timestamptz)
+      where q.id = s.id`,
+    [JSON.stringify(counts.map((c) => ({ id: c.id, n: c.n, last_at: c.lastAt })))],
+  );
+}
