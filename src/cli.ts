@@ -29,7 +29,7 @@ async function deleteStoredObjects(config: AppConfig, keys: string[]): Promise<v
   for (const key of keys) await storage.delete(key).catch(() => undefined);
 }
 
-/** The operator CLI. Contract (decisions.md): exactly one JSON document on stdout, logs on stderr, exit 0 on success,
+/** The operator CLI. Contract (README "CLI"): exactly one JSON document on stdout, logs on stderr, exit 0 on success,
  * non-zero with {"error":{…}} on failure. */
 
 type Flags = Record<string, string | boolean | undefined>;

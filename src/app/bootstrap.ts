@@ -11,7 +11,7 @@ import { createValidationPipe } from '../common/errors/validation';
 import { RateLimiter } from '../common/http/rate-limiter';
 import { newId } from '../common/ids';
 import { createPino, PinoLoggerService } from '../common/logging/logger';
-import { type HotPathHandler, ScanHotPath } from '../modules/scan/scan-hot-path.service';
+import { type HotPathHandler, ScanHotPath } from '../modules/scan/scan-hot-path';
 import { ApiModule } from './api.module';
 import { API_VERSION, mountSwagger } from './openapi';
 import { ScanModule } from './scan.module';
@@ -101,7 +101,7 @@ export async function createApiApp(config: AppConfig, opts: BootOptions = {}): P
   });
   const fastify = app.getHttpAdapter().getInstance();
   instrument(fastify, logger, 'api');
-  // decisions.md: every response carries RateLimit-*. Requests the key guard counted have them already; the others
+  // Every response carries RateLimit-* (docs/api.md). Requests the key guard counted have them already; the others
   // (unknown routes, /health, /docs, dashboard-token routes) show the caller's anonymous window, uncounted; nothing
   // waits for it while Redis is not connected (a probe of /health then still answers at once).
   const limiter = app.get(RateLimiter, { strict: false });
@@ -122,7 +122,7 @@ export async function createApiApp(config: AppConfig, opts: BootOptions = {}): P
 
 /**
  * The scan process. GET/HEAD `/{short_code}` is answered by ScanHotPath, a plain Node handler in front of Fastify
- * (decisions.md "Processes": 70–75 % of bare Node against 55 % for a Nest route); every other request (health,
+ * (docs/scan-host.md: 70–75 % of bare Node against 55 % for a Nest route); every other request (health,
  * images, lead-form posts, 404s) goes on to Fastify and Nest.
  */
 export async function createScanApp(config: AppConfig, opts: BootOptions = {}): Promise<NestFastifyApplication> {

@@ -4,7 +4,7 @@ import type { AppConfig } from '../common/config/config';
 import { ApiExceptionFilter } from '../common/errors/exception.filter';
 import { HealthModule } from '../modules/health/health.module';
 import { ImagesScanModule } from '../modules/images/images-scan.module';
-import { LeadsModule } from '../modules/leads/leads.module';
+import { LeadsScanModule } from '../modules/leads/leads-scan.module';
 import { ScanHostModule } from '../modules/scan/scan-host.module';
 import { CoreModule } from './core.module';
 import { outboxModule } from './outbox';
@@ -15,7 +15,7 @@ export class ScanModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: ScanModule,
-      imports: [CoreModule.forRoot(config), outboxModule(), HealthModule, ImagesScanModule, LeadsModule, ScanHostModule],
+      imports: [CoreModule.forRoot(config), outboxModule(), HealthModule, ImagesScanModule, LeadsScanModule, ScanHostModule],
       providers: [{ provide: APP_FILTER, useClass: ApiExceptionFilter }],
     };
   }

@@ -5,7 +5,7 @@ import { AnalyticsWorkerModule } from '../modules/analytics/analytics-worker.mod
 import { CoreModule } from './core.module';
 import { outboxModule } from './outbox';
 import { QrCodesWorkerModule } from '../modules/qr-codes/qr-codes-worker.module';
-import { BatchesWorkerModule } from '../modules/batches/batches.module';
+import { BatchesWorkerModule } from '../modules/batches/batches-worker.module';
 import { EventsWorkerModule } from '../modules/events/events-worker.module';
 import { WebhooksWorkerModule } from '../modules/webhooks/webhooks-worker.module';
 

@@ -20,7 +20,7 @@ interface Stored {
   body?: unknown;
 }
 
-/** `Idempotency-Key` on POST (decisions.md): the first response is kept 24 h per workspace and key; a retry with the
+/** `Idempotency-Key` on POST (docs/api.md): the first response is kept 24 h per workspace and key; a retry with the
  * same body gets it again (with `Idempotent-Replayed: true`), a different body gets 409 idempotency_conflict. Results
  * of 5xx errors are not kept, so such a request can be retried. */
 @Injectable()

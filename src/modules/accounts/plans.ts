@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { PLAN_IDS, type Plan, type PlanId } from '../../common/auth/plan';
 import { ConfigError } from '../../common/config/config';
 
-/** The only place plan limits live (docs/plans.md). PLANS_FILE may override any figure. */
+/** The only place plan limits live (the README "Plans" table). PLANS_FILE may override any figure. */
 const DEFAULT_PLANS: Record<PlanId, Omit<Plan, 'id'>> = {
   free: { dynamic_qr_limit: 0, gs1_limit: 0, batches: false, custom_domains: 0, monthly_requests: 50, requests_per_minute: 10, active_keys: 1 },
   plus: { dynamic_qr_limit: 250, gs1_limit: 50, batches: true, custom_domains: 1, monthly_requests: null, requests_per_minute: 60, active_keys: 10 },

@@ -7,7 +7,7 @@ import { parseRange, resolveRange, utcDay, zeroFill } from './analytics-range';
 import type { AnalyticsDto, AnalyticsQueryDto, BreakdownItemDto } from './analytics.dto';
 import type { ScanDimension } from './scan-entry';
 
-/** Top values per breakdown list (spec "Limits"). */
+/** Top values per breakdown list (docs/analytics.md). */
 export const TOP_VALUES = 10;
 export const UNKNOWN = 'Unknown';
 

@@ -12,7 +12,7 @@ interface InsertedScan extends ScanContext {
   scanned_at: Date | string;
 }
 
-/** The qr.scanned payload: exactly the spec's allowlist, nothing else. */
+/** The qr.scanned payload: exactly the allowlist of docs/webhooks.md, nothing else. */
 export interface ScannedEventData extends ScanContext {
   qr_code_id: string;
   scanned_at: string;
@@ -131,7 +131,7 @@ export async function storeScans(em: EntityManager, events: EventsService, recor
         const inserted = await tx.execute<InsertedScan[]>(STORE_SQL, [input, JSON.stringify(codes)]);
         if (inserted.length === 0) return { inserted: 0, events: 0 };
         await addScans(tx, perCode(inserted));
-        // Spec rule 9 costs one probe per entry: a workspace nobody listens to writes no events at all.
+        // Only dispatched events are recorded (docs/webhooks.md), at one probe per entry: a workspace nobody listens to writes no events at all.
         const ordered = [...inserted].sort((a, b) => +new Date(a.scanned_at) - +new Date(b.scanned_at));
         const ids = await events.emitMany(tx, 'qr.scanned', ordered.map((scan) => ({ organizationId: scan.organization_id, data: scannedEventData(scan) })));
         const recorded = ids.filter((id) => id !== null).length;

@@ -41,8 +41,8 @@ function itemKind(item: Record<string, unknown>): 'dynamic' | 'static' | 'gs1' |
   return t === 'dynamic' || t === 'static' || t === 'gs1' ? t : 'other';
 }
 
-export function presentBatch(batch: Batch, items?: BatchItem[]): BatchDto & Record<string, unknown> {
-  const out: BatchDto & Record<string, unknown> = {
+export function presentBatch(batch: Batch, items?: BatchItem[]): BatchDto {
+  const out: BatchDto = {
     id: batch.id,
     object: 'batch',
     status: batch.status,
@@ -79,7 +79,7 @@ export class BatchesService {
     @InjectQueue(QUEUES.batches) private readonly queue: Queue,
   ) {}
 
-  async create(auth: AuthContext, body: CreateBatchDto): Promise<Record<string, unknown>> {
+  async create(auth: AuthContext, body: CreateBatchDto): Promise<BatchDto> {
     if (body.template_id) throw new ApiException('not_found', `No such template: '${body.template_id}'`, { field: 'template_id' });
     // The batch design applies to every item: refuse a bad one now, not 1,000 times later.
     const design = body.design === undefined || body.design === null ? null : parseDesign(body.design);
@@ -143,7 +143,7 @@ export class BatchesService {
     return batch;
   }
 
-  async retrieve(auth: AuthContext, id: string): Promise<Record<string, unknown>> {
+  async retrieve(auth: AuthContext, id: string): Promise<BatchDto> {
     const batch = await this.find(auth, id);
     const items = await this.em.find(BatchItem, { batchId: batch.id }, { orderBy: { idx: 'asc' } });
     return presentBatch(batch, items);

@@ -12,10 +12,6 @@ export const EVENT_TYPES = [
 
 export type EventType = (typeof EVENT_TYPES)[number];
 
-export function isEventType(s: unknown): s is EventType {
-  return typeof s === 'string' && (EVENT_TYPES as readonly string[]).includes(s);
-}
-
 /** The delivery body: exactly these fields, serialized once and stored, so every attempt sends identical bytes. */
 export interface EventEnvelope {
   id: string;

@@ -4,7 +4,7 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import { deleteOlderThan, hourlySchedule } from '../../common/queue/maintenance';
 import { QUEUES } from '../../common/queue/queues';
 
-/** Spec: events are retained 30 days (their delivery records too: webhooks/ purges those, and they cascade). */
+/** Events are retained 30 days (docs/webhooks.md) (their delivery records too: webhooks/ purges those, and they cascade). */
 export const EVENT_RETENTION_DAYS = 30;
 export const EVENTS_RETENTION_JOB = 'events-retention';
 

@@ -12,7 +12,7 @@ export interface NewEvent {
 /**
  * The outbox writer. Events are written with the caller's EntityManager, i.e. inside the caller's transaction: if the
  * change rolls back, so does the event, and so does what subscribers wrote for it. Nothing is written when no
- * subscriber listens (spec delivery rule 9: only dispatched events are archived); that check is one query per call.
+ * subscriber listens (docs/webhooks.md: an event nobody receives is not recorded); that check is one query per call.
  */
 @Injectable()
 export class EventsService {

@@ -37,7 +37,7 @@ export interface LeadData {
 }
 
 const RATE_WINDOW_SECONDS = 3600;
-/** Copied to the top level of lead.captured when the form has a field of that name (spec: "typically email, name, phone"). */
+/** Copied to the top level of lead.captured when the form has a field of that name (typically email, name, phone: docs/hosted-pages.md). */
 const CONTACT_FIELDS = ['email', 'name', 'phone'] as const;
 
 @Injectable()

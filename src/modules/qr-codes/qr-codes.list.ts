@@ -7,6 +7,7 @@ import { parseLimit } from '../../common/http/pagination';
 import type { ListQrCodesQueryDto } from './dto/qr-code.dto';
 import { QrCode } from './qr-code.entity';
 import { folderExists } from '../folders/folders.repository';
+import type { QrCodeDto } from './dto/qr-code-response.dto';
 
 /** Sort key → column. Every one has an index (organization_id, status, <column>, id). */
 const SORT_COLUMNS: Record<string, { column: string; kind: 'time' | 'text' | 'int' }> = {
@@ -17,15 +18,15 @@ const SORT_COLUMNS: Record<string, { column: string; kind: 'time' | 'text' | 'in
   deleted_at: { column: 'deleted_at', kind: 'time' },
 };
 
-/** GET /v1/qr-codes: filters (spec rules 1–7) and keyset pagination over (sort column, id) in either order, so a deep
+/** GET /v1/qr-codes: filters (docs/api.md "List") and keyset pagination over (sort column, id) in either order, so a deep
  * page costs what the first does and ties never duplicate or skip rows. */
 export async function listQrCodes(
   em: EntityManager,
   codec: CursorCodec,
   auth: AuthContext,
   query: ListQrCodesQueryDto,
-  present: (code: QrCode) => Record<string, unknown>,
-): Promise<ListEnvelope<Record<string, unknown>>> {
+  present: (code: QrCode) => QrCodeDto,
+): Promise<ListEnvelope<QrCodeDto>> {
   const limit = parseLimit(query.limit);
   const status = query.status ?? 'all';
   const sortKey = query.sort ?? 'created_at';

@@ -2,13 +2,12 @@ import { Module } from '@nestjs/common';
 import { ImagesModule } from '../images/images.module';
 import { RenderingModule } from '../rendering/rendering.module';
 import { QrCodeImagesService } from './qr-code-images.service';
-import { QrCodesController } from './qr-codes.controller';
 import { QrCodesService } from './qr-codes.service';
 
+/** QR codes and their images, for the API and for batches (in the api and worker processes). */
 @Module({
   imports: [RenderingModule, ImagesModule],
-  controllers: [QrCodesController],
   providers: [QrCodesService, QrCodeImagesService],
-  exports: [QrCodesService],
+  exports: [QrCodesService, QrCodeImagesService],
 })
 export class QrCodesModule {}

@@ -4,6 +4,8 @@ import type { Redis } from 'ioredis';
 import type { AuthContext } from '../../common/auth/auth-context';
 import { APP_CONFIG, AppConfig } from '../../common/config/config';
 import { ApiException } from '../../common/errors/api.exception';
+import { CursorCodec } from '../../common/http/cursor';
+import type { ListEnvelope } from '../../common/http/list';
 import { newId, newShortCode } from '../../common/ids';
 import { CHANNELS } from '../../common/queue/channels';
 import { REDIS } from '../../common/redis/redis.provider';
@@ -11,9 +13,11 @@ import { EventsService } from '../events/events.service';
 import { lockOrganization } from '../accounts/organizations.repository';
 import { folderExists } from '../folders/folders.repository';
 import { Design, parseDesign, storedDesign } from '../rendering/design';
-import type { CreateQrCodeDto, UpdateQrCodeDto } from './dto/qr-code.dto';
+import type { CreateQrCodeDto, ListQrCodesQueryDto, UpdateQrCodeDto } from './dto/qr-code.dto';
+import type { DeletedQrCodeDto, QrCodeDto } from './dto/qr-code-response.dto';
 import { QrCode } from './qr-code.entity';
 import { QrCodeImagesService } from './qr-code-images.service';
+import { listQrCodes } from './qr-codes.list';
 import { presentQrCode, shortUrl } from './qr-code.presenter';
 import { FieldReader } from './targets/fields';
 import { normalizeTags, planLimitError, sameJson } from './qr-code-rules';
@@ -25,13 +29,14 @@ export class QrCodesService {
 
   constructor(
     private readonly em: EntityManager,
+    private readonly cursors: CursorCodec,
     private readonly images: QrCodeImagesService,
     private readonly events: EventsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(REDIS) private readonly redis: Redis,
   ) {}
 
-  present(code: QrCode): Record<string, unknown> {
+  present(code: QrCode): QrCodeDto {
     return presentQrCode(code, { scanBaseUrl: this.config.scanBaseUrl, imageUrl: (k) => this.images.url(k) });
   }
 
@@ -68,7 +73,7 @@ export class QrCodesService {
     auth: AuthContext,
     body: CreateQrCodeDto,
     opts: { id?: string; design?: Record<string, unknown>; logoKey?: string | null } = {},
-  ): Promise<Record<string, unknown>> {
+  ): Promise<QrCodeDto> {
     const kind = body.type ?? 'dynamic';
     const handler = handlerFor(body.target.type);
     if (kind === 'static' && !handler.staticCapable) {
@@ -145,11 +150,15 @@ export class QrCodesService {
     return code;
   }
 
-  async retrieve(auth: AuthContext, id: string): Promise<Record<string, unknown>> {
+  list(auth: AuthContext, query: ListQrCodesQueryDto): Promise<ListEnvelope<QrCodeDto>> {
+    return listQrCodes(this.em, this.cursors, auth, query, (c) => this.present(c));
+  }
+
+  async retrieve(auth: AuthContext, id: string): Promise<QrCodeDto> {
     return this.present(await this.findLive(auth, id));
   }
 
-  async update(auth: AuthContext, id: string, body: UpdateQrCodeDto): Promise<Record<string, unknown>> {
+  async update(auth: AuthContext, id: string, body: UpdateQrCodeDto): Promise<QrCodeDto> {
     const code = await this.findLive(auth, id);
     const handler = storedHandler(code.type);
     // Refusals first: nothing is applied when any part of the request is refused.
@@ -230,7 +239,7 @@ export class QrCodesService {
     return this.present(code);
   }
 
-  async remove(auth: AuthContext, id: string): Promise<{ id: string; object: 'qr_code'; deleted: true }> {
+  async remove(auth: AuthContext, id: string): Promise<DeletedQrCodeDto> {
     const code = await this.em.transactional(async (em) => {
       const code = await this.findLive(auth, id, em);
       const now = new Date();
@@ -243,7 +252,7 @@ export class QrCodesService {
     return { id: code.id, object: 'qr_code', deleted: true };
   }
 
-  async restore(auth: AuthContext, id: string): Promise<Record<string, unknown>> {
+  async restore(auth: AuthContext, id: string): Promise<QrCodeDto> {
     const code = /^s?qr_[0-9A-Za-z]+$/.test(id) ? await this.em.findOne(QrCode, { id, organizationId: auth.organizationId }) : null;
     if (!code) throw ApiException.notFound('QR code', id);
     if (code.status === 'live') return this.present(code);
@@ -277,7 +286,7 @@ export class QrCodesService {
     return this.images.releaseLogo(key);
   }
 
-  /** Scan processes drop the code from their caches (spec: a new destination works on the next scan). */
+  /** Scan processes drop the code from their caches (docs/scan-host.md: a new destination works on the next scan). */
   invalidate(code: Pick<QrCode, 'id' | 'shortCode' | 'domainId' | 'kind'>): void {
     if (code.kind !== 'dynamic') return;
     this.redis

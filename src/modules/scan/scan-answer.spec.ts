@@ -4,7 +4,7 @@ import { pooledId } from './pooled-ids';
 import { answerScan, type ScanAnswerRequest, type ScanEntry } from './scan-answer';
 import type { CachedCode } from './scan-contract';
 import { userAgentLocation, fixedLocation } from './scan-destination';
-import { SCAN_PATH } from './scan-hot-path.service';
+import { SCAN_PATH } from './scan-hot-path';
 
 const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
 const ANDROID = 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36';

@@ -4,17 +4,17 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import { deleteOlderThan, hourlySchedule } from '../../common/queue/maintenance';
 import { QUEUES } from '../../common/queue/queues';
 
-/** Spec: delivery records are retained 30 days, like the events they belong to. */
+/** Delivery records are retained 30 days (docs/webhooks.md), like the events they belong to. */
 export const DELIVERY_RETENTION_DAYS = 30;
 export const DELIVERY_RETENTION_JOB = 'webhook-delivery-retention';
 
 /** Hourly, once across workers. */
-export const DeliveryRetentionScheduler = hourlySchedule(DELIVERY_RETENTION_JOB);
+export const WebhookDeliveryRetentionScheduler = hourlySchedule(DELIVERY_RETENTION_JOB);
 
 /** Deletes delivery records older than 30 days, in batches so no statement holds locks for long. */
 @Processor(QUEUES.maintenance)
-export class DeliveryRetentionProcessor {
-  private readonly logger = new Logger(DeliveryRetentionProcessor.name);
+export class WebhookDeliveryRetentionProcessor {
+  private readonly logger = new Logger(WebhookDeliveryRetentionProcessor.name);
 
   constructor(private readonly orm: MikroORM) {}
 

@@ -220,7 +220,7 @@ export class WebhookDeliveryService implements OnModuleDestroy {
     return payload;
   }
 
-  /** Delay before attempt `attempts + 1`: the spec's schedule (1 min, 5 min, 30 min, 2 h, 6 h, 24 h). */
+  /** Delay before attempt `attempts + 1`: the schedule of docs/webhooks.md (1 min, 5 min, 30 min, 2 h, 6 h, 24 h). */
   retryDelayMs(attempts: number): number {
     const delays = this.config.webhookRetryDelaysMs;
     return delays[Math.min(attempts - 1, delays.length - 1)] ?? 60_000;

@@ -154,7 +154,7 @@ export const whatsappHandler: TargetHandler = {
     r.only(['phone', 'message', 'destination']);
     if (r.has('destination')) {
       if (r.has('phone') || r.has('message')) r.fail('destination', 'cannot be combined with phone or message');
-      // Re-pointable to any http(s) page (spec PATCH rule 3).
+      // Re-pointable to any http(s) page (docs/targets.md).
       return { type: 'whatsapp', target: { destination: r.url('destination', { required: true }) } };
     }
     const phone = r.has('phone') ? r.phone('phone', { required: true }) : (current.phone as string | undefined);
@@ -192,7 +192,7 @@ export const telegramHandler: TargetHandler = {
   patch(_current, r) {
     r.only(['destination']);
     const raw = r.string('destination', { required: true, max: 2048 })!;
-    // Any other http(s) page is fine too (spec PATCH rule 3).
+    // Any other http(s) page is fine too (docs/targets.md).
     if (/^https?:\/\//i.test(raw) && !/^https?:\/\/(t\.me|telegram\.me)\//i.test(raw)) {
       return { type: 'telegram', target: { destination: checkHttpUrl(raw, r.field('destination')) } };
     }

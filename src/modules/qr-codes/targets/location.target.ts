@@ -64,7 +64,7 @@ export const locationHandler: TargetHandler = {
     if (r.has('destination')) {
       const raw = r.string('destination', { required: true, max: 2048 })!;
       if (/^https?:\/\//i.test(raw)) {
-        // A plain destination turns the code into an ordinary redirect (spec PATCH table).
+        // A plain destination turns the code into an ordinary redirect (docs/targets.md).
         if (['lat', 'lng', 'label', 'address', 'map_app'].some((f) => r.has(f))) {
           r.fail('destination', 'cannot be combined with location fields');
         }

@@ -48,12 +48,9 @@ export function storedHandler(type: string): TargetHandler {
 }
 
 /** The handler of a type read from a cache (possibly written by another version), or undefined. */
-export function scanHandler(type: string): TargetHandler | undefined {
+function scanHandler(type: string): TargetHandler | undefined {
   return BY_TYPE.get(type);
 }
-
-/** Every suffix some type serves a download on (`.vcf`, `.ics`). */
-export const DOWNLOAD_SUFFIXES: readonly string[] = [...new Set(HANDLERS.flatMap((h) => Object.keys(h.scan.downloads ?? {})))];
 
 /** The visitor-independent redirect of a dynamic code of `type`, or null (page-served types, unusable targets). */
 export function fixedLocation(type: string, target: Record<string, unknown>): string | null {

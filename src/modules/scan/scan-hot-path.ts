@@ -4,8 +4,8 @@ import { APP_CONFIG, AppConfig } from '../../common/config/config';
 import { clientIp, parseTrustProxy, type TrustProxy } from '../../common/http/client-address';
 import { pooledId } from './pooled-ids';
 import { answerScan, type ScanEntry, type ScanSuffix } from './scan-answer';
-import { ScanBuffer } from './scan-buffer.service';
-import { ScanCodeCache } from './scan-code-cache.service';
+import { ScanBuffer } from './scan-buffer';
+import { ScanCodeCache } from './scan-code-cache';
 import type { CachedCode } from './scan-contract';
 import { ScanEnricher } from './scan-enricher';
 

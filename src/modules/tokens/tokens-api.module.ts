@@ -5,10 +5,11 @@ import { DashboardGuard } from './dashboard.guard';
 import { TokensController } from './tokens.controller';
 import { TokensService } from './tokens.service';
 
+/** API process: dashboard-session key management. */
 @Module({
   imports: [AccountsModule],
   controllers: [TokensController],
   providers: [TokensService, DashboardAuthService, DashboardGuard],
   exports: [DashboardAuthService],
 })
-export class TokensModule {}
+export class TokensApiModule {}

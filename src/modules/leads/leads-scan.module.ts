@@ -7,4 +7,4 @@ import { LeadsService } from './leads.service';
  * adapter registers that body parser itself, so nothing is added here).
  */
 @Module({ controllers: [LeadsController], providers: [LeadsService] })
-export class LeadsModule {}
+export class LeadsScanModule {}

@@ -6,4 +6,4 @@ import { WebhooksService } from './webhooks.service';
 
 /** API process: /v1/webhooks. */
 @Module({ imports: [WebhookDeliveryModule, WebhookOutboxModule], controllers: [WebhooksController], providers: [WebhooksService] })
-export class WebhooksModule {}
+export class WebhooksApiModule {}
