@@ -52,7 +52,7 @@ export class WebhookDeliveryService implements OnModuleDestroy {
   private readonly logger = new Logger(WebhookDeliveryService.name);
   private readonly sender: WebhookSender;
   private readonly box: SecretBox;
-  private readonly payloads = new LRUCache<string, string>({ max: PAYLOAD_CACHE_ENTRIES });
+  private readonly payloads = new LRUCache<string, Promise<string>>({ max: PAYLOAD_CACHE_ENTRIES });
 
   constructor(
     private readonly orm: MikroORM,
@@ -211,10 +211,12 @@ export class WebhookDeliveryService implements OnModuleDestroy {
 
   /** The event's stored body, from the events module; bodies never change, so the fan-out to many endpoints reads it
    * once. */
-  private async payload(em: EntityManager, eventId: string): Promise<string> {
+  private payload(em: EntityManager, eventId: string): Promise<string> {
     let payload = this.payloads.get(eventId);
     if (payload === undefined) {
-      payload = (await this.events.payload(em, eventId)) ?? '';
+      // The promise is cached, so the attempts of one event running at once share a single read.
+      payload = this.events.payload(em, eventId).then((p) => p ?? '');
+      payload.catch(() => this.payloads.delete(eventId));
       this.payloads.set(eventId, payload);
     }
     return payload;
