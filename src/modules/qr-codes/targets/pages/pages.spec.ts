@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
 import { vcardPayload, veventPayload } from '../encoders';
 import { hostedPage } from '../registry';
 import type { HostedResponse, ScannedCode } from '../target-handler';
 import { renderFormPage, renderThankYouPage, renderTooManyRequestsPage } from './form-page';
+import { expectPageHeaders } from './testing/expect-page-headers';
 
 type CachedCode = ScannedCode & { organizationId: string; name: string; type: string; status: string; isActive: boolean };
 /** The page (suffix '') or download a scan of `c` answers, as the registry gives it to the scan host. */
@@ -57,23 +57,6 @@ function expectSafe(body: string): void {
   }
 }
 
-function expectPageHeaders(r: HostedResponse): void {
-  const csp = r.headers['content-security-policy'];
-  expect(csp).toContain("default-src 'none'");
-  expect(csp).toContain('img-src data:');
-  expect(csp).toContain("form-action 'self'");
-  expect(csp).toContain("base-uri 'none'");
-  expect(csp).toContain("frame-ancestors 'none'");
-  expect(csp).not.toMatch(/script-src|unsafe-inline/);
-  const styles = [...String(r.body).matchAll(/<style>([\s\S]*?)<\/style>/g)];
-  expect(styles).toHaveLength(1);
-  const hash = createHash('sha256').update(styles[0][1], 'utf8').digest('base64');
-  expect(csp).toContain(`style-src 'sha256-${hash}'`);
-  expect(r.headers['content-type']).toBe('text/html; charset=utf-8');
-  expect(r.headers['x-content-type-options']).toBe('nosniff');
-  expect(r.headers['referrer-policy']).toBe('no-referrer');
-  expect(r.headers['cache-control']).toBe('no-store');
-}
 
 describe('hosted pages', () => {
   it.each(Object.keys(HOSTILE_CODES))('escapes hostile values and drops unsafe links on the %s page', (type) => {
