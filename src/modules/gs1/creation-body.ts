@@ -5,7 +5,7 @@ import { attributesQuery, checkIdentifier, identifierPath, padGtin, type AiValue
 export interface Gs1CreationParts {
   primary_key: { ai: string; value: string };
   qualifiers?: { ai: string; value: string }[];
-  /** map of application identifier → value, in the query string in this order */
+  /** map of application identifier → value; the query lists them in AI order (JSON objects keep no reliable order) */
   attributes?: Record<string, string>;
 }
 
@@ -32,7 +32,7 @@ const BODY_FIELDS = {
 export function canonicalizeCreationParts(body: Gs1CreationParts): Gs1CanonicalIdentifier {
   const pk = body.primary_key as unknown;
   if (!pk || typeof pk !== 'object') throw new Gs1Error('GS1_INVALID_PRIMARY_KEY', 'primary_key', 'primary_key must be {ai, value}');
-  const attributeEntries = Object.entries(body.attributes ?? {});
+  const attributeEntries = Object.entries(body.attributes ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const primaryKey = { ai: String(body.primary_key.ai), value: body.primary_key.value };
   if (primaryKey.ai === '01' && typeof primaryKey.value === 'string') primaryKey.value = padGtin(primaryKey.value);
   const identifier: Gs1Identifier = {

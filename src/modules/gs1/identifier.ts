@@ -86,7 +86,11 @@ export function checkIdentifier(id: Gs1Identifier, names: FieldNames): void {
   checkCombinations(id, names);
 }
 
-/** The dictionary's `ex=` and `req=` pairing rules over all AIs of the Digital Link. */
+/**
+ * The dictionary's pairing rules: `ex=` (excluded) over every AI of the Digital Link; `req=` (required) for data
+ * attributes only, since the primary key's `dlpkey` already says which qualifiers may follow it (`/8006/…/22/…` is a
+ * valid path although AI 22 alone lists `req=01`).
+ */
 function checkCombinations(id: Gs1Identifier, names: FieldNames): void {
   const all = [id.primaryKey, ...id.qualifiers, ...id.attributes].map((p) => p.ai);
   const fieldOf = (index: number) =>
@@ -98,7 +102,7 @@ function checkCombinations(id: Gs1Identifier, names: FieldNames): void {
     if (clash) {
       throw new Gs1Error('GS1_INVALID_AI_COMBINATION', fieldOf(index), `AI ${aiLabel(entry)} cannot be used together with AI ${clash}`);
     }
-    const missing = entry.requires.find((group) => !group.some((alt) => alt.every((pattern) => present(pattern, ai))));
+    const missing = index <= id.qualifiers.length ? undefined : entry.requires.find((group) => !group.some((alt) => alt.every((pattern) => present(pattern, ai))));
     if (missing) {
       const options = missing.map((alt) => alt.join(' + ')).join(' or ');
       throw new Gs1Error('GS1_INVALID_AI_COMBINATION', fieldOf(index), `AI ${aiLabel(entry)} requires AI ${options}`);
