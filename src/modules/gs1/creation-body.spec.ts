@@ -1,15 +1,7 @@
 import { canonicalizeCreationParts, digitalLinkUri, type Gs1CreationParts } from './creation-body';
-import { Gs1Error } from './gs1.error';
+import { gs1Refusal } from './testing/gs1-refusal';
 
-function refusal(body: Gs1CreationParts): Pick<Gs1Error, 'gs1Code' | 'field'> {
-  try {
-    canonicalizeCreationParts(body);
-  } catch (e) {
-    if (e instanceof Gs1Error) return { gs1Code: e.gs1Code, field: e.field };
-    throw e;
-  }
-  throw new Error('accepted');
-}
+const refusal = (body: Gs1CreationParts) => gs1Refusal(() => canonicalizeCreationParts(body));
 const gtin = (value = '09520123456788') => ({ ai: '01', value });
 
 describe('canonicalizeCreationParts', () => {

@@ -1,20 +1,12 @@
 import { parseDigitalLink } from './digital-link-parser';
-import { Gs1Error } from './gs1.error';
+import { gs1Refusal } from './testing/gs1-refusal';
 
 /** Splits `/path?query` (a fragment is never sent to a server) and parses it. */
 function parse(uri: string, options = {}) {
   const url = new URL(uri, 'https://example.com');
   return parseDigitalLink(url.pathname, url.search.slice(1), options);
 }
-function refusal(uri: string): Pick<Gs1Error, 'gs1Code' | 'field'> {
-  try {
-    parse(uri);
-  } catch (e) {
-    if (e instanceof Gs1Error) return { gs1Code: e.gs1Code, field: e.field };
-    throw e;
-  }
-  throw new Error(`${uri} was accepted`);
-}
+const refusal = (uri: string) => gs1Refusal(() => parse(uri));
 
 describe('parseDigitalLink: the research brief vectors', () => {
   it('1: accepts the canonical GS1 example', () => {

@@ -1,16 +1,8 @@
-import { Gs1Error } from './gs1.error';
 import { gs1LinkTypes, linkTypeLabel, linkTypeUri, normalizeLinkType } from './link-types';
 import { normalizeLinks, normalizeOverrides } from './resolver-data';
+import { gs1Refusal } from './testing/gs1-refusal';
 
-function refusal(fn: () => unknown): Pick<Gs1Error, 'gs1Code' | 'field'> {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof Gs1Error) return { gs1Code: e.gs1Code, field: e.field };
-    throw e;
-  }
-  throw new Error('accepted');
-}
+const refusal = gs1Refusal;
 const pk = { ai: '01', value: '09520123456788' };
 
 describe('GS1 link types', () => {

@@ -9,7 +9,8 @@ export interface ResolverDescriptionInput {
   /** `https://scan.example.com`: where Digital Link paths start */
   resolverRoot: string;
   name: string;
-  contact: { fn: string; hasEmail?: string; hasTelephone?: string };
+  /** vCard-style contact; GS1's description-file schema names `fn` (formatted name) and `hasAddress` */
+  contact: { fn: string; hasAddress?: { streetAddress?: string; locality?: string; region?: string; 'postal-code'?: string } };
 }
 
 /** The `/.well-known/gs1resolver` document (GS1-Conformant Resolver standard, resolver description file). */
