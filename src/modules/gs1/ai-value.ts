@@ -1,5 +1,5 @@
 import { CSET82 } from './check-digits';
-import { Gs1Error } from './gs1.error';
+import { Gs1Error, type Gs1Code } from './gs1.error';
 import { runLinter } from './linters';
 import { gs1Dictionary, type AiComponent, type AiEntry } from './syntax-dictionary';
 
@@ -26,7 +26,7 @@ export const aiLabel = (entry: AiEntry) => `(${entry.ai}) ${entry.title}`.trim()
  * part's character set and linters. Throws a Gs1Error naming `field`.
  */
 export function checkAiValue(entry: AiEntry, value: unknown, field: string): void {
-  const fail = (code: 'GS1_VALUE_FORMAT' | 'GS1_CHECK_DIGIT', why: string): never => {
+  const fail = (code: Gs1Code, why: string): never => {
     throw new Gs1Error(code, field, `AI ${aiLabel(entry)}: ${why}`);
   };
   if (typeof value !== 'string' || value === '') return fail('GS1_VALUE_FORMAT', 'the value must be a non-empty string');
@@ -43,7 +43,7 @@ export function checkAiValue(entry: AiEntry, value: unknown, field: string): voi
     if (!cset.test.test(part)) fail('GS1_VALUE_FORMAT', `the value must use ${cset.name}`);
     for (const linter of component.linters) {
       const problem = runLinter(linter, part);
-      if (problem) fail(problem.code as 'GS1_VALUE_FORMAT', `'${part}' ${problem.reason}`);
+      if (problem) fail(problem.code, `'${part}' ${problem.reason}`);
     }
   }
   if (pos < value.length) fail('GS1_VALUE_FORMAT', `the value must have ${lengthRule} characters`);

@@ -1,5 +1,5 @@
 import { Gs1Error } from './gs1.error';
-import { attributesQuery, checkIdentifier, identifierPath, padGtin, type AiValue, type Gs1Identifier } from './identifier';
+import { attributesQuery, checkIdentifier, identifierPath, padGtin, type Gs1Identifier } from './identifier';
 
 /** The identifier parts of the spec's GS1 creation body (`type: "gs1"`), as received. */
 export interface Gs1CreationParts {
@@ -57,5 +57,3 @@ export function withCanonicalForm(identifier: Gs1Identifier): Gs1CanonicalIdenti
 export function digitalLinkUri(origin: string, id: Pick<Gs1CanonicalIdentifier, 'pathAndQuery'>): string {
   return origin.replace(/\/+$/, '') + id.pathAndQuery;
 }
-
-export type { AiValue };

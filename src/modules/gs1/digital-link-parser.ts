@@ -88,5 +88,3 @@ function splitQuery(rawQuery: string): { attributes: AiValue[]; otherParams: [st
   }
   return { attributes, otherParams };
 }
-
-export { Gs1Error };
