@@ -6,6 +6,7 @@
  * 3. Between modules, imports follow MODULE_ORDER: a module may import only modules listed before it, so the module
  *    graph is one-way. Tests and test helpers (*.spec.ts, testing/) are left out of rule 3: a test may exercise two
  *    modules together. */
+const fs = require('node:fs');
 const path = require('node:path');
 const madge = require('madge');
 
@@ -22,6 +23,7 @@ const MODULE_ORDER = [
   'webhooks',
   'rendering',
   'images',
+  'gs1',
   'qr-codes',
   'scan',
   'leads',
@@ -63,6 +65,9 @@ async function main() {
         problems.push(`${from} imports ${to}, against the module order: ${file} → ${dep}`);
       }
     }
+  }
+  for (const dir of fs.readdirSync(path.join(ROOT, 'src', 'modules'))) {
+    if (!rank.has(dir)) problems.push(`module ${dir} is missing from MODULE_ORDER (scripts/check-architecture.js)`);
   }
   const unique = [...new Set(problems)];
   if (unique.length) {
