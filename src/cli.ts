@@ -5,6 +5,7 @@ import { AppConfig, loadConfig } from './common/config/config';
 import { ApiException } from './common/errors/api.exception';
 import { ormConfig } from './mikro-orm.config';
 import { AccountsService } from './modules/accounts/accounts.service';
+import { setPlan } from './modules/accounts/organizations.repository';
 import { PLAN_IDS, PlanId } from './common/auth/plan';
 import { loadPlans } from './modules/accounts/plans';
 import { DashboardAuthService } from './modules/tokens/dashboard-auth.service';
@@ -119,7 +120,7 @@ export async function runCommand(command: string, flags: Flags, config: AppConfi
       const org = await accounts.getOrganization(required(flags, 'org'));
       const next = plan(flags);
       const em = orm.em.fork();
-      await em.execute('update organizations set plan = ?, updated_at = now() where id = ?', [next, org.id]);
+      await setPlan(em, org.id, next);
       const paused = await pauseAboveLimit(em, org.id, plans[next].dynamic_qr_limit);
       if (paused.length) await publishInvalidations(config, paused);
       return { organization_id: org.id, plan: next, paused: paused.map((p) => p.id) };

@@ -12,10 +12,10 @@ import { CursorCodec } from '../../common/http/cursor';
 import { pageByCreatedAt } from '../../common/http/pagination';
 import { newId } from '../../common/ids';
 import { QUEUES } from '../../common/queue/queues';
-import { Organization } from '../accounts/organization.entity';
+import { findOrganization } from '../accounts/organizations.repository';
 import { PLAN_CATALOG, PlanCatalog } from '../accounts/plans';
 import { EventsService } from '../events/events.service';
-import { QrCode } from '../qr-codes/qr-code.entity';
+import { codeExists } from '../qr-codes/qr-codes.repository';
 import { CreateQrCodeDto } from '../qr-codes/dto/qr-code.dto';
 import { QrCodesService } from '../qr-codes/qr-codes.service';
 import { parseDesign } from '../rendering/design';
@@ -161,7 +161,8 @@ export class BatchesService {
       const batch = await em.findOne(Batch, { id: batchId });
       if (!batch || batch.status !== 'processing') return;
       try {
-        const org = await em.findOneOrFail(Organization, { id: batch.organizationId });
+        const org = await findOrganization(em, batch.organizationId);
+        if (!org) throw new Error(`the workspace ${batch.organizationId} of batch ${batch.id} is gone`);
         const auth: AuthContext = {
           organizationId: org.id,
           organizationName: org.name,
@@ -195,8 +196,7 @@ export class BatchesService {
     let status: 'completed' | 'failed' = 'completed';
     let error: string | null = null;
     let gs1Code: string | null = null;
-    const existing = await this.em.fork().findOne(QrCode, { id: item.qrCodeId });
-    if (!existing) {
+    if (!(await codeExists(this.em.fork(), item.qrCodeId))) {
       try {
         const request = { ...item.request };
         delete request.design; // the batch design applies to every item

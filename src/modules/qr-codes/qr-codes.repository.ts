@@ -52,6 +52,12 @@ export async function findByShortCode(em: EntityManager, shortCode: string): Pro
   };
 }
 
+/** True when a code with this id exists in any state (a batch item's reserved id already became a code). */
+export async function codeExists(em: EntityManager, id: string): Promise<boolean> {
+  const [row] = await em.execute<{ n: number }[]>('select 1 as n from qr_codes where id = ?', [id]);
+  return row !== undefined;
+}
+
 /** Kind and creation time of a live code of the workspace (analytics' range starts there); null when not found. */
 export async function findLiveCodeFacts(em: EntityManager, organizationId: string, id: string): Promise<{ kind: string; createdAt: Date } | null> {
   const [row] = await em.execute<{ kind: string; created_at: Date | string }[]>(
