@@ -8,6 +8,7 @@ import type { AppConfig } from '../common/config/config';
 import { setRateLimitHeaders } from '../common/auth/api-key.guard';
 import { parseTrustProxy, type TrustProxy } from '../common/http/client-address';
 import { createValidationPipe } from '../common/errors/validation';
+import { assertDepth } from '../common/errors/input-rules';
 import { RateLimiter } from '../common/http/rate-limiter';
 import { newId } from '../common/ids';
 import { createPino, PinoLoggerService } from '../common/logging/logger';
@@ -61,7 +62,8 @@ function adapter(opts: AdapterOptions): FastifyAdapter {
  * Nest's own body parsers, except that an empty body sent with Content-Type: application/json is "no body" rather
  * than a 400 raised before routing: clients that always send the header can call DELETE, restore, rotate-secret and
  * test (which take no body), and authentication still answers first. Malformed JSON and __proto__/constructor
- * poisoning are refused as before (Fastify's own JSON parser).
+ * poisoning are refused as before (Fastify's own JSON parser), and so is a body nested deeper than MAX_BODY_DEPTH
+ * (before any validator walks it recursively).
  */
 function registerBodyParsers(app: NestFastifyApplication): void {
   const fastify = app.getHttpAdapter().getInstance();
@@ -69,7 +71,15 @@ function registerBodyParsers(app: NestFastifyApplication): void {
   const json = fastify.getDefaultJsonParser(onProtoPoisoning ?? 'error', onConstructorPoisoning ?? 'error');
   app.useBodyParser('application/json', { bodyLimit }, (req, body, done) => {
     if (body.length === 0) return done(null, undefined);
-    void json(req as Parameters<typeof json>[0], body.toString('utf8'), done);
+    void json(req as Parameters<typeof json>[0], body.toString('utf8'), (err: Error | null, parsed?: unknown) => {
+      if (err) return done(err);
+      try {
+        assertDepth(parsed);
+      } catch (tooDeep) {
+        return done(tooDeep as Error);
+      }
+      done(null, parsed);
+    });
   });
   app.useBodyParser('application/x-www-form-urlencoded', { bodyLimit }, (_req, body, done) => done(null, parseQueryString(body.toString('utf8'))));
 }
