@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { ApiException } from '../errors/api.exception';
@@ -41,6 +41,11 @@ const windowOf = (now: number) => ({ minute: Math.floor(now / 60_000), reset: 60
  * workspace (calendar month, UTC), plus a per-client window for requests without a valid key. */
 @Injectable()
 export class RateLimiter {
+  /** Requests let through unchecked because Redis did not answer (fail open); reported in the warning log line. */
+  failedOpen = 0;
+  private lastWarning = 0;
+  private readonly logger = new Logger('RateLimiter');
+
   constructor(
     @Inject(REDIS) private readonly redis: Redis,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -49,7 +54,28 @@ export class RateLimiter {
     redis.defineCommand(CONSUME_COMMAND, { numberOfKeys: 2, lua: CONSUME });
   }
 
+  /**
+   * Counts a request against its key's window and its workspace's quota. While Redis is down the request is let
+   * through (fail open: PostgreSQL alone can still serve it), counted in `failedOpen` and logged at most once a minute;
+   * the headers then show a full window.
+   */
   async consume(auth: AuthContext, now = Date.now()): Promise<RateLimitState> {
+    try {
+      if (this.redis.status !== 'ready') throw new Error(`Redis connection is ${this.redis.status}`);
+      return await this.count(auth, now);
+    } catch (err) {
+      if (err instanceof ApiException) throw err;
+      this.failedOpen++;
+      if (now - this.lastWarning >= 60_000) {
+        this.lastWarning = now;
+        this.logger.warn({ failed_open_total: this.failedOpen, error: (err as Error).message }, 'rate limits not enforced: Redis unavailable');
+      }
+      const limit = auth.plan.requests_per_minute;
+      return { limit, remaining: limit, reset: windowOf(now).reset };
+    }
+  }
+
+  private async count(auth: AuthContext, now: number): Promise<RateLimitState> {
     const { minute, reset } = windowOf(now);
     const rlKey = `rl:${auth.keyId}:${minute}`;
     const monthly = auth.plan.monthly_requests;
