@@ -104,6 +104,13 @@ export async function createOrg(
   return { organizationId: org.id, keyId: key.id, apiKey: secret };
 }
 
+/** Another key of an existing workspace. */
+export async function addKey(app: TestApp, organizationId: string, opts: { scopes?: string[]; environment?: 'live' | 'test' } = {}): Promise<TestOrg> {
+  const accounts = new AccountsService(app.app.get(MikroORM).em.fork() as never, loadPlans(app.config.plansFile));
+  const { key, secret } = await accounts.createKey(organizationId, { name: 'another key', scopes: opts.scopes, environment: opts.environment });
+  return { organizationId, keyId: key.id, apiKey: secret };
+}
+
 export interface HttpResult<T = any> {
   status: number;
   headers: Headers;
