@@ -136,11 +136,11 @@ export class BatchesService {
   }
 
   list(auth: AuthContext, query: ListBatchesQueryDto) {
-    return pageByCreatedAt(this.em, Batch, { organizationId: auth.organizationId }, { ...query }, this.cursors, (b) => presentBatch(b));
+    return pageByCreatedAt(this.em, Batch, { organizationId: auth.organizationId, environment: auth.environment }, { ...query }, this.cursors, (b) => presentBatch(b));
   }
 
   async find(auth: AuthContext, id: string): Promise<Batch> {
-    const batch = /^batch_[0-9A-Za-z]+$/.test(id) ? await this.em.findOne(Batch, { id, organizationId: auth.organizationId }) : null;
+    const batch = /^batch_[0-9A-Za-z]+$/.test(id) ? await this.em.findOne(Batch, { id, organizationId: auth.organizationId, environment: auth.environment }) : null;
     if (!batch) throw ApiException.notFound('batch', id);
     return batch;
   }

@@ -33,8 +33,9 @@ export async function listQrCodes(
   if (sortKey === 'deleted_at' && status !== 'trashed' && status !== 'paused') {
     throw ApiException.invalid('sort', 'sort=deleted_at needs status=trashed or status=paused');
   }
-  const where: string[] = ['organization_id = ?'];
-  const params: unknown[] = [auth.organizationId];
+  // A key lists its own environment only (test keys see test codes, live keys live ones).
+  const where: string[] = ['organization_id = ?', 'environment = ?'];
+  const params: unknown[] = [auth.organizationId, auth.environment];
   switch (status) {
     case 'trashed':
       where.push(`status = 'trashed'`);
