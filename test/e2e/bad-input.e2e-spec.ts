@@ -122,6 +122,22 @@ describe('bad input on every documented operation', () => {
     expect(text.status).toBe(201);
   });
 
+  it('refuses line breaks and other controls in URL fields, so no payload or .vcf carries injected lines', async () => {
+    const injected = 'https://example.com/\r\nTEL;TYPE=CELL:+19005550100';
+    for (const type of ['static', 'dynamic']) {
+      const res = await http(api.origin, 'POST', '/v1/qr-codes', { key: org.apiKey, body: { type, target: { type: 'vcard', vcard: { your_name: 'Ada', website: injected } } } });
+      expect400(res, `${type} vcard website`, 'target.vcard.website');
+    }
+    const tab = await http(api.origin, 'POST', '/v1/qr-codes', { key: org.apiKey, body: { target: { type: 'url', destination: 'https://example.com/\tx' } } });
+    expect400(tab, 'url with a tab', 'target.destination');
+    const page = await http(api.origin, 'POST', '/v1/qr-codes', {
+      key: org.apiKey,
+      body: { target: { type: 'linkpage', title: 'T', links: [{ title: 'a', url: 'https://example.com/\nx' }] } },
+    });
+    expect(page.status).toBe(400);
+    expect(page.body.error.field).toMatch(/^target\.links\[0\]\.url$/);
+  });
+
   it('refuses bad strings in a lead-form post on the scan host (form-encoded and JSON) with 400, storing nothing', async () => {
     const scan = await startScan();
     try {
