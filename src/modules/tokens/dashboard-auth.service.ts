@@ -32,11 +32,12 @@ export class DashboardAuthService {
       throw new ApiException('unauthorized', 'API keys cannot manage keys: a dashboard session token is required');
     }
     let payload: JWTPayload;
-    // iss / aud are checked when configured; a few seconds of clock skew between the identity provider and us is fine.
-    const claims = { issuer: this.config.dashboardJwtIssuer, audience: this.config.dashboardJwtAudience, clockTolerance: CLOCK_SKEW_SECONDS };
+    // iss / aud are checked when configured. An external identity provider's clock may be a few seconds off ours; the
+    // local one (HS256, minted on this machine) shares our clock, so its tokens get no tolerance.
+    const claims = { issuer: this.config.dashboardJwtIssuer, audience: this.config.dashboardJwtAudience };
     try {
       if (this.jwks) {
-        ({ payload } = await jwtVerify(token, this.jwks, { algorithms: ['RS256', 'ES256'], ...claims }));
+        ({ payload } = await jwtVerify(token, this.jwks, { algorithms: ['RS256', 'ES256'], ...claims, clockTolerance: CLOCK_SKEW_SECONDS }));
       } else if (this.config.dashboardJwtSecret) {
         ({ payload } = await jwtVerify(token, this.secretKey(), { algorithms: ['HS256'], ...claims }));
       } else {
