@@ -17,6 +17,9 @@ export interface RateLimitState {
  * guessing. The address is kept only as an HMAC (APP_SECRET) in a key that expires with its minute. */
 export const ANONYMOUS_REQUESTS_PER_MINUTE = 1_000;
 
+/** Key-management requests per minute from one client address (dashboard session tokens, valid or not). */
+export const DASHBOARD_REQUESTS_PER_MINUTE = 60;
+
 /**
  * One step for an API key: the minute window first (a request refused there does not reach the monthly quota), then
  * the workspace's monthly quota (a request refused by the quota is not counted in it either).
@@ -109,12 +112,20 @@ export class RateLimiter {
   /** Counts a request without a valid API key from this client address; undefined while Redis is not connected (the
    * answer is not held up waiting for it). */
   async consumeAnonymous(clientAddress: string | undefined, now = Date.now()): Promise<(RateLimitState & { exceeded: boolean }) | undefined> {
+    return this.consumeWindow(this.anonymousKey(clientAddress, windowOf(now).minute), ANONYMOUS_REQUESTS_PER_MINUTE, now);
+  }
+
+  /** Counts a key-management request (`/v1/tokens*`, valid session or not) from this client address: slows down
+   * session-token guessing and key churn. Undefined while Redis is not connected (fail open). */
+  async consumeDashboard(clientAddress: string | undefined, now = Date.now()): Promise<(RateLimitState & { exceeded: boolean }) | undefined> {
+    const key = `rl:dash:${clientAddressKey(this.config.appSecret, clientAddress)}:${windowOf(now).minute}`;
+    return this.consumeWindow(key, DASHBOARD_REQUESTS_PER_MINUTE, now);
+  }
+
+  private async consumeWindow(key: string, limit: number, now: number): Promise<(RateLimitState & { exceeded: boolean }) | undefined> {
     if (this.redis.status !== 'ready') return undefined;
-    const { minute, reset } = windowOf(now);
-    const key = this.anonymousKey(clientAddress, minute);
     const [[, count]] = ((await this.redis.multi().incr(key).expire(key, 61).exec()) ?? [[null, 0]]) as [unknown, number][];
-    const limit = ANONYMOUS_REQUESTS_PER_MINUTE;
-    return { limit, remaining: Math.max(0, limit - Number(count)), reset, exceeded: Number(count) > limit };
+    return { limit, remaining: Math.max(0, limit - Number(count)), reset: windowOf(now).reset, exceeded: Number(count) > limit };
   }
 
   /** This client's anonymous window without counting (headers of responses no key was checked for). */
