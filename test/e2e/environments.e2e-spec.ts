@@ -9,7 +9,7 @@ describe('test and live environments', () => {
   });
   afterAll(() => api?.close());
 
-  it('a qr_test_ key cannot see or change live codes and batches, and the other way round', async () => {
+  it('a qr_test_ key cannot see or change live codes, folders and batches, and the other way round', async () => {
     const live = await createOrg(api, { plan: 'pro' });
     const test = await addKey(api, live.organizationId, { environment: 'test' });
     expect(test.apiKey).toMatch(/^qr_test_/);
@@ -42,6 +42,19 @@ describe('test and live environments', () => {
     const unchanged = await http(api.origin, 'GET', `/v1/qr-codes/${liveCode.id}`, { key: live.apiKey });
     expect(unchanged.body.name).toBe(liveCode.name);
     expect(unchanged.body.target.destination).toBe('https://example.com/live');
+
+    // Folders too: another environment's folder is 404, and cannot hold this environment's codes.
+    const liveFolder = await http(api.origin, 'POST', '/v1/folders', { key: live.apiKey, body: { name: 'Live folder' } });
+    expect(liveFolder.status).toBe(201);
+    for (const [method, body] of [['GET'], ['PATCH', { name: 'x' }], ['DELETE']] as [string, unknown?][]) {
+      const res = await http(api.origin, method, `/v1/folders/${liveFolder.body.id}`, { key: test.apiKey, body });
+      expect([method, res.status]).toEqual([method, 404]);
+    }
+    const filed = await http(api.origin, 'PATCH', `/v1/qr-codes/${testCode.id}`, { key: test.apiKey, body: { folder_id: liveFolder.body.id } });
+    expect(filed.status).toBe(404);
+    expect((await http(api.origin, 'GET', `/v1/qr-codes?folder_id=${liveFolder.body.id}`, { key: test.apiKey })).status).toBe(404);
+    expect((await http(api.origin, 'GET', '/v1/folders', { key: test.apiKey })).body.data).toHaveLength(0);
+    expect((await http(api.origin, 'GET', '/v1/folders', { key: live.apiKey })).body.data).toHaveLength(1);
 
     const batch = await http(api.origin, 'POST', '/v1/batches', { key: live.apiKey, body: { items: [{ target: { type: 'text', text: 'b' } }] } });
     expect(batch.status).toBe(202);

@@ -57,7 +57,7 @@ export async function listQrCodes(
     params.push(kind);
   }
   if (query.folder_id) {
-    const [folder] = await em.execute('select 1 from folders where id = ? and organization_id = ?', [query.folder_id, auth.organizationId]);
+    const [folder] = await em.execute('select 1 from folders where id = ? and organization_id = ? and environment = ?', [query.folder_id, auth.organizationId, auth.environment]);
     if (!folder) throw new ApiException('not_found', `No such folder: '${query.folder_id}'`, { field: 'folder_id' });
     where.push('folder_id = ?');
     params.push(query.folder_id);

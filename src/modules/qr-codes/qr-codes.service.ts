@@ -80,7 +80,7 @@ export class QrCodesService {
 
   async assertFolder(auth: AuthContext, folderId: string | null | undefined, em: EntityManager = this.em): Promise<void> {
     if (!folderId) return;
-    const folder = await em.findOne(Folder, { id: folderId, organizationId: auth.organizationId });
+    const folder = await em.findOne(Folder, { id: folderId, organizationId: auth.organizationId, environment: auth.environment });
     if (!folder) throw new ApiException('not_found', `No such folder: '${folderId}'`, { field: 'folder_id' });
   }
 
