@@ -64,8 +64,8 @@ export class AnalyticsService {
     const requested = parseRange(query, today);
     const [code] = /^s?qr_[0-9A-Za-z]+$/.test(id)
       ? await this.em.execute<{ kind: string; created_at: Date | string }[]>(
-          `select kind, created_at from qr_codes where id = ? and organization_id = ? and status = 'live'`,
-          [id, auth.organizationId],
+          `select kind, created_at from qr_codes where id = ? and organization_id = ? and environment = ? and status = 'live'`,
+          [id, auth.organizationId, auth.environment],
         )
       : [];
     if (!code) throw ApiException.notFound('QR code', id);
