@@ -6,6 +6,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
 const svc = require('./lib/services');
+const { applySecrets, randomSecrets } = require('./lib/runtime');
 
 async function main() {
   const name = process.argv[2];
@@ -17,7 +18,7 @@ async function main() {
   svc.ensureDependencies();
   const dir = path.resolve(svc.ROOT, process.env.LOCAL_DATA_DIR || '.local', `bench-${process.pid}`);
   const stoppers = [];
-  const env = { ...process.env, NODE_ENV: 'test', LOCAL_DATA_DIR: dir, LOG_LEVEL: process.env.LOG_LEVEL || 'silent' };
+  const env = applySecrets({ ...process.env, NODE_ENV: 'test', LOCAL_DATA_DIR: dir, LOG_LEVEL: process.env.LOG_LEVEL || 'silent' }, randomSecrets());
   let code = 1;
   let running;
   svc.onStopSignal({ stoppers, dir, forward: () => running });

@@ -7,7 +7,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { spawn, spawnSync } = require('node:child_process');
 const svc = require('./lib/services');
-const { dataDir, runtimeFile } = require('./lib/runtime');
+const { dataDir, runtimeFile, localSecrets, applySecrets } = require('./lib/runtime');
 
 const stoppers = [];
 const children = [];
@@ -106,7 +106,7 @@ async function main() {
   svc.ensureBuilt();
   const dir = dataDir();
   fs.mkdirSync(dir, { recursive: true });
-  const env = { ...process.env, LOCAL_DATA_DIR: dir, NODE_ENV: process.env.NODE_ENV || 'development' };
+  const env = applySecrets({ ...process.env, LOCAL_DATA_DIR: dir, NODE_ENV: process.env.NODE_ENV || 'development' }, localSecrets({ create: true }));
   if (!env.DATABASE_URL) {
     const port = Number(process.env.LOCAL_PG_PORT || 54320);
     svc.log(`starting PostgreSQL on 127.0.0.1:${port} (data in ${path.join(dir, 'pg')})…`);

@@ -7,6 +7,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
 const svc = require('./lib/services');
+const { applySecrets, randomSecrets } = require('./lib/runtime');
 
 async function main() {
   const args = process.argv.slice(2);
@@ -15,7 +16,8 @@ async function main() {
   svc.ensureDependencies();
   const dir = path.resolve(svc.ROOT, process.env.LOCAL_DATA_DIR || '.local', `test-${process.pid}`);
   const stoppers = [];
-  const env = { ...process.env, NODE_ENV: 'test', LOCAL_DATA_DIR: dir };
+  // Secrets of this run only (the processes refuse to start without them; no built-in default exists).
+  const env = applySecrets({ ...process.env, NODE_ENV: 'test', LOCAL_DATA_DIR: dir }, randomSecrets());
   let code = 1;
   let jestChild;
   svc.onStopSignal({ stoppers, dir, forward: () => jestChild });

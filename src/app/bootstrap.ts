@@ -1,13 +1,17 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { parse as parseQueryString } from 'node:querystring';
-import { INestApplicationContext } from '@nestjs/common';
+import { INestApplicationContext, Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppConfig } from '../common/config/config';
 import { setRateLimitHeaders } from '../common/auth/api-key.guard';
 import { parseTrustProxy, type TrustProxy } from '../common/http/client-address';
 import { createValidationPipe } from '../common/errors/validation';
+import { assertDepth } from '../common/errors/input-rules';
+import { DOCS_ERRORS_URL } from '../common/errors/error-codes';
+import { toEnvelope } from '../common/errors/exception.filter';
 import { RateLimiter } from '../common/http/rate-limiter';
 import { newId } from '../common/ids';
 import { createPino, PinoLoggerService } from '../common/logging/logger';
@@ -34,10 +38,43 @@ interface AdapterOptions {
   front?: () => HotPathHandler | undefined;
 }
 
+const httpLogger = new Logger('HTTP');
+
+/** Errors Fastify answers before routing (a malformed percent-encoding, a path parameter over the length limit):
+ * the envelope and the usual headers, like every other answer. */
+function frameworkError(err: Error, request: FastifyRequest, reply: FastifyReply): void {
+  const id = String(request.id);
+  const { status, body } = toEnvelope(err, id, httpLogger);
+  void reply.code(status).header('Request-Id', id).header('Scanlink-Version', API_VERSION).header('Content-Type', 'application/json; charset=utf-8').send(body);
+}
+
+const CLIENT_ERRORS: Record<string, [number, string]> = {
+  HPE_HEADER_OVERFLOW: [431, 'The request line or headers are too large'],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'The request took too long to arrive'],
+};
+
+/** Requests Node's HTTP parser refuses (oversized headers or URL, timeouts, malformed HTTP): the envelope in a raw
+ * response, since no request object exists. */
+function clientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, message] = CLIENT_ERRORS[err.code ?? ''] ?? [400, 'Malformed HTTP request'];
+  const id = newId('req');
+  const body = JSON.stringify({ error: { code: 'invalid_request', message, doc_url: `${DOCS_ERRORS_URL}#invalid_request`, request_id: id } });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `Request-Id: ${id}\r\nScanlink-Version: ${API_VERSION}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(err);
+}
+
 function adapter(opts: AdapterOptions): FastifyAdapter {
   const front = opts.front;
   return new FastifyAdapter({
     logger: false,
+    frameworkErrors: frameworkError,
+    clientErrorHandler: clientError,
     genReqId: () => newId('req'),
     requestIdHeader: false,
     bodyLimit: 2 * 1024 * 1024,
@@ -61,7 +98,8 @@ function adapter(opts: AdapterOptions): FastifyAdapter {
  * Nest's own body parsers, except that an empty body sent with Content-Type: application/json is "no body" rather
  * than a 400 raised before routing: clients that always send the header can call DELETE, restore, rotate-secret and
  * test (which take no body), and authentication still answers first. Malformed JSON and __proto__/constructor
- * poisoning are refused as before (Fastify's own JSON parser).
+ * poisoning are refused as before (Fastify's own JSON parser), and so is a body nested deeper than MAX_BODY_DEPTH
+ * (before any validator walks it recursively).
  */
 function registerBodyParsers(app: NestFastifyApplication): void {
   const fastify = app.getHttpAdapter().getInstance();
@@ -69,7 +107,15 @@ function registerBodyParsers(app: NestFastifyApplication): void {
   const json = fastify.getDefaultJsonParser(onProtoPoisoning ?? 'error', onConstructorPoisoning ?? 'error');
   app.useBodyParser('application/json', { bodyLimit }, (req, body, done) => {
     if (body.length === 0) return done(null, undefined);
-    void json(req as Parameters<typeof json>[0], body.toString('utf8'), done);
+    void json(req as Parameters<typeof json>[0], body.toString('utf8'), (err: Error | null, parsed?: unknown) => {
+      if (err) return done(err);
+      try {
+        assertDepth(parsed);
+      } catch (tooDeep) {
+        return done(tooDeep as Error);
+      }
+      done(null, parsed);
+    });
   });
   app.useBodyParser('application/x-www-form-urlencoded', { bodyLimit }, (_req, body, done) => done(null, parseQueryString(body.toString('utf8'))));
 }

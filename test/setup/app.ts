@@ -18,8 +18,10 @@ function defaultPlansFile(): string {
   return generousPlans;
 }
 
-export function testConfig(overrides: Record<string, string> = {}): AppConfig {
-  return loadConfig({ ...process.env, NODE_ENV: 'test', PLANS_FILE: defaultPlansFile(), ...overrides });
+/** Tests play many clients from one machine through X-Forwarded-For, as behind a reverse proxy on loopback (the
+ * product's default trusts no proxy; a test that checks that passes TRUST_PROXY: ''). */
+export function testConfig(overrides: Record<string, string | undefined> = {}): AppConfig {
+  return loadConfig({ ...process.env, NODE_ENV: 'test', PLANS_FILE: defaultPlansFile(), TRUST_PROXY: 'loopback', ...overrides });
 }
 
 export interface TestApp {
@@ -31,7 +33,7 @@ export interface TestApp {
 }
 
 /** Boots the same API app as main.api.ts on a free port. */
-export async function startApi(overrides: Record<string, string> = {}): Promise<TestApp> {
+export async function startApi(overrides: Record<string, string | undefined> = {}): Promise<TestApp> {
   const config = testConfig(overrides);
   const app = await createApiApp(config, { logLevel: process.env.TEST_LOG_LEVEL ?? 'silent' });
   await app.listen(0, '127.0.0.1');
@@ -39,7 +41,7 @@ export async function startApi(overrides: Record<string, string> = {}): Promise<
   return { app, config, origin, close: () => app.close() };
 }
 
-export async function startScan(overrides: Record<string, string> = {}): Promise<TestApp> {
+export async function startScan(overrides: Record<string, string | undefined> = {}): Promise<TestApp> {
   const config = testConfig(overrides);
   const app = await createScanApp(config, { logLevel: process.env.TEST_LOG_LEVEL ?? 'silent' });
   await app.listen(0, '127.0.0.1');
@@ -103,6 +105,13 @@ export async function createOrg(
     expiresInDays: opts.expiresInDays,
   });
   return { organizationId: org.id, keyId: key.id, apiKey: secret };
+}
+
+/** Another key of an existing workspace. */
+export async function addKey(app: TestApp, organizationId: string, opts: { scopes?: string[]; environment?: 'live' | 'test' } = {}): Promise<TestOrg> {
+  const accounts = new AccountsService(app.app.get(MikroORM).em.fork() as never, loadPlans(app.config.plansFile));
+  const { key, secret } = await accounts.createKey(organizationId, { name: 'another key', scopes: opts.scopes, environment: opts.environment });
+  return { organizationId, keyId: key.id, apiKey: secret };
 }
 
 export interface HttpResult<T = any> {

@@ -35,8 +35,16 @@ export class ApiKeyGuard extends AuthGuard('api-key') {
   override async canActivate(context: ExecutionContext): Promise<boolean> {
     const targets = [context.getHandler(), context.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)) return true;
-    if (this.reflector.getAllAndOverride<boolean>(DASHBOARD_ROUTE, targets)) return true;
     const http = context.switchToHttp();
+    if (this.reflector.getAllAndOverride<boolean>(DASHBOARD_ROUTE, targets)) {
+      // Key management takes a dashboard session token (checked by the route's own guard); counted per client address.
+      const state = await this.rateLimiter.consumeDashboard(http.getRequest<FastifyRequest>().ip).catch(() => undefined);
+      if (state) setRateLimitHeaders(http.getResponse<FastifyReply>(), state);
+      if (state?.exceeded) {
+        throw new ApiException('rate_limited', `Too many key-management requests: at most ${state.limit} per minute`, { retryAfter: state.reset, limit: state.limit });
+      }
+      return true;
+    }
     const req = http.getRequest<FastifyRequest & { scanlinkProbe?: Probe } & Record<string, unknown>>();
     req.scanlinkProbe = { headers: { authorization: req.headers.authorization }, query: {}, body: {} };
     const reply = http.getResponse<FastifyReply>();

@@ -15,6 +15,8 @@ export interface AuthContext {
 }
 
 export const AUTH_PROPERTY = 'scanlinkAuth';
+/** Where the dashboard guard puts the verified session ({organizationId, userId, …}) on the request. */
+export const DASHBOARD_SESSION_PROPERTY = 'scanlinkDashboardSession';
 
 /** Controller parameter: the caller's AuthContext. Throws when absent, so no query ever runs unscoped. */
 export const Auth = createParamDecorator((_data: unknown, ctx: ExecutionContext): AuthContext => {

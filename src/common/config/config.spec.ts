@@ -1,6 +1,7 @@
 import { loadConfig } from './config';
 
-const base = { DATABASE_URL: 'postgres://u:p@localhost:5432/db', REDIS_URL: 'redis://localhost:6379' };
+const secrets = { APP_SECRET: 'a-test-app-secret-0123456789', DASHBOARD_JWT_SECRET: 'a-test-dashboard-secret-0123456789' };
+const base = { DATABASE_URL: 'postgres://u:p@localhost:5432/db', REDIS_URL: 'redis://localhost:6379', ...secrets };
 
 describe('loadConfig', () => {
   it('applies the documented defaults', () => {
@@ -27,6 +28,19 @@ describe('loadConfig', () => {
       expect((err as Error).message).toContain('DATABASE_URL=(hidden)');
       expect((err as Error).message).not.toContain('hunter2');
     }
+  });
+
+  it('refuses to start without APP_SECRET or a dashboard verifier, in every environment', () => {
+    for (const NODE_ENV of ['development', 'test', 'production']) {
+      expect(() => loadConfig({ ...base, NODE_ENV, APP_SECRET: undefined })).toThrow(/APP_SECRET is required/);
+      expect(() => loadConfig({ ...base, NODE_ENV, DASHBOARD_JWT_SECRET: undefined })).toThrow(/DASHBOARD_JWT_SECRET or DASHBOARD_JWKS_URL is required/);
+    }
+    expect(loadConfig({ ...base, DASHBOARD_JWT_SECRET: undefined, DASHBOARD_JWKS_URL: 'https://idp.example.com/jwks.json' }).dashboardJwtSecret).toBeUndefined();
+  });
+
+  it('trusts no proxy unless TRUST_PROXY names one', () => {
+    expect(loadConfig(base).trustProxy).toBe('');
+    expect(loadConfig({ ...base, TRUST_PROXY: '10.0.0.0/8' }).trustProxy).toBe('10.0.0.0/8');
   });
 
   it('requires DATABASE_URL and REDIS_URL', () => {

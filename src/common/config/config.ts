@@ -44,6 +44,8 @@ class EnvironmentVariables {
   @IsString() @MinLength(16, { message: 'DASHBOARD_JWT_SECRET must be at least 16 characters' }) @IsOptional()
   DASHBOARD_JWT_SECRET?: string;
   @IsUrl(urlOpts) @IsOptional() DASHBOARD_JWKS_URL?: string;
+  @IsString() @IsOptional() DASHBOARD_JWT_ISSUER?: string;
+  @IsString() @IsOptional() DASHBOARD_JWT_AUDIENCE?: string;
   @IsString() @MinLength(16, { message: 'APP_SECRET must be at least 16 characters' }) @IsOptional()
   APP_SECRET?: string;
   @IsString() @IsOptional() PLANS_FILE?: string;
@@ -92,6 +94,9 @@ export interface AppConfig {
   mailDir: string;
   dashboardJwtSecret?: string;
   dashboardJwksUrl?: string;
+  /** When set, dashboard tokens must carry this `iss` / `aud` (checked with a small clock skew). */
+  dashboardJwtIssuer?: string;
+  dashboardJwtAudience?: string;
   appSecret: string;
   plansFile?: string;
   trashRetentionDays: number;
@@ -142,9 +147,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   if (raw.STORAGE_DRIVER === 's3' && !raw.S3_BUCKET) {
     throw new ConfigError('Invalid configuration:\n  S3_BUCKET is required when STORAGE_DRIVER=s3');
   }
-  if (nodeEnv === 'production' && !raw.APP_SECRET) {
-    throw new ConfigError('Invalid configuration:\n  APP_SECRET is required in production (signs list cursors)');
-  }
+  // No built-in fallback: a public default would let anyone mint dashboard tokens or forge cursors. `npm run local`
+  // generates both once and keeps them in its data directory; `npm test` generates them per run.
+  const missing = [
+    !raw.APP_SECRET && '  APP_SECRET is required (signs cursors, seals webhook secrets and idempotent answers); `npm run local` generates one',
+    !raw.DASHBOARD_JWT_SECRET && !raw.DASHBOARD_JWKS_URL &&
+      '  DASHBOARD_JWT_SECRET or DASHBOARD_JWKS_URL is required (verifies dashboard session tokens); `npm run local` generates a secret',
+  ].filter(Boolean);
+  if (missing.length > 0) throw new ConfigError(`Invalid configuration:\n${missing.join('\n')}`);
   const localDataDir = resolve(raw.LOCAL_DATA_DIR ?? '.local');
   const port = raw.PORT ?? 3000;
   const scanPort = raw.SCAN_PORT ?? 3001;
@@ -179,9 +189,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     smtpUrl: raw.SMTP_URL,
     mailFrom: raw.MAIL_FROM ?? 'Scanlink <no-reply@scanlink.local>',
     mailDir: resolve(`${localDataDir}/mail`),
-    dashboardJwtSecret: raw.DASHBOARD_JWT_SECRET ?? (nodeEnv === 'production' ? undefined : 'scanlink-local-dashboard-secret'),
+    dashboardJwtSecret: raw.DASHBOARD_JWT_SECRET,
     dashboardJwksUrl: raw.DASHBOARD_JWKS_URL,
-    appSecret: raw.APP_SECRET ?? 'scanlink-local-development-secret',
+    dashboardJwtIssuer: raw.DASHBOARD_JWT_ISSUER || undefined,
+    dashboardJwtAudience: raw.DASHBOARD_JWT_AUDIENCE || undefined,
+    appSecret: raw.APP_SECRET as string,
     plansFile: raw.PLANS_FILE,
     trashRetentionDays: raw.TRASH_RETENTION_DAYS ?? 30,
     gs1RetirementDays: raw.GS1_RETIREMENT_DAYS ?? 365,
@@ -195,7 +207,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     webhookAutoDisableFailures: raw.WEBHOOK_AUTO_DISABLE_FAILURES ?? 20,
     webhookAutoDisableHours: raw.WEBHOOK_AUTO_DISABLE_HOURS ?? 24,
     webhookSweepIntervalMs: raw.WEBHOOK_SWEEP_INTERVAL_MS ?? 5000,
-    trustProxy: raw.TRUST_PROXY ?? 'loopback,linklocal,uniquelocal',
+    // No proxy is trusted unless named: otherwise any client on a trusted range could pick its own address.
+    trustProxy: raw.TRUST_PROXY ?? '',
     scanRetentionDays: raw.SCAN_RETENTION_DAYS ?? 400,
     scanFlushIntervalMs: raw.SCAN_FLUSH_INTERVAL_MS ?? 250,
     scanCacheTtlSeconds: raw.SCAN_CACHE_TTL_SECONDS ?? 300,

@@ -12,6 +12,9 @@ export interface ErrorExtras {
   retryAfter?: number;
 }
 
+/** Retry-After (seconds) on 503 answers: long enough for a Redis or PostgreSQL failover, short enough to retry soon. */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+
 /** The one exception type of the service: the global filter turns it into the error envelope. */
 export class ApiException extends Error {
   readonly status: number;
@@ -26,6 +29,11 @@ export class ApiException extends Error {
 
   static invalid(field: string | undefined, message: string, fields?: string[]): ApiException {
     return new ApiException('invalid_request', message, { field, fields: fields ?? (field ? [field] : undefined) });
+  }
+
+  /** 503 `service_unavailable`: a dependency is down; nothing was written, the client should retry. */
+  static unavailable(what: string, retryAfter = UNAVAILABLE_RETRY_AFTER_SECONDS): ApiException {
+    return new ApiException('service_unavailable', `${what} is temporarily unavailable; nothing was changed. Retry in a few seconds.`, { retryAfter });
   }
 
   static notFound(what = 'resource', id?: string): ApiException {

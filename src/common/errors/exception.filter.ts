@@ -1,5 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ConnectionException } from '@mikro-orm/core';
+import { describeError } from '../logging/safe-error';
 import { ApiException } from './api.exception';
 import { DOCS_ERRORS_URL, ErrorCode } from './error-codes';
 
@@ -46,11 +48,27 @@ export function toEnvelope(err: unknown, requestId: string, logger: Logger): { s
       body: { error: { code, message, doc_url: `${DOCS_ERRORS_URL}#${code}`, request_id: requestId } },
     };
   }
-  logger.error({ request_id: requestId, err: err instanceof Error ? { message: err.message, stack: err.stack } : err }, 'unhandled error');
+  if (isDependencyDown(err)) {
+    logger.warn({ request_id: requestId, ...describeError(err), stack: undefined }, 'dependency unavailable');
+    return toEnvelope(ApiException.unavailable('A backing service'), requestId, logger);
+  }
+  // Class, code, constraint and request id only: a driver error's message carries the statement and its values.
+  logger.error({ request_id: requestId, ...describeError(err) }, 'unhandled error');
   return {
     status: 500,
     body: { error: { code: 'internal_error', message: 'An unexpected error occurred. Quote the request id when reporting it.', request_id: requestId } },
   };
+}
+
+/** Redis or PostgreSQL unreachable: ioredis gives up on a command (retries exhausted, connection closed, offline),
+ * Bull cannot reach its Redis, or MikroORM cannot connect. Answered 503 `service_unavailable` with Retry-After. */
+export function isDependencyDown(err: unknown): boolean {
+  if (err instanceof ConnectionException) return true;
+  if (!(err instanceof Error)) return false;
+  if (err.name === 'MaxRetriesPerRequestError') return true;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN'].includes(code)) return true;
+  return /^(Connection is closed|Stream isn't writeable|Reached the max retries per request limit)/.test(err.message);
 }
 
 @Catch()

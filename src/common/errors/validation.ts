@@ -1,6 +1,7 @@
-import { ValidationError, ValidationPipe } from '@nestjs/common';
+import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
 import { ValidateIf } from 'class-validator';
 import { ApiException } from './api.exception';
+import { assertCleanStrings } from './input-rules';
 
 interface Flat {
   path: string;
@@ -35,8 +36,17 @@ export function validationException(errors: ValidationError[]): ApiException {
   return ApiException.invalid(fields[0], message, fields);
 }
 
+/** The global pipe: the string rule (input-rules.ts) on every body, query string and path parameter, then
+ * class-validator. */
+class ApiValidationPipe extends ValidationPipe {
+  override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type !== 'custom') assertCleanStrings(value, metadata.data ?? '');
+    return super.transform(value, metadata);
+  }
+}
+
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new ApiValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
     transform: true,

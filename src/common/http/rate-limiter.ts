@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { ApiException } from '../errors/api.exception';
@@ -16,6 +16,9 @@ export interface RateLimitState {
 /** Requests per minute from one client address that carry no valid API key (401s, unknown routes): a brake on key
  * guessing. The address is kept only as an HMAC (APP_SECRET) in a key that expires with its minute. */
 export const ANONYMOUS_REQUESTS_PER_MINUTE = 1_000;
+
+/** Key-management requests per minute from one client address (dashboard session tokens, valid or not). */
+export const DASHBOARD_REQUESTS_PER_MINUTE = 60;
 
 /**
  * One step for an API key: the minute window first (a request refused there does not reach the monthly quota), then
@@ -41,6 +44,11 @@ const windowOf = (now: number) => ({ minute: Math.floor(now / 60_000), reset: 60
  * workspace (calendar month, UTC), plus a per-client window for requests without a valid key. */
 @Injectable()
 export class RateLimiter {
+  /** Requests let through unchecked because Redis did not answer (fail open); reported in the warning log line. */
+  failedOpen = 0;
+  private lastWarning = 0;
+  private readonly logger = new Logger('RateLimiter');
+
   constructor(
     @Inject(REDIS) private readonly redis: Redis,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -49,7 +57,28 @@ export class RateLimiter {
     redis.defineCommand(CONSUME_COMMAND, { numberOfKeys: 2, lua: CONSUME });
   }
 
+  /**
+   * Counts a request against its key's window and its workspace's quota. While Redis is down the request is let
+   * through (fail open: PostgreSQL alone can still serve it), counted in `failedOpen` and logged at most once a minute;
+   * the headers then show a full window.
+   */
   async consume(auth: AuthContext, now = Date.now()): Promise<RateLimitState> {
+    try {
+      if (this.redis.status !== 'ready') throw new Error(`Redis connection is ${this.redis.status}`);
+      return await this.count(auth, now);
+    } catch (err) {
+      if (err instanceof ApiException) throw err;
+      this.failedOpen++;
+      if (now - this.lastWarning >= 60_000) {
+        this.lastWarning = now;
+        this.logger.warn({ failed_open_total: this.failedOpen, error: (err as Error).message }, 'rate limits not enforced: Redis unavailable');
+      }
+      const limit = auth.plan.requests_per_minute;
+      return { limit, remaining: limit, reset: windowOf(now).reset };
+    }
+  }
+
+  private async count(auth: AuthContext, now: number): Promise<RateLimitState> {
     const { minute, reset } = windowOf(now);
     const rlKey = `rl:${auth.keyId}:${minute}`;
     const monthly = auth.plan.monthly_requests;
@@ -83,12 +112,20 @@ export class RateLimiter {
   /** Counts a request without a valid API key from this client address; undefined while Redis is not connected (the
    * answer is not held up waiting for it). */
   async consumeAnonymous(clientAddress: string | undefined, now = Date.now()): Promise<(RateLimitState & { exceeded: boolean }) | undefined> {
+    return this.consumeWindow(this.anonymousKey(clientAddress, windowOf(now).minute), ANONYMOUS_REQUESTS_PER_MINUTE, now);
+  }
+
+  /** Counts a key-management request (`/v1/tokens*`, valid session or not) from this client address: slows down
+   * session-token guessing and key churn. Undefined while Redis is not connected (fail open). */
+  async consumeDashboard(clientAddress: string | undefined, now = Date.now()): Promise<(RateLimitState & { exceeded: boolean }) | undefined> {
+    const key = `rl:dash:${clientAddressKey(this.config.appSecret, clientAddress)}:${windowOf(now).minute}`;
+    return this.consumeWindow(key, DASHBOARD_REQUESTS_PER_MINUTE, now);
+  }
+
+  private async consumeWindow(key: string, limit: number, now: number): Promise<(RateLimitState & { exceeded: boolean }) | undefined> {
     if (this.redis.status !== 'ready') return undefined;
-    const { minute, reset } = windowOf(now);
-    const key = this.anonymousKey(clientAddress, minute);
     const [[, count]] = ((await this.redis.multi().incr(key).expire(key, 61).exec()) ?? [[null, 0]]) as [unknown, number][];
-    const limit = ANONYMOUS_REQUESTS_PER_MINUTE;
-    return { limit, remaining: Math.max(0, limit - Number(count)), reset, exceeded: Number(count) > limit };
+    return { limit, remaining: Math.max(0, limit - Number(count)), reset: windowOf(now).reset, exceeded: Number(count) > limit };
   }
 
   /** This client's anonymous window without counting (headers of responses no key was checked for). */

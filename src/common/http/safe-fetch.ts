@@ -11,17 +11,48 @@ export class SsrfBlockedError extends Error {
   readonly code = 'SSRF_BLOCKED';
 }
 
-/** True only for globally routable unicast addresses (IPv4-mapped IPv6 judged as IPv4). */
+/** True only for globally routable unicast addresses. IPv4-mapped (`::ffff:a.b.c.d`) and IPv4-compatible
+ * (`::a.b.c.d`, deprecated but still routed to the IPv4 address by some stacks) IPv6 addresses are judged as IPv4. */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
   let addr = ipaddr.parse(address);
-  if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) addr = (addr as ipaddr.IPv6).toIPv4Address();
+  if (addr.kind() === 'ipv6') {
+    const v6 = addr as ipaddr.IPv6;
+    const compatible = v6.parts.slice(0, 6).every((p) => p === 0) && (v6.parts[6] !== 0 || v6.parts[7] > 1);
+    if (v6.isIPv4MappedAddress() || compatible) addr = ipaddr.IPv4.parse(`${v6.parts[6] >> 8}.${v6.parts[6] & 255}.${v6.parts[7] >> 8}.${v6.parts[7] & 255}`);
+  }
   return addr.range() === 'unicast';
 }
 
 function normalizeHost(host: string): string {
   return host.replace(/^\[|\]$/g, '').toLowerCase();
 }
+
+interface AllowEntry {
+  host: string;
+  /** Undefined: every port. */
+  port?: number;
+}
+
+/** An allow-list entry: `host`, `host:port`, `[v6]` or `[v6]:port` (a bare IPv6 literal has no port). */
+function parseAllowEntry(raw: string): AllowEntry {
+  const entry = raw.trim().toLowerCase();
+  const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(entry);
+  if (bracketed) return { host: bracketed[1], port: bracketed[2] ? Number(bracketed[2]) : undefined };
+  const withPort = /^([^:]+):(\d+)$/.exec(entry);
+  if (withPort) return { host: withPort[1], port: Number(withPort[2]) };
+  return { host: normalizeHost(entry) };
+}
+
+/** Whether a development allow-list (WEBHOOK_ALLOW_HOSTS, LOGO_ALLOW_HOSTS) exempts this host and port from the
+ * address check. An entry naming a port exempts that port only (a logo fetch must not reach Redis on the same host). */
+export function isAllowListed(allowHosts: string[] | undefined, host: string, port: number): boolean {
+  const h = normalizeHost(host);
+  return (allowHosts ?? []).map(parseAllowEntry).some((e) => e.host === h && (e.port === undefined || e.port === port));
+}
+
+/** The port a URL connects to. */
+export const portOf = (url: URL): number => (url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80);
 
 export interface SafeAgentOptions {
   /** Hostnames (or IP literals) exempt from the address check: local development and tests only. */
@@ -30,7 +61,7 @@ export interface SafeAgentOptions {
 }
 
 export function createSafeAgent(opts: SafeAgentOptions = {}): Agent {
-  const allow = new Set((opts.allowHosts ?? []).map(normalizeHost));
+  const allow = new Set((opts.allowHosts ?? []).map((e) => parseAllowEntry(e).host));
   const lookup = (hostname: string, options: object, callback: (...args: unknown[]) => void) => {
     dnsLookup(hostname, { ...(options as object), all: true }, (err, addresses: LookupAddress[]) => {
       if (err) return callback(err);
@@ -43,7 +74,11 @@ export function createSafeAgent(opts: SafeAgentOptions = {}): Agent {
   const base = buildConnector({ timeout: opts.connectTimeoutMs ?? 5000, lookup } as buildConnector.BuildOptions);
   const connect: buildConnector.connector = (options, callback) => {
     const host = normalizeHost(options.hostname);
-    if (isIP(host) && !allow.has(host) && !isPublicAddress(host)) {
+    const port = Number(options.port) || (options.protocol === 'https:' ? 443 : 80);
+    const allowedHere = isAllowListed(opts.allowHosts, host, port);
+    // An allow-listed host is exempt on the ports its entries name only (the lookup exempts it by name).
+    if (allow.has(host) && !allowedHere) return callback(new SsrfBlockedError(`${host} is allowed on other ports only`), null);
+    if (isIP(host) && !allowedHere && !isPublicAddress(host)) {
       return callback(new SsrfBlockedError(`${host} is not a public address`), null);
     }
     return base(options, callback);
@@ -60,7 +95,9 @@ export function checkUrlTarget(rawUrl: string, opts: { allowHosts?: string[]; re
     throw new SsrfBlockedError('not a valid URL');
   }
   const host = normalizeHost(url.hostname);
-  const allowed = (opts.allowHosts ?? []).map(normalizeHost).includes(host);
+  const listed = (opts.allowHosts ?? []).some((e) => parseAllowEntry(e).host === host);
+  const allowed = isAllowListed(opts.allowHosts, host, portOf(url));
+  if (listed && !allowed) throw new SsrfBlockedError(`${host} is allowed on other ports only`);
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && (allowed || !opts.requireHttps))) {
     throw new SsrfBlockedError(opts.requireHttps ? 'the URL must use https' : 'the URL must use http or https');
   }

@@ -1,5 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 import pino, { Logger as Pino } from 'pino';
+import { scrubLogText } from './safe-error';
 
 /** Paths pino blanks out wherever they appear, so a key or secret never reaches a log line. */
 const REDACT = [
@@ -28,7 +29,11 @@ export function createPino(level: string, process: string, destination: 1 | 2 = 
 export class PinoLoggerService implements LoggerService {
   constructor(private readonly pino: Pino) {}
 
-  private write(level: 'info' | 'warn' | 'error' | 'debug' | 'trace' | 'fatal', message: unknown, params: unknown[]): void {
+  /** Every line goes through scrubLogText: a message built from a failed statement's error keeps its reason but loses
+   * the statement and its values (visitor e-mails, Wi-Fi passwords, key hashes). */
+  private write(level: 'info' | 'warn' | 'error' | 'debug' | 'trace' | 'fatal', raw: unknown, rawParams: unknown[]): void {
+    const message = typeof raw === 'string' ? scrubLogText(raw) : raw;
+    const params = rawParams.map((p) => (typeof p === 'string' ? scrubLogText(p) : p));
     const context = typeof params[params.length - 1] === 'string' ? (params.pop() as string) : undefined;
     if (message !== null && typeof message === 'object') {
       const [msg] = params;

@@ -1,4 +1,5 @@
 import type { JobOptions } from 'bull';
+import { ApiException } from '../errors/api.exception';
 
 /** Every Bull queue of the service. Payloads carry ids only; the worker reloads and re-checks state. */
 export const QUEUES = {
@@ -16,3 +17,14 @@ export const DEFAULT_JOB_OPTIONS: JobOptions = {
   removeOnComplete: 1000,
   removeOnFail: 5000,
 };
+
+/**
+ * Refuses work that needs a queue while its Redis is unreachable: 503 `service_unavailable` before anything is
+ * written (a row whose job could not be queued would wait for the stalled-work sweeper). Waits up to a second for a
+ * connection that is still being made.
+ */
+export async function assertQueueReachable(queue: { client: { status: string }; isReady(): Promise<unknown> }, what: string): Promise<void> {
+  if (queue.client.status === 'ready') return;
+  await Promise.race([queue.isReady().catch(() => undefined), new Promise((r) => setTimeout(r, 1000).unref())]);
+  if (queue.client.status !== 'ready') throw ApiException.unavailable(what);
+}

@@ -54,10 +54,21 @@ export class ApiKeysService {
         keyPrefix: keyPrefix(secret),
         scopes: old.scopes,
         environment: old.environment,
-        expiresAt: old.expiresAt,
+        expiresAt: old.expiresAt ? rotatedExpiry(old.createdAt, old.expiresAt) : null,
       });
       em.persist(key);
       return { key, secret };
     });
   }
+}
+
+const DAY_MS = 86_400_000;
+
+/** The rotated key keeps the old key's expiry (docs/api.md: rotation keeps the expiry). When that moment has passed, it gets
+ * the old key's lifetime in whole days (at least one) from now instead: rotating an expired key must not yield a key
+ * that is already expired. */
+export function rotatedExpiry(createdAt: Date, expiresAt: Date, now = Date.now()): Date {
+  if (expiresAt.getTime() > now) return expiresAt;
+  const days = Math.max(1, Math.round((expiresAt.getTime() - createdAt.getTime()) / DAY_MS));
+  return new Date(now + days * DAY_MS);
 }

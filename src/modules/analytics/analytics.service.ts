@@ -63,7 +63,7 @@ export class AnalyticsService {
   async forCode(auth: AuthContext, id: string, query: AnalyticsQueryDto, now = new Date()): Promise<AnalyticsDto> {
     const today = utcDay(now);
     const requested = parseRange(query, today);
-    const code = /^s?qr_[0-9A-Za-z]+$/.test(id) ? await findLiveCodeFacts(this.em, auth.organizationId, id) : null;
+    const code = /^s?qr_[0-9A-Za-z]+$/.test(id) ? await findLiveCodeFacts(this.em, auth, id) : null;
     if (!code) throw ApiException.notFound('QR code', id);
     if (code.kind !== 'dynamic') {
       throw new ApiException('static_code_not_supported', 'Static codes encode their content directly and are not tracked: they have no analytics');

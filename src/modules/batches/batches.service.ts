@@ -11,7 +11,7 @@ import { validationException } from '../../common/errors/validation';
 import { CursorCodec } from '../../common/http/cursor';
 import { pageByCreatedAt } from '../../common/http/pagination';
 import { newId } from '../../common/ids';
-import { QUEUES } from '../../common/queue/queues';
+import { assertQueueReachable, QUEUES } from '../../common/queue/queues';
 import { findOrganization } from '../accounts/organizations.repository';
 import { PLAN_CATALOG, PlanCatalog } from '../accounts/plans';
 import { EventsService } from '../events/events.service';
@@ -84,6 +84,7 @@ export class BatchesService {
     // The batch design applies to every item: refuse a bad one now, not 1,000 times later.
     const design = body.design === undefined || body.design === null ? null : parseDesign(body.design);
     const dynamicCount = body.items.filter((i) => itemKind(i) === 'dynamic').length;
+    await assertQueueReachable(this.queue, 'Batch processing');
     const batch = await this.em.transactional(async (em) => {
       if (dynamicCount > 0) {
         const current = await this.qrCodes.countLiveDynamic(em, auth.organizationId);
@@ -124,7 +125,8 @@ export class BatchesService {
       });
       return batch;
     });
-    await this.enqueue(batch.id);
+    // Redis lost since the check above: the stalled-batch sweeper enqueues the committed batch once it is back.
+    await this.enqueue(batch.id).catch((err: Error) => this.logger.warn(`batch ${batch.id} not queued, left to the sweeper: ${err.message}`));
     const items = await this.em.find(BatchItem, { batchId: batch.id }, { orderBy: { idx: 'asc' } });
     return presentBatch(batch, items);
   }
@@ -134,11 +136,11 @@ export class BatchesService {
   }
 
   list(auth: AuthContext, query: ListBatchesQueryDto) {
-    return pageByCreatedAt(this.em, Batch, { organizationId: auth.organizationId }, { ...query }, this.cursors, (b) => presentBatch(b));
+    return pageByCreatedAt(this.em, Batch, { organizationId: auth.organizationId, environment: auth.environment }, { ...query }, this.cursors, (b) => presentBatch(b));
   }
 
   async find(auth: AuthContext, id: string): Promise<Batch> {
-    const batch = /^batch_[0-9A-Za-z]+$/.test(id) ? await this.em.findOne(Batch, { id, organizationId: auth.organizationId }) : null;
+    const batch = /^batch_[0-9A-Za-z]+$/.test(id) ? await this.em.findOne(Batch, { id, organizationId: auth.organizationId, environment: auth.environment }) : null;
     if (!batch) throw ApiException.notFound('batch', id);
     return batch;
   }

@@ -19,17 +19,17 @@ export class FoldersService {
   ) {}
 
   async create(auth: AuthContext, name: string): Promise<FolderDto> {
-    const folder = this.em.create(Folder, { organizationId: auth.organizationId, name });
+    const folder = this.em.create(Folder, { organizationId: auth.organizationId, environment: auth.environment, name });
     await this.em.persistAndFlush(folder);
     return presentFolder(folder);
   }
 
   list(auth: AuthContext, query: ListFoldersQueryDto) {
-    return pageByCreatedAt(this.em, Folder, { organizationId: auth.organizationId }, { ...query }, this.cursors, presentFolder);
+    return pageByCreatedAt(this.em, Folder, { organizationId: auth.organizationId, environment: auth.environment }, { ...query }, this.cursors, presentFolder);
   }
 
   private async find(auth: AuthContext, id: string): Promise<Folder> {
-    const folder = /^fld_[0-9A-Za-z]+$/.test(id) ? await this.em.findOne(Folder, { id, organizationId: auth.organizationId }) : null;
+    const folder = /^fld_[0-9A-Za-z]+$/.test(id) ? await this.em.findOne(Folder, { id, organizationId: auth.organizationId, environment: auth.environment }) : null;
     if (!folder) throw ApiException.notFound('folder', id);
     return folder;
   }

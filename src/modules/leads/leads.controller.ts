@@ -5,6 +5,7 @@ import { enrich } from '../scan/enrich';
 import type { HostedResponse } from '../qr-codes/targets/target-handler';
 import { renderStatusPage } from '../scan/status-pages';
 import { formDefinition, renderFormPage, renderThankYouPage, renderTooManyRequestsPage } from '../qr-codes/targets/pages/form-page';
+import { assertCleanStrings } from '../../common/errors/input-rules';
 import { checkLead } from './lead-validation';
 import { LeadsService } from './leads.service';
 
@@ -33,6 +34,8 @@ export class LeadsController {
     const form = formDefinition(code.target);
     if (!form) return renderStatusPage(404);
     const body = req.body && typeof req.body === 'object' ? (req.body as Record<string, unknown>) : {};
+    // The API's string rule (a 400 naming the field): this route reads the raw body, which no pipe sees.
+    assertCleanStrings(body);
     const result = checkLead(form, body);
     if (result.outcome === 'bot') return renderThankYouPage(code.target);
     if (result.outcome === 'invalid') return renderFormPage(code, result.state, 400) ?? renderStatusPage(404);

@@ -35,8 +35,9 @@ export async function listQrCodes(
   if (sortKey === 'deleted_at' && status !== 'trashed' && status !== 'paused') {
     throw ApiException.invalid('sort', 'sort=deleted_at needs status=trashed or status=paused');
   }
-  const where: string[] = ['organization_id = ?'];
-  const params: unknown[] = [auth.organizationId];
+  // A key lists its own environment only (test keys see test codes, live keys live ones).
+  const where: string[] = ['organization_id = ?', 'environment = ?'];
+  const params: unknown[] = [auth.organizationId, auth.environment];
   switch (status) {
     case 'trashed':
       where.push(`status = 'trashed'`);
@@ -58,7 +59,7 @@ export async function listQrCodes(
     params.push(kind);
   }
   if (query.folder_id) {
-    if (!(await folderExists(em, auth.organizationId, query.folder_id))) throw new ApiException('not_found', `No such folder: '${query.folder_id}'`, { field: 'folder_id' });
+    if (!(await folderExists(em, auth, query.folder_id))) throw new ApiException('not_found', `No such folder: '${query.folder_id}'`, { field: 'folder_id' });
     where.push('folder_id = ?');
     params.push(query.folder_id);
   }

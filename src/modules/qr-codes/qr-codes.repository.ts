@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { AuthContext } from '../../common/auth/auth-context';
 
 /**
  * What other modules may read or write of qr_codes, each on the caller's EntityManager (often inside its transaction).
@@ -58,11 +59,16 @@ export async function codeExists(em: EntityManager, id: string): Promise<boolean
   return row !== undefined;
 }
 
-/** Kind and creation time of a live code of the workspace (analytics' range starts there); null when not found. */
-export async function findLiveCodeFacts(em: EntityManager, organizationId: string, id: string): Promise<{ kind: string; createdAt: Date } | null> {
+/** Kind and creation time of a live code of the workspace in the key's environment (analytics' range starts there);
+ * null when not found. */
+export async function findLiveCodeFacts(
+  em: EntityManager,
+  scope: Pick<AuthContext, 'organizationId' | 'environment'>,
+  id: string,
+): Promise<{ kind: string; createdAt: Date } | null> {
   const [row] = await em.execute<{ kind: string; created_at: Date | string }[]>(
-    `select kind, created_at from qr_codes where id = ? and organization_id = ? and status = 'live'`,
-    [id, organizationId],
+    `select kind, created_at from qr_codes where id = ? and organization_id = ? and environment = ? and status = 'live'`,
+    [id, scope.organizationId, scope.environment],
   );
   return row ? { kind: row.kind, createdAt: new Date(row.created_at) } : null;
 }

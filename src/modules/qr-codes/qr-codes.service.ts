@@ -57,7 +57,7 @@ export class QrCodesService {
 
   async assertFolder(auth: AuthContext, folderId: string | null | undefined, em: EntityManager = this.em): Promise<void> {
     if (!folderId) return;
-    if (!(await folderExists(em, auth.organizationId, folderId))) throw new ApiException('not_found', `No such folder: '${folderId}'`, { field: 'folder_id' });
+    if (!(await folderExists(em, auth, folderId))) throw new ApiException('not_found', `No such folder: '${folderId}'`, { field: 'folder_id' });
   }
 
   /** The stored logo of a design (fetched, checked and stored once), or null when it has none. Batches call it once
@@ -143,9 +143,10 @@ export class QrCodesService {
     }
   }
 
-  /** A live code of the workspace, or 404 (foreign ids, trashed and paused codes alike). */
+  /** A live code of the workspace and the key's environment (test or live), or 404 (foreign ids, the other
+   * environment's codes, trashed and paused codes alike). */
   async findLive(auth: AuthContext, id: string, em: EntityManager = this.em): Promise<QrCode> {
-    const code = /^s?qr_[0-9A-Za-z]+$/.test(id) ? await em.findOne(QrCode, { id, organizationId: auth.organizationId, status: 'live' }) : null;
+    const code = /^s?qr_[0-9A-Za-z]+$/.test(id) ? await em.findOne(QrCode, { id, organizationId: auth.organizationId, environment: auth.environment, status: 'live' }) : null;
     if (!code) throw ApiException.notFound('QR code', id);
     return code;
   }
@@ -253,7 +254,7 @@ export class QrCodesService {
   }
 
   async restore(auth: AuthContext, id: string): Promise<QrCodeDto> {
-    const code = /^s?qr_[0-9A-Za-z]+$/.test(id) ? await this.em.findOne(QrCode, { id, organizationId: auth.organizationId }) : null;
+    const code = /^s?qr_[0-9A-Za-z]+$/.test(id) ? await this.em.findOne(QrCode, { id, organizationId: auth.organizationId, environment: auth.environment }) : null;
     if (!code) throw ApiException.notFound('QR code', id);
     if (code.status === 'live') return this.present(code);
     const restored = await this.em.transactional(async (em) => {
@@ -261,7 +262,7 @@ export class QrCodesService {
         const current = await this.countLiveDynamic(em, auth.organizationId);
         if (current + 1 > auth.plan.dynamic_qr_limit) throw planLimitError(auth, current);
       }
-      const locked = await em.findOne(QrCode, { id, organizationId: auth.organizationId, status: { $in: ['trashed', 'paused'] } });
+      const locked = await em.findOne(QrCode, { id, organizationId: auth.organizationId, environment: auth.environment, status: { $in: ['trashed', 'paused'] } });
       if (!locked) throw ApiException.notFound('QR code', id);
       em.assign(locked, { status: 'live', deletedAt: null, updatedAt: new Date() });
       await em.flush();

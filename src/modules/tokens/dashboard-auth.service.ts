@@ -3,6 +3,8 @@ import { createRemoteJWKSet, jwtVerify, SignJWT, JWTPayload } from 'jose';
 import { APP_CONFIG, AppConfig } from '../../common/config/config';
 import { ApiException } from '../../common/errors/api.exception';
 
+const CLOCK_SKEW_SECONDS = 30;
+
 export interface DashboardSession {
   userId: string;
   organizationId: string;
@@ -30,11 +32,14 @@ export class DashboardAuthService {
       throw new ApiException('unauthorized', 'API keys cannot manage keys: a dashboard session token is required');
     }
     let payload: JWTPayload;
+    // iss / aud are checked when configured. An external identity provider's clock may be a few seconds off ours; the
+    // local one (HS256, minted on this machine) shares our clock, so its tokens get no tolerance.
+    const claims = { issuer: this.config.dashboardJwtIssuer, audience: this.config.dashboardJwtAudience };
     try {
       if (this.jwks) {
-        ({ payload } = await jwtVerify(token, this.jwks, { algorithms: ['RS256', 'ES256'] }));
+        ({ payload } = await jwtVerify(token, this.jwks, { algorithms: ['RS256', 'ES256'], ...claims, clockTolerance: CLOCK_SKEW_SECONDS }));
       } else if (this.config.dashboardJwtSecret) {
-        ({ payload } = await jwtVerify(token, this.secretKey(), { algorithms: ['HS256'] }));
+        ({ payload } = await jwtVerify(token, this.secretKey(), { algorithms: ['HS256'], ...claims }));
       } else {
         throw new Error('no verifier configured');
       }
@@ -56,8 +61,10 @@ export class DashboardAuthService {
   /** Local identity provider: an HS256 token for the CLI's `dashboard-token`. */
   async mint(claims: { organizationId: string; email: string; emailVerified: boolean; expiresInSeconds: number }): Promise<string> {
     if (!this.config.dashboardJwtSecret) throw new Error('DASHBOARD_JWT_SECRET is not set');
-    return new SignJWT({ org_id: claims.organizationId, email: claims.email, email_verified: claims.emailVerified })
-      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    const jwt = new SignJWT({ org_id: claims.organizationId, email: claims.email, email_verified: claims.emailVerified }).setProtectedHeader({ alg: 'HS256', typ: 'JWT' });
+    if (this.config.dashboardJwtIssuer) jwt.setIssuer(this.config.dashboardJwtIssuer);
+    if (this.config.dashboardJwtAudience) jwt.setAudience(this.config.dashboardJwtAudience);
+    return jwt
       .setSubject(`user_${claims.organizationId}`)
       .setIssuedAt()
       .setExpirationTime(Math.floor(Date.now() / 1000) + claims.expiresInSeconds)

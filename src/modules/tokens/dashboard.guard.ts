@@ -1,8 +1,9 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
+import { DASHBOARD_SESSION_PROPERTY } from '../../common/auth/auth-context';
 import { DashboardAuthService, DashboardSession } from './dashboard-auth.service';
 
-export const DASHBOARD_SESSION = 'scanlinkDashboardSession';
+export const DASHBOARD_SESSION = DASHBOARD_SESSION_PROPERTY;
 
 @Injectable()
 export class DashboardGuard implements CanActivate {

@@ -1,7 +1,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { ApiException } from '../../common/errors/api.exception';
-import { checkUrlTarget, isPublicAddress, SsrfBlockedError } from '../../common/http/safe-fetch';
+import { checkUrlTarget, isAllowListed, isPublicAddress, portOf, SsrfBlockedError } from '../../common/http/safe-fetch';
 
 export type HostLookup = (hostname: string) => Promise<Array<{ address: string }>>;
 
@@ -23,7 +23,7 @@ export async function validateWebhookUrl(raw: string, allowHosts: string[], look
     throw err;
   }
   const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  const allowed = allowHosts.map((h) => h.toLowerCase()).includes(host);
+  const allowed = isAllowListed(allowHosts, host, portOf(url));
   if (!allowed && !isIP(host)) {
     let addresses: Array<{ address: string }> = [];
     try {

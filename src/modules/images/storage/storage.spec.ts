@@ -126,7 +126,7 @@ describe('S3ImageStorage', () => {
 });
 
 describe('storage configuration', () => {
-  const base = { DATABASE_URL: 'postgres://u:p@localhost:5432/db', REDIS_URL: 'redis://localhost:6379' };
+  const base = { DATABASE_URL: 'postgres://u:p@localhost:5432/db', REDIS_URL: 'redis://localhost:6379', APP_SECRET: 'a-test-app-secret-0123456789', DASHBOARD_JWT_SECRET: 'a-test-dashboard-secret-0123456789' };
 
   it('defaults to files under STORAGE_DIR and images at IMAGE_BASE_URL', () => {
     const c = loadConfig({ ...base, STORAGE_DIR: '/srv/scanlink/images', IMAGE_BASE_URL: 'https://img.example.com/q/' });

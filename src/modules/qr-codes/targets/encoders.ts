@@ -90,6 +90,9 @@ export interface VCardFields {
 }
 
 /** vCard 3.0 (RFC 2426) with CRLF line breaks and 75-octet folding. */
+/** A value written into a content line as is (not as escaped text): a stored line break must not start a property. */
+const oneLine = (s: string) => s.replace(/[\r\n]+/g, '');
+
 export function vcardPayload(v: VCardFields): string {
   const parts = v.your_name.trim().split(/\s+/);
   const family = parts.length > 1 ? parts[parts.length - 1] : parts[0];
@@ -101,10 +104,10 @@ export function vcardPayload(v: VCardFields): string {
     `FN:${escapeText(v.your_name)}`,
     v.company_name ? `ORG:${escapeText(v.company_name)}` : undefined,
     v.position ? `TITLE:${escapeText(v.position)}` : undefined,
-    v.phone_mobile ? `TEL;TYPE=CELL:${v.phone_mobile}` : undefined,
-    v.phone_work ? `TEL;TYPE=WORK,VOICE:${v.phone_work}` : undefined,
-    v.email ? `EMAIL;TYPE=INTERNET:${v.email}` : undefined,
-    v.website ? `URL:${v.website}` : undefined,
+    v.phone_mobile ? `TEL;TYPE=CELL:${oneLine(v.phone_mobile)}` : undefined,
+    v.phone_work ? `TEL;TYPE=WORK,VOICE:${oneLine(v.phone_work)}` : undefined,
+    v.email ? `EMAIL;TYPE=INTERNET:${oneLine(v.email)}` : undefined,
+    v.website ? `URL:${oneLine(v.website)}` : undefined,
     v.address ? `ADR;TYPE=WORK:;;${escapeText(v.address)};;;;` : undefined,
     v.note ? `NOTE:${escapeText(v.note)}` : undefined,
     'END:VCARD',

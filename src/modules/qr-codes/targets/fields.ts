@@ -154,7 +154,12 @@ export function normalizePhone(s: string): string | null {
   return trimmed.startsWith('+') ? `+${digits}` : digits;
 }
 
+/** Tab, CR, LF and the other controls: the URL parser would silently drop tab, CR and LF, but the value is also
+ * written into payloads (a vCard's URL line) where a line break starts a new property. */
+const URL_CONTROL = /[\u0000-\u001f\u007f]/;
+
 export function checkHttpUrl(s: string, field: string): string {
+  if (URL_CONTROL.test(s)) throw ApiException.invalid(field, `${field} must not contain line breaks, tabs or other control characters`);
   let url: URL;
   try {
     url = new URL(s);

@@ -1,0 +1,40 @@
+import { ApiException } from './api.exception';
+import { assertCleanStrings, assertDepth, stringProblem } from './input-rules';
+
+function fieldOf(fn: () => void): string | undefined {
+  try {
+    fn();
+  } catch (err) {
+    return (err as ApiException).extras.field ?? '(none)';
+  }
+  return undefined;
+}
+
+describe('stringProblem', () => {
+  it('accepts ordinary text, tabs, line breaks and paired surrogates', () => {
+    for (const ok of ['hello', 'a\tb\r\nc', 'emoji 😀', 'é', '']) expect(stringProblem(ok)).toBeUndefined();
+  });
+  it('refuses NUL, other C0 controls and lone surrogates', () => {
+    for (const bad of ['a\u0000b', '\u0001', 'x\u001b[31m', '\u000b', '\ud800', 'a\udc00b', '\ud83d']) expect(stringProblem(bad)).toBeDefined();
+  });
+});
+
+describe('assertCleanStrings', () => {
+  it('names the offending field with its path', () => {
+    expect(fieldOf(() => assertCleanStrings({ target: { destination: 'x\u0000' } }))).toBe('target.destination');
+    expect(fieldOf(() => assertCleanStrings({ tags: ['ok', '\ud800'] }))).toBe('tags[1]');
+    expect(fieldOf(() => assertCleanStrings('\u0000', 'id'))).toBe('id');
+    expect(fieldOf(() => assertCleanStrings({ ok: 1, list: [{ a: 'b' }] }))).toBeUndefined();
+  });
+  it('refuses a bad object key', () => {
+    expect(fieldOf(() => assertCleanStrings({ target: { ['\u0000']: 1 } }))).toBe('target');
+  });
+});
+
+describe('assertDepth', () => {
+  it('refuses 10,000 levels without overflowing the stack and accepts ordinary bodies', () => {
+    const deep = JSON.parse('['.repeat(10_000) + ']'.repeat(10_000));
+    expect(fieldOf(() => assertDepth(deep))).toBe('(none)');
+    expect(fieldOf(() => assertDepth({ a: { b: [{ c: 1 }] } }))).toBeUndefined();
+  });
+});

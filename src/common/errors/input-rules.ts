@@ -1,0 +1,58 @@
+import { ApiException } from './api.exception';
+
+/** Deepest nesting of arrays and objects a JSON body may have. Real requests stay below 10; the limit only stops
+ * bodies built to exhaust the stack of the validators that walk them recursively. */
+export const MAX_BODY_DEPTH = 32;
+
+/** C0 controls other than tab, line feed and carriage return. */
+const FORBIDDEN_CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f]/;
+/** A high surrogate not followed by a low one, or a low surrogate not preceded by a high one. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Why a string breaks the input rule, or undefined when it is acceptable. */
+export function stringProblem(value: string): string | undefined {
+  if (FORBIDDEN_CONTROL.test(value)) {
+    return value.includes('\u0000') ? 'must not contain the NUL character (U+0000)' : 'must not contain control characters other than tab, line feed and carriage return';
+  }
+  if (LONE_SURROGATE.test(value)) return 'must not contain unpaired UTF-16 surrogates';
+  return undefined;
+}
+
+const join = (parent: string, key: string | number) =>
+  typeof key === 'number' ? `${parent}[${key}]` : parent ? `${parent}.${key}` : key;
+
+/**
+ * Walks a parsed body, query or path parameter without recursion and throws a 400 `invalid_request` naming the first
+ * string (value or object key) that holds U+0000, another C0 control character (tab, LF and CR are allowed) or an
+ * unpaired surrogate: PostgreSQL refuses such text, and no field of the API has a use for it.
+ */
+export function assertCleanStrings(value: unknown, root = ''): void {
+  const stack: [unknown, string][] = [[value, root]];
+  while (stack.length > 0) {
+    const [v, path] = stack.pop()!;
+    if (typeof v === 'string') {
+      const problem = stringProblem(v);
+      if (problem) throw ApiException.invalid(path || undefined, `${path || 'The request'} ${problem}`);
+    } else if (Array.isArray(v)) {
+      v.forEach((item, i) => stack.push([item, join(path, i)]));
+    } else if (v !== null && typeof v === 'object') {
+      for (const [k, item] of Object.entries(v)) {
+        const at = join(path, k);
+        const problem = stringProblem(k);
+        if (problem) throw ApiException.invalid(path || undefined, `A field name in ${path || 'the request'} ${problem}`);
+        stack.push([item, at]);
+      }
+    }
+  }
+}
+
+/** Throws a 400 when a parsed JSON value nests arrays and objects deeper than MAX_BODY_DEPTH (no recursion). */
+export function assertDepth(value: unknown, max = MAX_BODY_DEPTH): void {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth >= max) throw ApiException.invalid(undefined, `The JSON body nests objects and arrays deeper than ${max} levels`);
+    for (const item of Array.isArray(v) ? v : Object.values(v)) stack.push([item, depth + 1]);
+  }
+}

@@ -1,0 +1,163 @@
+import { DashboardAuthService } from '../../src/modules/tokens/dashboard-auth.service';
+import { createOrg, http, startApi, startScan, TestApp, TestOrg } from '../setup/app';
+
+type Schema = { $ref?: string; type?: string; properties?: Record<string, Schema>; items?: Schema; allOf?: Schema[] };
+interface Operation {
+  method: string;
+  path: string;
+  params: { name: string; in: string; schema?: Schema }[];
+  body?: Schema;
+}
+
+const BAD_STRINGS: [string, string][] = [
+  ['U+0000', 'a\u0000b'],
+  ['an escape character', 'a\u001bb'],
+  ['a lone surrogate', 'a\ud800b'],
+];
+
+/**
+ * Bad input on every operation of the OpenAPI document: U+0000, other C0 controls and lone surrogates in any body
+ * field, query parameter or path parameter, and bodies nested 10,000 levels deep, all answer 400 in the envelope
+ * (never 500), naming the field.
+ */
+describe('bad input on every documented operation', () => {
+  let api: TestApp;
+  let org: TestOrg;
+  let token: string;
+  let operations: Operation[];
+  let components: Record<string, Schema>;
+
+  const resolve = (s: Schema | undefined): Schema | undefined => {
+    if (!s) return undefined;
+    if (s.$ref) return resolve(components[s.$ref.split('/').pop()!]);
+    if (s.allOf) return resolve(s.allOf[0]);
+    return s;
+  };
+  const credential = (path: string) => (path.startsWith('/v1/tokens') ? token : org.apiKey);
+  const urlOf = (op: Operation) => op.path.replace(/\{(\w+)\}/g, 'xyz0000000000000000');
+
+  beforeAll(async () => {
+    api = await startApi();
+    org = await createOrg(api, { plan: 'pro' });
+    token = await api.app.get(DashboardAuthService).mint({ organizationId: org.organizationId, email: 'o@example.com', emailVerified: true, expiresInSeconds: 600 });
+    const doc = (await http(api.origin, 'GET', '/docs/openapi.json')).body;
+    components = doc.components?.schemas ?? {};
+    operations = [];
+    for (const [path, item] of Object.entries<Record<string, any>>(doc.paths)) {
+      for (const [method, op] of Object.entries<any>(item)) {
+        if (!['get', 'post', 'patch', 'put', 'delete'].includes(method)) continue;
+        operations.push({
+          method: method.toUpperCase(),
+          path,
+          params: op.parameters ?? [],
+          body: op.requestBody?.content?.['application/json']?.schema,
+        });
+      }
+    }
+    expect(operations.length).toBeGreaterThan(20);
+  });
+  afterAll(() => api?.close());
+
+  const expect400 = (res: { status: number; body: any; headers: Headers }, what: string, field?: string) => {
+    if (res.status !== 400) throw new Error(`${what}: expected 400, got ${res.status} ${JSON.stringify(res.body)}`);
+    expect(res.body.error.code).toBe('invalid_request');
+    expect(res.body.error.request_id).toBe(res.headers.get('request-id'));
+    if (field !== undefined && res.body.error.field !== field) throw new Error(`${what}: expected field ${field}, got ${JSON.stringify(res.body.error)}`);
+  };
+
+  it.each(BAD_STRINGS)('refuses %s in every body field with 400 naming it', async (_name, bad) => {
+    let checked = 0;
+    for (const op of operations.filter((o) => o.body)) {
+      const props = Object.keys(resolve(op.body)?.properties ?? {});
+      for (const prop of props) {
+        const res = await http(api.origin, op.method, urlOf(op), { key: credential(op.path), body: { [prop]: bad } });
+        expect400(res, `${op.method} ${op.path} body.${prop}`, prop);
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(20);
+  });
+
+  it.each(BAD_STRINGS)('refuses %s in every query and path parameter with 400 naming it', async (_name, bad) => {
+    let checked = 0;
+    for (const op of operations) {
+      for (const p of op.params.filter((x) => x.in === 'query' || x.in === 'path')) {
+        // A lone surrogate has no UTF-8 form: its would-be bytes (ED A0 80) are sent, which decode to U+FFFD.
+        const encoded = bad.includes('\ud800') ? 'a%ED%A0%80b' : encodeURIComponent(bad);
+        const url = p.in === 'path' ? op.path.replace(/\{(\w+)\}/g, (_, n: string) => (n === p.name ? encoded : 'xyz0000000000000000')) : `${urlOf(op)}?${p.name}=${encoded}`;
+        const res = await http(api.origin, op.method, url, { key: credential(op.path), body: op.body ? {} : undefined });
+        if (bad.includes('\ud800')) expect(res.status).toBeLessThan(500);
+        else expect400(res, `${op.method} ${op.path} ${p.in} ${p.name}`, p.name);
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(15);
+  });
+
+  it('refuses a body nested 10,000 levels deep on every operation that takes one', async () => {
+    const deep = '['.repeat(10_000) + ']'.repeat(10_000);
+    for (const op of operations.filter((o) => o.body)) {
+      const res = await http(api.origin, op.method, urlOf(op), { key: credential(op.path), rawBody: `{"name":${deep}}` });
+      expect400(res, `${op.method} ${op.path} deep body`);
+      expect(res.body.error.message).toMatch(/deeper than/);
+    }
+  });
+
+  it('names nested fields: target text, tags[] and batch items', async () => {
+    const key = org.apiKey;
+    const nul = await http(api.origin, 'POST', '/v1/qr-codes', { key, body: { target: { type: 'text', text: 'a\u0000' } } });
+    expect400(nul, 'target.text', 'target.text');
+    const tag = await http(api.origin, 'POST', '/v1/qr-codes', { key, body: { target: { type: 'text', text: 'ok' }, tags: ['fine', 'x\u0000'] } });
+    expect400(tag, 'tags[1]', 'tags[1]');
+    const wifi = await http(api.origin, 'POST', '/v1/qr-codes', { key, body: { type: 'static', target: { type: 'wifi', ssid: 'x', password: '\ud800', encryption: 'WPA' } } });
+    expect400(wifi, 'target.password', 'target.password');
+    const batch = await http(api.origin, 'POST', '/v1/batches', { key, body: { items: [{ target: { type: 'url', destination: 'https://example.com' } }, { name: '\ud800', target: { type: 'text', text: 'x' } }] } });
+    expect400(batch, 'items[1].name', 'items[1].name');
+    const search = await http(api.origin, 'GET', '/v1/qr-codes?search=%00', { key });
+    expect400(search, 'search', 'search');
+    const idem = await http(api.origin, 'POST', '/v1/folders', { key, body: { name: 'a\u0000' }, headers: { 'idempotency-key': 'nul-folder' } });
+    expect400(idem, 'folder name with Idempotency-Key', 'name');
+    // Tab, line feed and carriage return stay allowed where multi-line text makes sense.
+    const text = await http(api.origin, 'POST', '/v1/qr-codes', { key, body: { target: { type: 'text', text: 'line 1\r\n\tline 2' } } });
+    expect(text.status).toBe(201);
+  });
+
+  it('refuses line breaks and other controls in URL fields, so no payload or .vcf carries injected lines', async () => {
+    const injected = 'https://example.com/\r\nTEL;TYPE=CELL:+19005550100';
+    for (const type of ['static', 'dynamic']) {
+      const res = await http(api.origin, 'POST', '/v1/qr-codes', { key: org.apiKey, body: { type, target: { type: 'vcard', vcard: { your_name: 'Ada', website: injected } } } });
+      expect400(res, `${type} vcard website`, 'target.vcard.website');
+    }
+    const tab = await http(api.origin, 'POST', '/v1/qr-codes', { key: org.apiKey, body: { target: { type: 'url', destination: 'https://example.com/\tx' } } });
+    expect400(tab, 'url with a tab', 'target.destination');
+    const page = await http(api.origin, 'POST', '/v1/qr-codes', {
+      key: org.apiKey,
+      body: { target: { type: 'linkpage', title: 'T', links: [{ title: 'a', url: 'https://example.com/\nx' }] } },
+    });
+    expect(page.status).toBe(400);
+    expect(page.body.error.field).toMatch(/^target\.links\[0\]\.url$/);
+  });
+
+  it('refuses bad strings in a lead-form post on the scan host (form-encoded and JSON) with 400, storing nothing', async () => {
+    const scan = await startScan();
+    try {
+      const form = await http(api.origin, 'POST', '/v1/qr-codes', {
+        key: org.apiKey,
+        body: { target: { type: 'form', title: 'T', fields: [{ name: 'name', label: 'Name', type: 'text', required: true }], consent_text: 'OK' } },
+      });
+      expect(form.status).toBe(201);
+      const path = `/${form.body.short_code}`;
+      const encoded = await http(scan.origin, 'POST', path, {
+        rawBody: 'name=a%00b&consent=on',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
+      expect400(encoded, 'form-encoded NUL', 'name');
+      const json = await http(scan.origin, 'POST', path, { body: { name: '\ud800', consent: 'on' } });
+      expect400(json, 'JSON lone surrogate', 'name');
+      const code = await http(api.origin, 'GET', `/v1/qr-codes/${form.body.id}`, { key: org.apiKey });
+      expect(code.body.target.summary.lead_count).toBe(0);
+    } finally {
+      await scan.close();
+    }
+  });
+});

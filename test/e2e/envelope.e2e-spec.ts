@@ -1,0 +1,61 @@
+import { request } from 'node:http';
+import { startApi, startScan, TestApp } from '../setup/app';
+
+interface Raw {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/** A raw request (fetch would refuse or re-encode these URLs and headers). */
+function raw(origin: string, path: string, headers: Record<string, string> = {}): Promise<Raw> {
+  const u = new URL(origin);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: u.hostname, port: u.port, path, method: 'GET', headers }, (res) => {
+      let body = '';
+      res.on('data', (c) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Errors Fastify or Node's HTTP parser answer before routing use the envelope and carry Request-Id, on both HTTP
+ * processes. */
+describe('every error in the envelope', () => {
+  let api: TestApp;
+  let scan: TestApp;
+  beforeAll(async () => {
+    api = await startApi();
+    scan = await startScan();
+  });
+  afterAll(async () => {
+    await api?.close();
+    await scan?.close();
+  });
+
+  const expectEnvelope = (res: Raw, status: number, what: string) => {
+    expect([what, res.status]).toEqual([what, status]);
+    const body = JSON.parse(res.body);
+    expect(body.error.code).toBe('invalid_request');
+    expect(body.error.request_id).toMatch(/^req_/);
+    expect(res.headers['request-id']).toBe(body.error.request_id);
+  };
+
+  it('malformed percent-encoding, over-long path parameters and oversized URLs', async () => {
+    for (const origin of [api.origin, scan.origin]) {
+      const prefix = origin === api.origin ? '/v1/qr-codes' : '/images';
+      expectEnvelope(await raw(origin, `${prefix}/%E0%A4%A`), 400, `${origin} bad encoding`);
+      expectEnvelope(await raw(origin, `${prefix}/${'a'.repeat(200)}`), 414, `${origin} long parameter`);
+      expectEnvelope(await raw(origin, `/x?y=${'a'.repeat(100_000)}`), 431, `${origin} long URL`);
+    }
+    expectEnvelope(await raw(scan.origin, '/abcdefg/%E0%A4%A'), 400, 'scan host, sub-path with bad encoding');
+  });
+
+  it('oversized headers', async () => {
+    for (const origin of [api.origin, scan.origin]) {
+      expectEnvelope(await raw(origin, '/health', { 'x-big': 'a'.repeat(20_000) }), 431, `${origin} big header`);
+    }
+  });
+});
