@@ -4,6 +4,7 @@ import { Migration20261122003000_webhooks } from './Migration20261122003000_webh
 import { Migration20261122005000_batches } from './Migration20261122005000_batches';
 import { Migration20261123000000_scans } from './Migration20261123000000_scans';
 import { Migration20261123100000_scan_totals } from './Migration20261123100000_scan_totals';
+import { Migration20261123200000_domains } from './Migration20261123200000_domains';
 
 /** Applied in this order by `npm run migrate`, the local runner and the test runner. */
 export const migrationsList = [
@@ -13,4 +14,5 @@ export const migrationsList = [
   { name: 'Migration20261122005000_batches', class: Migration20261122005000_batches },
   { name: 'Migration20261123000000_scans', class: Migration20261123000000_scans },
   { name: 'Migration20261123100000_scan_totals', class: Migration20261123100000_scan_totals },
+  { name: 'Migration20261123200000_domains', class: Migration20261123200000_domains },
 ];
