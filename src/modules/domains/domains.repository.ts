@@ -23,10 +23,13 @@ export class DomainsRepository {
     return pageByCreatedAt(this.em, Domain, { organizationId, environment }, query, codec, present);
   }
 
-  /** Locks the workspace row (serializing plan counts and primary changes of one workspace), then counts its domains
-   * in both environments: the plan's `custom_domains` is per workspace. */
-  async lockAndCount(organizationId: string): Promise<number> {
+  /** Locks the workspace row until the transaction ends: serializes plan counts and primary changes of one workspace. */
+  async lockWorkspace(organizationId: string): Promise<void> {
     await this.em.execute('select id from organizations where id = ? for update', [organizationId]);
+  }
+
+  /** The workspace's domains in both environments and every status: the plan's `custom_domains` is per workspace. */
+  async count(organizationId: string): Promise<number> {
     const [row] = await this.em.execute<{ n: string }[]>('select count(*) as n from domains where organization_id = ?', [organizationId]);
     return Number(row.n);
   }
@@ -45,7 +48,7 @@ export class DomainsRepository {
   }
 
   /** Makes `domain` the only primary of its workspace and environment, or clears its flag. Call inside a transaction
-   * after lockAndCount (the partial unique index allows one primary). */
+   * after lockWorkspace (the partial unique index allows one primary). */
   async setPrimary(domain: Domain, primary: boolean): Promise<void> {
     if (primary) {
       await this.em.execute(

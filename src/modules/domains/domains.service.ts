@@ -60,7 +60,8 @@ export class DomainsService {
     try {
       const domain = await this.em.transactional(async (em) => {
         const repo = new DomainsRepository(em);
-        const current = await repo.lockAndCount(auth.organizationId);
+        await repo.lockWorkspace(auth.organizationId);
+        const current = await repo.count(auth.organizationId);
         if (current >= limit) {
           throw new ApiException('plan_limit_reached', `The ${auth.plan.id} plan allows ${limit} custom domain(s); ${current} exist`, {
             limit,
@@ -96,7 +97,7 @@ export class DomainsService {
   async update(auth: AuthContext, id: string, dto: UpdateDomainDto): Promise<DomainDto> {
     const domain = await this.em.transactional(async (em) => {
       const repo = new DomainsRepository(em);
-      await repo.lockAndCount(auth.organizationId);
+      await repo.lockWorkspace(auth.organizationId);
       const d = await this.find(auth, id, repo);
       if (dto.primary !== undefined && dto.primary !== d.isPrimary) {
         if (dto.primary && d.status !== 'verified') {
