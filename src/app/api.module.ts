@@ -16,6 +16,7 @@ import { BatchesModule } from '../modules/batches/batches.module';
 import { EventsApiModule } from '../modules/events/events-api.module';
 import { WebhooksModule } from '../modules/webhooks/webhooks.module';
 import { AnalyticsModule } from '../modules/analytics/analytics.module';
+import { DomainsApiModule } from '../modules/domains/domains-api.module';
 import { CoreModule } from './core.module';
 
 /** The REST API process: everything under /v1, Swagger, /health. Adds jobs, never processes them. */
@@ -24,7 +25,7 @@ export class ApiModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: ApiModule,
-      imports: [CoreModule.forRoot(config), HealthModule, AccountsModule, TokensModule, QrCodesModule, FoldersModule, BatchesModule, EventsApiModule, WebhooksModule, AnalyticsModule],
+      imports: [CoreModule.forRoot(config), HealthModule, AccountsModule, TokensModule, QrCodesModule, FoldersModule, BatchesModule, EventsApiModule, WebhooksModule, AnalyticsModule, DomainsApiModule],
       providers: [
         RateLimiter,
         // Order matters: authenticate (and rate-limit), then scope, then plan.
