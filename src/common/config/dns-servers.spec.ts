@@ -15,7 +15,7 @@ describe('parseDnsServers', () => {
   });
 
   it('stops the process at boot on a bad value', () => {
-    const env = { DATABASE_URL: 'postgres://x/y', REDIS_URL: 'redis://x' };
+    const env = { DATABASE_URL: 'postgres://x/y', REDIS_URL: 'redis://x', APP_SECRET: 'a-test-app-secret-0123456789', DASHBOARD_JWT_SECRET: 'a-test-dashboard-secret-0123456789' };
     expect(() => loadConfig({ ...env, DOMAIN_DNS_SERVERS: 'resolver.local' })).toThrow(/DOMAIN_DNS_SERVERS entry "resolver.local"/);
     expect(loadConfig({ ...env, DOMAIN_DNS_SERVERS: '127.0.0.1:5300' }).domainDnsServers).toEqual(['127.0.0.1:5300']);
     expect(loadConfig(env).domainDnsServers).toEqual([]);
