@@ -25,6 +25,7 @@ const MODULE_ORDER = [
   'images',
   'gs1',
   'qr-codes',
+  'domains',
   'scan',
   'leads',
   'analytics',

@@ -6,6 +6,7 @@ import { QrCode } from './modules/qr-codes/qr-code.entity';
 import { EventRecord } from './modules/events/event.entity';
 import { WebhookDelivery } from './modules/webhooks/webhook-delivery.entity';
 import { WebhookEndpoint } from './modules/webhooks/webhook-endpoint.entity';
+import { Domain } from './modules/domains/domain.entity';
 
 /** Every entity of the service, in one list for the ORM configuration. */
-export const ENTITIES = [Organization, ApiKey, Folder, QrCode, EventRecord, WebhookEndpoint, WebhookDelivery, Batch, BatchItem];
+export const ENTITIES = [Organization, ApiKey, Folder, QrCode, EventRecord, WebhookEndpoint, WebhookDelivery, Batch, BatchItem, Domain];

@@ -16,6 +16,7 @@ import { BatchesApiModule } from '../modules/batches/batches-api.module';
 import { EventsApiModule } from '../modules/events/events-api.module';
 import { WebhooksApiModule } from '../modules/webhooks/webhooks-api.module';
 import { AnalyticsApiModule } from '../modules/analytics/analytics-api.module';
+import { DomainsApiModule } from '../modules/domains/domains-api.module';
 import { CoreModule } from './core.module';
 import { outboxModule } from './outbox';
 
@@ -25,7 +26,7 @@ export class ApiModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: ApiModule,
-      imports: [CoreModule.forRoot(config), outboxModule(), HealthModule, AccountsApiModule, TokensApiModule, QrCodesApiModule, FoldersApiModule, BatchesApiModule, EventsApiModule, WebhooksApiModule, AnalyticsApiModule],
+      imports: [CoreModule.forRoot(config), outboxModule(), HealthModule, AccountsApiModule, TokensApiModule, QrCodesApiModule, FoldersApiModule, BatchesApiModule, EventsApiModule, WebhooksApiModule, AnalyticsApiModule, DomainsApiModule],
       providers: [
         RateLimiter,
         // Order matters: authenticate (and rate-limit), then scope, then plan.

@@ -6,6 +6,7 @@ import { HealthModule } from '../modules/health/health.module';
 import { ImagesScanModule } from '../modules/images/images-scan.module';
 import { LeadsScanModule } from '../modules/leads/leads-scan.module';
 import { ScanHostModule } from '../modules/scan/scan-host.module';
+import { DomainsScanModule } from '../modules/domains/domains-scan.module';
 import { CoreModule } from './core.module';
 import { outboxModule } from './outbox';
 
@@ -15,7 +16,7 @@ export class ScanModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: ScanModule,
-      imports: [CoreModule.forRoot(config), outboxModule(), HealthModule, ImagesScanModule, LeadsScanModule, ScanHostModule],
+      imports: [CoreModule.forRoot(config), outboxModule(), HealthModule, ImagesScanModule, LeadsScanModule, ScanHostModule, DomainsScanModule],
       providers: [{ provide: APP_FILTER, useClass: ApiExceptionFilter }],
     };
   }

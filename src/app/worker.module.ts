@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { ScheduleModule } from '@nestjs/schedule';
 import type { AppConfig } from '../common/config/config';
 import { AnalyticsWorkerModule } from '../modules/analytics/analytics-worker.module';
+import { DomainsWorkerModule } from '../modules/domains/domains-worker.module';
 import { CoreModule } from './core.module';
 import { outboxModule } from './outbox';
 import { QrCodesWorkerModule } from '../modules/qr-codes/qr-codes-worker.module';
@@ -15,7 +16,7 @@ export class WorkerModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: WorkerModule,
-      imports: [CoreModule.forRoot(config), outboxModule(), ScheduleModule.forRoot(), QrCodesWorkerModule, BatchesWorkerModule, EventsWorkerModule, WebhooksWorkerModule, AnalyticsWorkerModule],
+      imports: [CoreModule.forRoot(config), outboxModule(), ScheduleModule.forRoot(), QrCodesWorkerModule, BatchesWorkerModule, EventsWorkerModule, WebhooksWorkerModule, AnalyticsWorkerModule, DomainsWorkerModule],
     };
   }
 }

@@ -12,6 +12,7 @@ import {
   MinLength,
   validateSync,
 } from 'class-validator';
+import { parseDnsServers } from './dns-servers';
 
 const toInt = ({ value }: { value: unknown }) =>
   value === undefined || value === '' ? undefined : /^-?\d+$/.test(String(value)) ? Number(value) : value;
@@ -63,6 +64,7 @@ class EnvironmentVariables {
   @Transform(toInt) @IsInt() @Min(10) @Max(60_000) @IsOptional() SCAN_FLUSH_INTERVAL_MS?: number;
   @Transform(toInt) @IsInt() @Min(1) @IsOptional() SCAN_CACHE_TTL_SECONDS?: number;
   @Transform(toInt) @IsInt() @Min(1) @IsOptional() LEAD_RATE_LIMIT_PER_HOUR?: number;
+  @IsString() @IsOptional() DOMAIN_DNS_SERVERS?: string;
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) @IsOptional() LOG_LEVEL?: string;
 }
 
@@ -117,6 +119,8 @@ export interface AppConfig {
   scanCacheTtlSeconds: number;
   /** Form posts per client IP per hour on the scan host (the IP is only ever held as a keyed hash, in Redis). */
   leadRateLimitPerHour: number;
+  /** DNS servers (`host:port`) for custom-domain TXT checks, replacing the system resolvers; empty = the system's. */
+  domainDnsServers: string[];
   logLevel: string;
 }
 
@@ -155,6 +159,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       '  DASHBOARD_JWT_SECRET or DASHBOARD_JWKS_URL is required (verifies dashboard session tokens); `npm run local` generates a secret',
   ].filter(Boolean);
   if (missing.length > 0) throw new ConfigError(`Invalid configuration:\n${missing.join('\n')}`);
+  const dnsServers = parseDnsServers(raw.DOMAIN_DNS_SERVERS ?? '');
+  if ('error' in dnsServers) throw new ConfigError(`Invalid configuration:\n  ${dnsServers.error}`);
   const localDataDir = resolve(raw.LOCAL_DATA_DIR ?? '.local');
   const port = raw.PORT ?? 3000;
   const scanPort = raw.SCAN_PORT ?? 3001;
@@ -213,6 +219,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     scanFlushIntervalMs: raw.SCAN_FLUSH_INTERVAL_MS ?? 250,
     scanCacheTtlSeconds: raw.SCAN_CACHE_TTL_SECONDS ?? 300,
     leadRateLimitPerHour: raw.LEAD_RATE_LIMIT_PER_HOUR ?? 20,
+    domainDnsServers: dnsServers.servers,
     logLevel: raw.LOG_LEVEL ?? (nodeEnv === 'test' ? 'warn' : 'info'),
   };
 }

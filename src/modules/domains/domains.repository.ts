@@ -1,0 +1,111 @@
+import { ForeignKeyConstraintViolationException, UniqueConstraintViolationException } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Environment } from '../../common/auth/api-key-format';
+import { lockOrganization } from '../accounts/organizations.repository';
+import type { CursorCodec } from '../../common/http/cursor';
+import type { ListEnvelope } from '../../common/http/list';
+import { pageByCreatedAt } from '../../common/http/pagination';
+import { Domain } from './domain.entity';
+
+export class DomainTakenError extends Error {}
+export class DomainInUseError extends Error {}
+
+/** Every statement on the `domains` table. Built per EntityManager (the request's, a transaction's, a job's fork). */
+export class DomainsRepository {
+  constructor(readonly em: EntityManager) {}
+
+  /** One workspace's domain in one environment; null for anything else (foreign ids are simply not found). */
+  find(organizationId: string, environment: Environment, id: string): Promise<Domain | null> {
+    return this.em.findOne(Domain, { id, organizationId, environment });
+  }
+
+  /** A page of one workspace's domains in one environment, newest first. */
+  page<R>(organizationId: string, environment: Environment, query: Record<string, unknown>, codec: CursorCodec, present: (d: Domain) => R): Promise<ListEnvelope<R>> {
+    return pageByCreatedAt(this.em, Domain, { organizationId, environment }, query, codec, present);
+  }
+
+  /** Locks the workspace row until the transaction ends: serializes plan counts and primary changes of one workspace. */
+  async lockWorkspace(organizationId: string): Promise<void> {
+    await lockOrganization(this.em, organizationId);
+  }
+
+  /** The workspace's domains in both environments and every status: the plan's `custom_domains` is per workspace. */
+  async count(organizationId: string): Promise<number> {
+    const [row] = await this.em.execute<{ n: string }[]>('select count(*) as n from domains where organization_id = ?', [organizationId]);
+    return Number(row.n);
+  }
+
+  /** Inserts the domain; a host name already held by any workspace raises DomainTakenError (the unique index decides,
+   * so two concurrent claims cannot both win). */
+  async insert(values: Pick<Domain, 'organizationId' | 'environment' | 'hostname' | 'verificationValue'>): Promise<Domain> {
+    const domain = this.em.create(Domain, values);
+    try {
+      await this.em.flush();
+    } catch (err) {
+      if (err instanceof UniqueConstraintViolationException) throw new DomainTakenError(values.hostname);
+      throw err;
+    }
+    return domain;
+  }
+
+  /** Makes `domain` the only primary of its workspace and environment, or clears its flag. Call inside a transaction
+   * after lockWorkspace (the partial unique index allows one primary). */
+  async setPrimary(domain: Domain, primary: boolean): Promise<void> {
+    if (primary) {
+      await this.em.execute(
+        'update domains set is_primary = false, updated_at = now() where organization_id = ? and environment = ? and is_primary and id <> ?',
+        [domain.organizationId, domain.environment, domain.id],
+      );
+    }
+    await this.em.execute('update domains set is_primary = ?, updated_at = now() where id = ?', [primary, domain.id]);
+    await this.em.refresh(domain);
+  }
+
+  /** Records a DNS check: found → verified (once); not found → `failed` when the domain is still pending and older than
+   * `failBefore`; the status is otherwise kept. */
+  async recordCheck(id: string, found: boolean, failBefore: Date): Promise<void> {
+    // checked_at from this process's clock: the re-check loop compares it with its own start time.
+    const now = new Date();
+    if (found) {
+      await this.em.execute(
+        `update domains set status = 'verified', verified_at = ?, checked_at = ?, updated_at = ? where id = ? and status <> 'verified'`,
+        [now, now, now, id],
+      );
+    } else {
+      await this.em.execute(
+        `update domains set checked_at = ?,
+                status = case when status = 'pending' and created_at < ? then 'failed' else status end,
+                updated_at = case when status = 'pending' and created_at < ? then ? else updated_at end
+          where id = ? and status <> 'verified'`,
+        [now, failBefore, failBefore, now, id],
+      );
+    }
+  }
+
+  /** Pending domains not checked since `checkedBefore`, least recently checked first (the worker's re-check). */
+  pending(checkedBefore: Date, limit: number): Promise<Array<{ id: string; hostname: string; verification_value: string }>> {
+    return this.em.execute(
+      `select id, hostname, verification_value from domains
+        where status = 'pending' and (checked_at is null or checked_at < ?)
+        order by checked_at asc nulls first, id limit ?`,
+      [checkedBefore, limit],
+    );
+  }
+
+  /** Deletes the domain; DomainInUseError when a code still names it (the foreign key from qr_codes). */
+  async delete(domain: Domain): Promise<void> {
+    try {
+      await this.em.execute('delete from domains where id = ? and organization_id = ?', [domain.id, domain.organizationId]);
+    } catch (err) {
+      if (err instanceof ForeignKeyConstraintViolationException) throw new DomainInUseError(domain.id);
+      throw err;
+    }
+    this.em.getUnitOfWork().unsetIdentity(domain);
+  }
+
+  /** Whether `hostname` is a verified custom domain (the scan host's TLS `ask` endpoint). */
+  async isVerified(hostname: string): Promise<boolean> {
+    const rows = await this.em.execute<{ one: number }[]>(`select 1 as one from domains where hostname = ? and status = 'verified'`, [hostname]);
+    return rows.length > 0;
+  }
+}

@@ -1,0 +1,140 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { EntityManager } from '@mikro-orm/postgresql';
+import type { AuthContext } from '../../common/auth/auth-context';
+import { APP_CONFIG, AppConfig } from '../../common/config/config';
+import { ApiException } from '../../common/errors/api.exception';
+import { CursorCodec } from '../../common/http/cursor';
+import { hasPrefix, randomBase62 } from '../../common/ids';
+import { domainHasCodes } from '../qr-codes/qr-codes.repository';
+import { Domain } from './domain.entity';
+import { challengeName, DomainDns } from './domain-dns';
+import type { CreateDomainDto, DeletedDomainDto, DomainDto, DomainListDto, ListDomainsQueryDto, UpdateDomainDto } from './domains.dto';
+import { DomainInUseError, DomainsRepository, DomainTakenError } from './domains.repository';
+import { normalizeHostname, serviceHosts } from './hostname';
+
+/** A pending domain whose TXT record has not been found for this long becomes `failed`. */
+export const VERIFICATION_WINDOW_MS = 7 * 86_400_000;
+
+export function presentDomain(d: Domain): DomainDto {
+  return {
+    id: d.id,
+    object: 'domain',
+    hostname: d.hostname,
+    status: d.status,
+    primary: d.isPrimary,
+    verification: { type: 'TXT', name: challengeName(d.hostname), value: d.verificationValue },
+    created_at: d.createdAt.toISOString(),
+    verified_at: d.verifiedAt ? d.verifiedAt.toISOString() : null,
+  };
+}
+
+@Injectable()
+export class DomainsService {
+  private readonly ownHosts: string[];
+
+  constructor(
+    private readonly em: EntityManager,
+    private readonly cursors: CursorCodec,
+    private readonly dns: DomainDns,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.ownHosts = serviceHosts([config.apiBaseUrl, config.scanBaseUrl, config.imageBaseUrl]);
+  }
+
+  private async find(auth: AuthContext, id: string, repo = new DomainsRepository(this.em)): Promise<Domain> {
+    const domain = hasPrefix(id, 'dom') ? await repo.find(auth.organizationId, auth.environment, id) : null;
+    if (!domain) throw ApiException.notFound('domain', id);
+    return domain;
+  }
+
+  async create(auth: AuthContext, dto: CreateDomainDto): Promise<DomainDto> {
+    const limit = auth.plan.custom_domains;
+    if (limit === 0) {
+      throw new ApiException('plan_restricted', `The ${auth.plan.id} plan does not include custom domains; upgrade to Plus or higher`, {
+        plan_id: auth.plan.id,
+      });
+    }
+    const checked = normalizeHostname(dto.hostname, this.ownHosts);
+    if ('error' in checked) throw ApiException.invalid('hostname', checked.error);
+    const { hostname } = checked;
+    try {
+      const domain = await this.em.transactional(async (em) => {
+        const repo = new DomainsRepository(em);
+        await repo.lockWorkspace(auth.organizationId);
+        const current = await repo.count(auth.organizationId);
+        if (current >= limit) {
+          throw new ApiException('plan_limit_reached', `The ${auth.plan.id} plan allows ${limit} custom domain(s); ${current} exist`, {
+            limit,
+            current_count: current,
+            requested: 1,
+            plan_id: auth.plan.id,
+          });
+        }
+        return repo.insert({
+          organizationId: auth.organizationId,
+          environment: auth.environment,
+          hostname,
+          verificationValue: `scanlink-verify=${randomBase62(32)}`,
+        });
+      });
+      return presentDomain(domain);
+    } catch (err) {
+      if (err instanceof DomainTakenError) {
+        throw new ApiException('domain_taken', `The hostname '${hostname}' is already registered to a workspace`, { field: 'hostname' });
+      }
+      throw err;
+    }
+  }
+
+  list(auth: AuthContext, query: ListDomainsQueryDto): Promise<DomainListDto> {
+    return new DomainsRepository(this.em).page(auth.organizationId, auth.environment, { ...query }, this.cursors, presentDomain);
+  }
+
+  async retrieve(auth: AuthContext, id: string): Promise<DomainDto> {
+    return presentDomain(await this.find(auth, id));
+  }
+
+  async update(auth: AuthContext, id: string, dto: UpdateDomainDto): Promise<DomainDto> {
+    const domain = await this.em.transactional(async (em) => {
+      const repo = new DomainsRepository(em);
+      await repo.lockWorkspace(auth.organizationId);
+      const d = await this.find(auth, id, repo);
+      if (dto.primary !== undefined && dto.primary !== d.isPrimary) {
+        if (dto.primary && d.status !== 'verified') {
+          throw new ApiException('domain_not_verified', `The domain '${d.hostname}' is not verified yet; only a verified domain can be primary`, {
+            field: 'primary',
+          });
+        }
+        await repo.setPrimary(d, dto.primary);
+      }
+      return d;
+    });
+    return presentDomain(domain);
+  }
+
+  /** A fresh DNS check now; see DomainsRepository.recordCheck for what it changes. */
+  async verify(auth: AuthContext, id: string): Promise<DomainDto> {
+    const domain = await this.find(auth, id);
+    if (domain.status === 'verified') return presentDomain(domain);
+    const found = await this.dns.hasChallenge(domain.hostname, domain.verificationValue);
+    const repo = new DomainsRepository(this.em);
+    await repo.recordCheck(domain.id, found, new Date(Date.now() - VERIFICATION_WINDOW_MS));
+    await this.em.refresh(domain);
+    return presentDomain(domain);
+  }
+
+  async remove(auth: AuthContext, id: string): Promise<DeletedDomainDto> {
+    const domain = await this.find(auth, id);
+    const inUse = () =>
+      new ApiException('domain_in_use', `The domain '${domain.hostname}' is still used by codes; delete them (and empty them from the Trash) first`);
+    if (await domainHasCodes(this.em, domain.id)) throw inUse();
+    try {
+      await new DomainsRepository(this.em).delete(domain);
+    } catch (err) {
+      // A code created with the domain between the check and the delete: the foreign key refuses.
+      if (err instanceof DomainInUseError) throw inUse();
+      throw err;
+    }
+    return { id: domain.id, object: 'domain', deleted: true };
+  }
+}
