@@ -162,23 +162,8 @@ export class ScanHotPath implements OnApplicationShutdown {
   private count(req: IncomingMessage, code: CachedCode, userAgent: string | undefined): void {
     const ua = this.enricher.userAgent(userAgent);
     if (ua.bot) return;
-    const context = this.enricher.context(
-      { ip: clientIp(req, this.trust), referer: req.headers.referer, acceptLanguage: req.headers['accept-language'] },
-      ua,
+    this.buffer.add(
+      this.enricher.record(pooledId('scan'), code, ua, clientIp(req, this.trust), req.headers.referer, req.headers['accept-language']),
     );
-    // Spelled out rather than spread (object spread costs several µs per scan).
-    this.buffer.add({
-      id: pooledId('scan'),
-      qr_code_id: code.id,
-      organization_id: code.organizationId,
-      scanned_at: this.enricher.now(),
-      country: context.country,
-      city: context.city,
-      device: context.device,
-      os: context.os,
-      browser: context.browser,
-      referrer: context.referrer,
-      language: context.language,
-    });
   }
 }
