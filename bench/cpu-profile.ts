@@ -32,12 +32,15 @@ export function summarizeCpuProfile(file: string, top = 30): string {
   const samples = profile.samples ?? [];
   const deltas = profile.timeDeltas ?? [];
   for (let i = 0; i < samples.length; i++) self.set(samples[i], (self.get(samples[i]) ?? 0) + (deltas[i] ?? 0));
-  const total = [...self.values()].reduce((a, b) => a + b, 0) || 1;
+  // Percentages of the busy time: the idle samples (waiting for the next request) are left out.
+  const idle = new Set(profile.nodes.filter((x) => x.callFrame.functionName === '(idle)').map((x) => x.id));
+  const all = [...self.values()].reduce((a, b) => a + b, 0);
+  const total = [...self.entries()].reduce((a, [id, t]) => (idle.has(id) ? a : a + t), 0) || 1;
   const byFrame = new Map<string, number>();
   const byFile = new Map<string, number>();
   for (const node of profile.nodes) {
     const t = self.get(node.id) ?? 0;
-    if (t === 0) continue;
+    if (t === 0 || idle.has(node.id)) continue;
     const f = node.callFrame;
     const frame = `${f.functionName || '(anonymous)'}  ${where(f.url)}${f.url ? `:${f.lineNumber + 1}` : ''}`;
     byFrame.set(frame, (byFrame.get(frame) ?? 0) + t);
@@ -51,7 +54,8 @@ export function summarizeCpuProfile(file: string, top = 30): string {
       .map(([k, t]) => `${pct(t)}  ${k}`)
       .join('\n');
   return (
-    `CPU profile of the scan process: ${(total / 1e6).toFixed(1)} s sampled\n\n` +
+    `CPU profile of the scan process: ${(all / 1e6).toFixed(1)} s sampled, ${(total / 1e6).toFixed(1)} s busy (percentages of the busy time;\n` +
+    `start-up included, idle left out)\n\n` +
     `self time by file or package\n${list(byFile, 20)}\n\n` +
     `self time by function (top ${top})\n${list(byFrame, top)}\n`
   );
