@@ -15,6 +15,7 @@ import { toEnvelope } from '../common/errors/exception.filter';
 import { RateLimiter } from '../common/http/rate-limiter';
 import { newId } from '../common/ids';
 import { createPino, PinoLoggerService } from '../common/logging/logger';
+import { PerRequestAccessLog, type ScanAccessLog, ScanAccessSummary } from '../modules/scan/scan-access-log';
 import { type HotPathHandler, ScanHotPath } from '../modules/scan/scan-hot-path.service';
 import { ApiModule } from './api.module';
 import { API_VERSION, mountSwagger } from './openapi';
@@ -182,12 +183,23 @@ export async function createScanApp(config: AppConfig, opts: BootOptions = {}): 
     { logger, abortOnError: false },
   );
   instrument(app.getHttpAdapter().getInstance(), logger, 'scan');
-  const accessLog = pino.isLevelEnabled('info') ? (line: object) => logger.log(line, 'scan') : undefined;
-  front.hotPath = app.get(ScanHotPath).handler({ version: API_VERSION, accessLog });
+  front.hotPath = app.get(ScanHotPath).handler({ version: API_VERSION, access: hotPathAccessLog(pino, logger) });
   registerBodyParsers(app);
   app.useGlobalPipes(createValidationPipe());
   await app.init();
   return app;
+}
+
+/**
+ * The hot path's access record (docs/scan-host.md "Access log"): at `info` (the default) one summary line every 10 s
+ * with counts per path and status; at `debug` or `trace` the line per request Nest's routes write; nothing above.
+ */
+function hotPathAccessLog(pino: ReturnType<typeof createPino>, logger: PinoLoggerService): ScanAccessLog | undefined {
+  if (pino.isLevelEnabled('debug')) return new PerRequestAccessLog((line) => logger.log(line, 'scan'));
+  if (!pino.isLevelEnabled('info')) return undefined;
+  const summary = new ScanAccessSummary((line) => logger.log(line, 'scan'));
+  summary.start();
+  return summary;
 }
 
 export async function createWorkerApp(config: AppConfig, opts: BootOptions = {}): Promise<INestApplicationContext> {
