@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsObject, IsOptional, IsString, Matches, MaxLength, ValidateIf } from 'class-validator';
 import { ListEnvelopeDto } from '../../common/http/list';
 import { IsOmittable } from '../../common/errors/validation';
+import { DesignDto } from '../rendering/design.dto';
 
 export const MAX_BATCH_ITEMS = 1000;
 
@@ -19,11 +20,11 @@ export class CreateBatchDto {
   @IsObject({ each: true, message: 'each item must be an object' })
   items!: Record<string, unknown>[];
 
-  @ApiPropertyOptional({ description: 'Applied to every item (a per-item design is ignored)' })
+  @ApiPropertyOptional({ type: DesignDto, nullable: true, description: 'Applied to every item (a per-item design is ignored)' })
   @IsOptional() @ValidateIf((_o, v) => v !== null) @IsObject({ message: 'design must be an object or null' })
   design?: Record<string, unknown> | null;
 
-  @ApiPropertyOptional({ description: 'A saved dashboard template (tpl_…) applied to every item' })
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'A saved dashboard template (tpl_…) applied to every item' })
   @IsOptional() @ValidateIf((_o, v) => v !== null) @IsString() @Matches(/^tpl_[0-9A-Za-z]+$/, { message: 'template_id must be a tpl_… id or null' })
   template_id?: string | null;
 }

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ListEnvelopeDto } from '../../../common/http/list';
+import { DesignResponseDto } from '../../rendering/design.dto';
 
 class UtmDto {
   @ApiPropertyOptional({ example: 'qr' }) source?: string;
@@ -7,16 +8,6 @@ class UtmDto {
   @ApiPropertyOptional({ example: 'spring' }) campaign?: string;
   @ApiPropertyOptional() term?: string;
   @ApiPropertyOptional() content?: string;
-}
-
-export class DesignResponseDto {
-  @ApiProperty({ enum: ['L', 'M', 'Q', 'H'] }) error_correction!: string;
-  @ApiProperty({ example: { foreground: '#000000', background: '#ffffff' } }) colors!: object;
-  @ApiProperty({ nullable: true, example: { start: '#1a237e', end: '#00838f', type: 'linear' } }) gradient!: object | null;
-  @ApiProperty({ example: { body: 'dots', eye_frame: 'rounded', eye_ball: 'circle' } }) shapes!: object;
-  @ApiProperty({ nullable: true, example: { frame: '#1a237e', ball: '#00838f' } }) eye_colors!: object | null;
-  @ApiProperty() has_logo!: boolean;
-  @ApiProperty() transparent_background!: boolean;
 }
 
 export class QrCodeDto {
