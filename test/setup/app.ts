@@ -8,6 +8,7 @@ import { createApiApp, createScanApp, createWorkerApp } from '../../src/app/boot
 import { AppConfig, loadConfig } from '../../src/common/config/config';
 import { AccountsService } from '../../src/modules/accounts/accounts.service';
 import { loadPlans, PlanId } from '../../src/modules/accounts/plans';
+import { assertMatchesOpenApi } from './openapi-check';
 
 /** Tests make many requests with one key: unless a test names its own PLANS_FILE, per-minute limits are lifted (the
  * rate-limit tests set small ones explicitly). */
@@ -111,7 +112,8 @@ export interface HttpResult<T = any> {
   text: string;
 }
 
-/** A small HTTP client over fetch: JSON in, JSON (or text) out. */
+/** A small HTTP client over fetch: JSON in, JSON (or text) out. Every JSON answer of the api is checked against its
+ * OpenAPI document (openapi-check.ts). */
 export async function http<T = any>(
   origin: string,
   method: string,
@@ -137,6 +139,7 @@ export async function http<T = any>(
     } catch {
       /* leave as text */
     }
+    if (typeof parsed === 'object') await assertMatchesOpenApi(origin, method, path, res.status, parsed);
   }
   return { status: res.status, headers: res.headers, body: parsed as T, text };
 }

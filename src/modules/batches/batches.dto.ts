@@ -38,19 +38,23 @@ export class BatchItemDto {
   @ApiProperty({ type: String, nullable: true, description: 'Set for GS1 refusals' }) gs1_code!: string | null;
 }
 
-export class BatchDto {
+/** A batch as lists show it: no items. */
+export class BatchSummaryDto {
   @ApiProperty({ example: 'batch_4bX9kQ2mT7vLp1sZ8nYc' }) id!: string;
   @ApiProperty({ enum: ['batch'] }) object!: 'batch';
   @ApiProperty({ enum: ['processing', 'completed', 'failed'] }) status!: string;
   @ApiProperty() total_count!: number;
   @ApiProperty() completed_count!: number;
   @ApiProperty() error_count!: number;
-  @ApiProperty({ type: [BatchItemDto] }) items!: BatchItemDto[];
   @ApiProperty({ format: 'date-time' }) created_at!: string;
 }
 
+export class BatchDto extends BatchSummaryDto {
+  @ApiProperty({ type: [BatchItemDto] }) items!: BatchItemDto[];
+}
+
 export class BatchListDto extends ListEnvelopeDto {
-  @ApiProperty({ type: [BatchDto] }) data!: BatchDto[];
+  @ApiProperty({ type: [BatchSummaryDto], description: 'Batches without their items (GET /v1/batches/{id} has them)' }) data!: BatchSummaryDto[];
 }
 
 export class ListBatchesQueryDto {
