@@ -9,6 +9,7 @@ const { spawn, spawnSync } = require('node:child_process');
 const svc = require('./lib/services');
 const { dataDir, runtimeFile } = require('./lib/runtime');
 
+const LOCAL_WEBHOOK_HOSTS = 'localhost,127.0.0.1,::1';
 const stoppers = [];
 const children = [];
 let shuttingDown = false;
@@ -107,6 +108,8 @@ async function main() {
   const dir = dataDir();
   fs.mkdirSync(dir, { recursive: true });
   const env = { ...process.env, LOCAL_DATA_DIR: dir, NODE_ENV: process.env.NODE_ENV || 'development' };
+  // Webhook receivers on this machine (a plain-http server on localhost) for trying webhooks; production refuses them.
+  env.WEBHOOK_ALLOW_HOSTS ??= LOCAL_WEBHOOK_HOSTS;
   if (!env.DATABASE_URL) {
     const port = Number(process.env.LOCAL_PG_PORT || 54320);
     svc.log(`starting PostgreSQL on 127.0.0.1:${port} (data in ${path.join(dir, 'pg')})…`);
@@ -145,6 +148,7 @@ async function main() {
       `  Scan host:     ${scanBase}`,
       `  Images:        ${(env.IMAGE_BASE_URL || `${scanBase}/images`).replace(/\/+$/, '')}`,
       `  Demo API key:  ${demo.api_key}   (workspace ${demo.organization_id}, plan pro)`,
+      `  Webhooks:      receivers on ${env.WEBHOOK_ALLOW_HOSTS} allowed over plain http (WEBHOOK_ALLOW_HOSTS; development only)`,
       '',
       `  Try: curl -H "Authorization: Bearer ${demo.api_key}" ${apiBase}/me`,
       '  Press Ctrl-C to stop.',

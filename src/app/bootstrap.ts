@@ -13,6 +13,7 @@ import { newId } from '../common/ids';
 import { createPino, PinoLoggerService } from '../common/logging/logger';
 import { type HotPathHandler, ScanHotPath } from '../modules/scan/scan-hot-path.service';
 import { ApiModule } from './api.module';
+import { registerApiFallbacks } from './api-routes';
 import { API_VERSION, mountSwagger } from './openapi';
 import { ScanModule } from './scan.module';
 import { WorkerModule } from './worker.module';
@@ -112,6 +113,7 @@ export async function createApiApp(config: AppConfig, opts: BootOptions = {}): P
     }
     return payload;
   });
+  registerApiFallbacks(fastify, config);
   registerBodyParsers(app);
   app.setGlobalPrefix('v1', { exclude: ['health'] });
   app.useGlobalPipes(createValidationPipe());

@@ -17,7 +17,7 @@ export class EventsController {
     description:
       'The event archive, newest first: every event dispatched to at least one enabled endpoint in the last 30 days. ' +
       'Events nobody subscribed to are not recorded, so the list stays empty until a webhook endpoint subscribes (POST ' +
-      '/v1/webhooks with `enabled_events`, e.g. `["*"]`); later events then appear here whether or not their delivery ' +
+      '/v1/webhooks with `events`, e.g. `["*"]`); later events then appear here whether or not their delivery ' +
       'succeeds. Reading the archive never re-sends anything.',
   })
   @ApiOkResponse({ type: EventListDto })

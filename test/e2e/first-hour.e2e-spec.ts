@@ -1,0 +1,63 @@
+import { assertMatchesOpenApi } from '../setup/openapi-check';
+import { createOrg, http, startApi, TestApp } from '../setup/app';
+
+/** What a new user meets in the first hour: the api's front door, its document, and the messages that guide them. */
+describe('first hour', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startApi();
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('GET / points at the documentation', async () => {
+    const res = await http(t.origin, 'GET', '/');
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ object: 'api', docs: expect.stringMatching(/\/docs$/), openapi: expect.stringMatching(/\/docs\/openapi\.json$/) });
+  });
+
+  it('a known path with another method is 405 with Allow, not 404', async () => {
+    const org = await createOrg(t);
+    const res = await http(t.origin, 'PUT', '/v1/qr-codes', { key: org.apiKey, body: {} });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('GET, HEAD, POST');
+    expect(res.body.error.code).toBe('method_not_allowed');
+    const item = await http(t.origin, 'PUT', '/v1/qr-codes/qr_123', { key: org.apiKey, body: {} });
+    expect(item.status).toBe(405);
+    expect(item.headers.get('allow')).toBe('DELETE, GET, HEAD, PATCH');
+    expect((await http(t.origin, 'GET', '/v1/no-such-thing', { key: org.apiKey })).status).toBe(404);
+  });
+
+  it('the OpenAPI document declares security, headers, Idempotency-Key and the design schema, and no GS1', async () => {
+    const doc = (await http(t.origin, 'GET', '/docs/openapi.json')).body;
+    expect(doc.paths['/health'].get.security).toEqual([]);
+    expect(doc.info.license.name).toMatch(/UNLICENSED/);
+    expect(JSON.stringify(doc.info)).not.toMatch(/GS1/);
+    const create = doc.paths['/v1/qr-codes'].post;
+    expect(create.parameters).toContainEqual({ $ref: '#/components/parameters/IdempotencyKey' });
+    expect(Object.keys(create.responses['201'].headers)).toEqual(expect.arrayContaining(['Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']));
+    expect(create.description).toMatch(/Wi-Fi/);
+    expect(doc.paths['/v1/events'].get.description).toMatch(/empty until a webhook endpoint subscribes/);
+    const design = doc.components.schemas.DesignDto;
+    expect(Object.keys(design.properties)).toEqual(['error_correction', 'colors', 'gradient', 'shapes', 'eye_colors', 'logo', 'transparent_background']);
+    expect(doc.components.schemas.CreateQrCodeDto.properties.folder_id).toMatchObject({ type: 'string', nullable: true });
+  });
+
+  it('the response check refuses a body that contradicts the document', async () => {
+    await expect(assertMatchesOpenApi(t.origin, 'GET', '/v1/me', 200, { object: 'account' })).rejects.toThrow(/does not match the document/);
+    await expect(assertMatchesOpenApi(t.origin, 'GET', '/v1/me', 418, {})).rejects.toThrow(/a status the document does not list/);
+    const me = await http(t.origin, 'GET', '/v1/me', { key: (await createOrg(t)).apiKey });
+    await expect(assertMatchesOpenApi(t.origin, 'GET', '/v1/me', 200, { ...me.body, undocumented: 1 })).rejects.toThrow(/unevaluated properties 'undocumented'/);
+  });
+
+  it('refusing a local webhook receiver names the setting that allows it in development', async () => {
+    const org = await createOrg(t);
+    for (const url of ['http://localhost:9999/hook', 'https://127.0.0.1/hook']) {
+      const res = await http(t.origin, 'POST', '/v1/webhooks', { key: org.apiKey, body: { url, events: ['*'] } });
+      expect(res.status).toBe(400);
+      expect(res.body.error.field).toBe('url');
+      expect(res.body.error.message).toMatch(/WEBHOOK_ALLOW_HOSTS/);
+    }
+  });
+});
