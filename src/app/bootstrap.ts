@@ -8,6 +8,7 @@ import type { AppConfig } from '../common/config/config';
 import { setRateLimitHeaders } from '../common/auth/api-key.guard';
 import { parseTrustProxy, type TrustProxy } from '../common/http/client-address';
 import { createValidationPipe } from '../common/errors/validation';
+import { setDocsBaseUrl } from '../common/errors/error-codes';
 import { RateLimiter } from '../common/http/rate-limiter';
 import { newId } from '../common/ids';
 import { createPino, PinoLoggerService } from '../common/logging/logger';
@@ -94,6 +95,7 @@ function instrument(fastify: FastifyInstance, logger: PinoLoggerService, process
 // No enableShutdownHooks(): runProcess (src/app/process.ts) owns SIGINT/SIGTERM and calls app.close(), which runs every
 // destroy and shutdown hook once. With both, a signal closed the app twice (two concurrent runs of every hook).
 export async function createApiApp(config: AppConfig, opts: BootOptions = {}): Promise<NestFastifyApplication> {
+  setDocsBaseUrl(config.docsBaseUrl);
   const logger = new PinoLoggerService(createPino(opts.logLevel ?? config.logLevel, 'api'));
   const app = await NestFactory.create<NestFastifyApplication>(ApiModule.forRoot(config), adapter({ trustProxy: parseTrustProxy(config.trustProxy) }), {
     logger,
@@ -128,6 +130,7 @@ export async function createApiApp(config: AppConfig, opts: BootOptions = {}): P
  * images, lead-form posts, 404s) goes on to Fastify and Nest.
  */
 export async function createScanApp(config: AppConfig, opts: BootOptions = {}): Promise<NestFastifyApplication> {
+  setDocsBaseUrl(config.docsBaseUrl);
   const pino = createPino(opts.logLevel ?? config.logLevel, 'scan');
   const logger = new PinoLoggerService(pino);
   // Filled once Nest has built the services the handler needs; until then (no port is open yet) Nest gets everything.

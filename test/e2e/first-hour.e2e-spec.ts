@@ -17,6 +17,15 @@ describe('first hour', () => {
     expect(res.body).toMatchObject({ object: 'api', docs: expect.stringMatching(/\/docs$/), openapi: expect.stringMatching(/\/docs\/openapi\.json$/) });
   });
 
+  it('doc_url points at the error reference the api serves itself', async () => {
+    const res = await http(t.origin, 'GET', '/v1/me');
+    expect(res.body.error.doc_url).toBe('http://localhost:3000/docs/errors#unauthorized');
+    const page = await http(t.origin, 'GET', '/docs/errors');
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/text\/html/);
+    expect(page.text).toContain('<a id="unauthorized"></a>');
+  });
+
   it('a known path with another method is 405 with Allow, not 404', async () => {
     const org = await createOrg(t);
     const res = await http(t.origin, 'PUT', '/v1/qr-codes', { key: org.apiKey, body: {} });
