@@ -85,9 +85,19 @@ function instrument(fastify: FastifyInstance, logger: PinoLoggerService, process
     void reply.header('Scanlink-Version', API_VERSION);
     done();
   });
+  // Error answers carry their envelope's code in the access line (`code: "invalid_request"`): what a person looks for.
+  const errorCodes = new WeakMap<object, string>();
+  fastify.addHook('onSend', (req, reply, payload, done) => {
+    if (reply.statusCode >= 400 && typeof payload === 'string') {
+      const code = /^\{"error":\{"code":"([a-z_]+)"/.exec(payload)?.[1];
+      if (code) errorCodes.set(req, code);
+    }
+    done(null, payload);
+  });
   fastify.addHook('onResponse', (req, reply, done) => {
     const path = req.url.split('?')[0];
-    logger.log({ request_id: req.id, method: req.method, path, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, processName);
+    const code = errorCodes.get(req);
+    logger.log({ request_id: req.id, method: req.method, path, status: reply.statusCode, ...(code && { code }), ms: Math.round(reply.elapsedTime) }, processName);
     done();
   });
 }

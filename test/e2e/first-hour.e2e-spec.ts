@@ -1,5 +1,42 @@
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { assertMatchesOpenApi } from '../setup/openapi-check';
 import { createOrg, http, startApi, TestApp } from '../setup/app';
+
+const ROOT = join(__dirname, '..', '..');
+
+/** The operator CLI from source, as `npm run -s cli` runs it compiled. */
+function cli(args: string[], env: NodeJS.ProcessEnv = process.env) {
+  const bin = [join(ROOT, 'node_modules', 'ts-node', 'dist', 'bin.js'), '--transpile-only', '-P', join(ROOT, 'tsconfig.json'), join(ROOT, 'src', 'cli.ts')];
+  return spawnSync(process.execPath, [...bin, ...args], { env: { ...env, LOG_LEVEL: 'silent' }, encoding: 'utf8', timeout: 60_000 });
+}
+
+describe('operator CLI for people', () => {
+  it('--help prints plain-text usage and exits 0', () => {
+    const r = cli(['--help']);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/^Scanlink operator CLI\n/);
+    expect(r.stdout).toContain('org:create --name N');
+  });
+
+  it('an unknown command says so and lists the commands (JSON on stdout stays)', () => {
+    const r = cli(['org:delete']);
+    expect(r.status).toBe(64);
+    expect(r.stderr).toMatch(/Unknown command 'org:delete'\. Commands:\n {2}org:create/);
+    expect(JSON.parse(r.stdout).error).toMatchObject({ code: 'usage', commands: expect.arrayContaining(['org:create', 'trash:empty']) });
+  });
+
+  it('without databases it says to start npm run local or set DATABASE_URL / REDIS_URL', () => {
+    const env = { ...process.env };
+    delete env.DATABASE_URL;
+    delete env.REDIS_URL;
+    const r = cli(['org:create', '--name', 'x', '--plan', 'pro', '--email', 'a@b.test'], env);
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toMatch(/start `npm run local`.*or set DATABASE_URL and REDIS_URL/);
+    expect(r.stderr).not.toMatch(/Invalid configuration/);
+    expect(JSON.parse(r.stdout).error.code).toBe('no_database');
+  });
+});
 
 /** What a new user meets in the first hour: the api's front door, its document, and the messages that guide them. */
 describe('first hour', () => {
