@@ -46,12 +46,13 @@ export class DesignDto {
   @ApiPropertyOptional({ default: false }) transparent_background?: boolean;
 }
 
-/** A code's design as responses show it: every field filled in, `has_logo` instead of the logo's URL. */
+/** A code's design as responses show it: every field filled in, `has_logo` instead of the logo's URL. Its examples are
+ * what POST /v1/qr-codes answers to its own example request (DESIGN_EXAMPLE). */
 export class DesignResponseDto {
   @ApiProperty({ enum: ERROR_CORRECTIONS, example: 'M' }) error_correction!: string;
-  @ApiProperty({ type: DesignColorsDto, example: { foreground: '#000000', background: '#ffffff' } }) colors!: DesignColorsDto;
+  @ApiProperty({ type: DesignColorsDto, example: { foreground: '#1a237e', background: '#ffffff' } }) colors!: DesignColorsDto;
   @ApiProperty({ type: DesignGradientDto, nullable: true, example: null }) gradient!: DesignGradientDto | null;
-  @ApiProperty({ type: DesignShapesDto, example: { body: 'square', eye_frame: 'square', eye_ball: 'square' } }) shapes!: DesignShapesDto;
+  @ApiProperty({ type: DesignShapesDto, example: { body: 'dots', eye_frame: 'rounded', eye_ball: 'circle' } }) shapes!: DesignShapesDto;
   @ApiProperty({ type: DesignEyeColorsDto, nullable: true, example: null }) eye_colors!: DesignEyeColorsDto | null;
   @ApiProperty({ example: false }) has_logo!: boolean;
   @ApiProperty({ example: false }) transparent_background!: boolean;
