@@ -130,7 +130,13 @@ export async function http<T = any>(
     body = JSON.stringify(opts.body);
     headers['content-type'] = 'application/json';
   }
-  const res = await fetch(`${origin}${path}`, { method, headers, body, redirect: 'manual' });
+  const send = () => fetch(`${origin}${path}`, { method, headers, body, redirect: 'manual' });
+  // A test that blocks its process (spawnSync of the CLI, which also freezes the api it hosts) can leave fetch a
+  // kept-alive socket the server has reset meanwhile: a GET or HEAD is retried once on a fresh connection.
+  const res = await send().catch((err: Error & { cause?: { code?: string } }) => {
+    if ((method === 'GET' || method === 'HEAD') && err.cause?.code === 'ECONNRESET') return send();
+    throw err;
+  });
   const text = await res.text();
   let parsed: unknown = text;
   if ((res.headers.get('content-type') ?? '').includes('json')) {
