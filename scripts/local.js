@@ -9,6 +9,7 @@ const { spawn, spawnSync } = require('node:child_process');
 const svc = require('./lib/services');
 const { dataDir, runtimeFile, localSecrets, applySecrets } = require('./lib/runtime');
 
+const LOCAL_WEBHOOK_HOSTS = 'localhost,127.0.0.1,::1';
 const stoppers = [];
 const children = [];
 let shuttingDown = false;
@@ -79,6 +80,24 @@ function cli(env, args) {
   return out;
 }
 
+/** Every port the runner needs, checked before anything starts: a busy one names the variable that moves it. */
+async function checkPorts(env) {
+  const wanted = [['PORT', env.PORT || 3000], ['SCAN_PORT', env.SCAN_PORT || 3001]];
+  if (!env.DATABASE_URL) wanted.push(['LOCAL_PG_PORT', env.LOCAL_PG_PORT || 54320]);
+  if (!env.REDIS_URL) wanted.push(['LOCAL_REDIS_PORT', env.LOCAL_REDIS_PORT || 63790]);
+  for (const [variable, port] of wanted) {
+    if (await svc.portOpen(Number(port))) throw new Error(`port ${port} is already in use (is Scanlink already running?); set ${variable} to a free port`);
+  }
+}
+
+/** Applies pending migrations and says so in one line (the migrator's own output only on failure). */
+function migrate(env) {
+  const r = spawnSync(process.execPath, [path.join(svc.ROOT, 'dist', 'src', 'migrate.js')], { env, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`migrations failed:\n${r.stderr}${r.stdout}`);
+  const { applied } = JSON.parse(r.stdout);
+  svc.log(applied.length ? `migrations: applied ${applied.join(', ')}` : 'migrations: database up to date');
+}
+
 /** The demo workspace is created once; its key is kept in the data directory and reused on later runs. */
 async function demoKey(env) {
   const file = path.join(dataDir(), 'demo.json');
@@ -107,6 +126,11 @@ async function main() {
   const dir = dataDir();
   fs.mkdirSync(dir, { recursive: true });
   const env = applySecrets({ ...process.env, LOCAL_DATA_DIR: dir, NODE_ENV: process.env.NODE_ENV || 'development' }, localSecrets({ create: true }));
+  // Webhook receivers on this machine (a plain-http server on localhost) for trying webhooks; production refuses them.
+  env.WEBHOOK_ALLOW_HOSTS ??= LOCAL_WEBHOOK_HOSTS;
+  // Logs: pretty for a person's terminal, JSON when the output goes to a file or a collector (LOG_FORMAT overrides).
+  env.LOG_FORMAT ??= process.stdout.isTTY ? 'pretty' : 'json';
+  await checkPorts(env);
   if (!env.DATABASE_URL) {
     const port = Number(process.env.LOCAL_PG_PORT || 54320);
     svc.log(`starting PostgreSQL on 127.0.0.1:${port} (data in ${path.join(dir, 'pg')})…`);
@@ -122,8 +146,7 @@ async function main() {
     env.REDIS_URL = redis.url;
   }
   fs.writeFileSync(runtimeFile(), JSON.stringify({ DATABASE_URL: env.DATABASE_URL, REDIS_URL: env.REDIS_URL, LOCAL_DATA_DIR: dir }, null, 2));
-  svc.log('migrating…');
-  svc.run(process.execPath, [path.join(svc.ROOT, 'dist', 'src', 'migrate.js')], { env });
+  migrate(env);
   const demo = await demoKey(env);
 
   const port = Number(env.PORT || 3000);
@@ -145,6 +168,7 @@ async function main() {
       `  Scan host:     ${scanBase}`,
       `  Images:        ${(env.IMAGE_BASE_URL || `${scanBase}/images`).replace(/\/+$/, '')}`,
       `  Demo API key:  ${demo.api_key}   (workspace ${demo.organization_id}, plan pro)`,
+      `  Webhooks:      receivers on ${env.WEBHOOK_ALLOW_HOSTS} allowed over plain http (WEBHOOK_ALLOW_HOSTS; development only)`,
       '',
       `  Try: curl -H "Authorization: Bearer ${demo.api_key}" ${apiBase}/me`,
       '  Press Ctrl-C to stop.',

@@ -136,16 +136,46 @@ export async function runCommand(command: string, flags: Flags, config: AppConfi
   }
 }
 
+/** A failure: the JSON error on stdout for scripts, the message in plain text on stderr for people. */
 function fail(code: string, message: string, exitCode: number, extra: Record<string, unknown> = {}): never {
+  process.stderr.write(`${message}\n`);
   process.stdout.write(`${JSON.stringify({ error: { code, message, ...extra } })}\n`);
   process.exit(exitCode);
 }
 
+const HELP = [
+  'Scanlink operator CLI',
+  '',
+  'Usage: npm run -s cli -- <command> [flags]',
+  '',
+  'Commands:',
+  ...Object.values(COMMANDS).map((c) => `  ${c.usage}`),
+  '',
+  'Prints exactly one JSON document on stdout (logs go to stderr); exits 0 on success, non-zero with {"error": {…}} on',
+  'failure. Finds the databases of a running `npm run local` by itself; otherwise set DATABASE_URL and REDIS_URL.',
+  '',
+].join('\n');
+
+const NO_DATABASE =
+  'No database to work on: start `npm run local` in another terminal (the CLI then finds its PostgreSQL and Redis), ' +
+  'or set DATABASE_URL and REDIS_URL.';
+
 export async function main(): Promise<void> {
   const [command, ...rest] = process.argv.slice(2);
+  if (command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(HELP);
+    process.exit(0);
+  }
   const spec = command ? COMMANDS[command] : undefined;
   if (!spec) {
-    fail('usage', `Usage: npm run -s cli -- <command> [flags]\n${Object.values(COMMANDS).map((c) => `  ${c.usage}`).join('\n')}`, 64);
+    const what = command ? `Unknown command '${command}'.` : 'No command given.';
+    fail('usage', `${what} Commands:\n${Object.values(COMMANDS).map((c) => `  ${c.usage}`).join('\n')}\n(npm run -s cli -- --help for more)`, 64, {
+      commands: Object.keys(COMMANDS),
+    });
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write(`Usage: npm run -s cli -- ${spec.usage}\n`);
+    process.exit(0);
   }
   let flags: Flags;
   try {
@@ -153,6 +183,7 @@ export async function main(): Promise<void> {
   } catch (err) {
     fail('usage', `${(err as Error).message}. Usage: ${spec.usage}`, 64);
   }
+  if (!process.env.DATABASE_URL || !process.env.REDIS_URL) fail('no_database', NO_DATABASE, 78);
   let config: AppConfig;
   try {
     config = loadConfig();

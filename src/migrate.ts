@@ -4,7 +4,9 @@ import { ormConfig } from './mikro-orm.config';
 
 /** Applies pending migrations. Used by `npm run migrate`, the local runner and the test runner. */
 export async function migrate(databaseUrl: string, log: (msg: string) => void = () => undefined): Promise<string[]> {
-  const orm = await MikroORM.init(ormConfig(databaseUrl, { poolMax: 2 }));
+  const config = ormConfig(databaseUrl, { poolMax: 2 });
+  // The migrator's own per-migration lines are silenced: each applied migration is reported once, by `log`.
+  const orm = await MikroORM.init({ ...config, migrations: { ...config.migrations, silent: true } });
   try {
     const applied = await orm.getMigrator().up();
     for (const m of applied) log(`applied ${m.name}`);

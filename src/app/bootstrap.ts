@@ -10,13 +10,15 @@ import { setRateLimitHeaders } from '../common/auth/api-key.guard';
 import { parseTrustProxy, type TrustProxy } from '../common/http/client-address';
 import { createValidationPipe } from '../common/errors/validation';
 import { assertDepth } from '../common/errors/input-rules';
-import { DOCS_ERRORS_URL } from '../common/errors/error-codes';
+import { docUrl, setDocsBaseUrl } from '../common/errors/error-codes';
 import { toEnvelope } from '../common/errors/exception.filter';
 import { RateLimiter } from '../common/http/rate-limiter';
 import { newId } from '../common/ids';
 import { createPino, PinoLoggerService } from '../common/logging/logger';
+import { PerRequestAccessLog, type ScanAccessLog, ScanAccessSummary } from '../modules/scan/scan-access-log';
 import { type HotPathHandler, ScanHotPath } from '../modules/scan/scan-hot-path';
 import { ApiModule } from './api.module';
+import { registerApiFallbacks } from './api-routes';
 import { API_VERSION, mountSwagger } from './openapi';
 import { ScanModule } from './scan.module';
 import { WorkerModule } from './worker.module';
@@ -59,7 +61,7 @@ function clientError(err: NodeJS.ErrnoException, socket: Duplex): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   const [status, message] = CLIENT_ERRORS[err.code ?? ''] ?? [400, 'Malformed HTTP request'];
   const id = newId('req');
-  const body = JSON.stringify({ error: { code: 'invalid_request', message, doc_url: `${DOCS_ERRORS_URL}#invalid_request`, request_id: id } });
+  const body = JSON.stringify({ error: { code: 'invalid_request', message, doc_url: docUrl('invalid_request'), request_id: id } });
   if (socket.writable) {
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
@@ -129,9 +131,19 @@ function instrument(fastify: FastifyInstance, logger: PinoLoggerService, process
     void reply.header('Scanlink-Version', API_VERSION);
     done();
   });
+  // Error answers carry their envelope's code in the access line (`code: "invalid_request"`): what a person looks for.
+  const errorCodes = new WeakMap<object, string>();
+  fastify.addHook('onSend', (req, reply, payload, done) => {
+    if (reply.statusCode >= 400 && typeof payload === 'string') {
+      const code = /^\{"error":\{"code":"([a-z_]+)"/.exec(payload)?.[1];
+      if (code) errorCodes.set(req, code);
+    }
+    done(null, payload);
+  });
   fastify.addHook('onResponse', (req, reply, done) => {
     const path = req.url.split('?')[0];
-    logger.log({ request_id: req.id, method: req.method, path, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, processName);
+    const code = errorCodes.get(req);
+    logger.log({ request_id: req.id, method: req.method, path, status: reply.statusCode, ...(code && { code }), ms: Math.round(reply.elapsedTime) }, processName);
     done();
   });
 }
@@ -139,6 +151,7 @@ function instrument(fastify: FastifyInstance, logger: PinoLoggerService, process
 // No enableShutdownHooks(): runProcess (src/app/process.ts) owns SIGINT/SIGTERM and calls app.close(), which runs every
 // destroy and shutdown hook once. With both, a signal closed the app twice (two concurrent runs of every hook).
 export async function createApiApp(config: AppConfig, opts: BootOptions = {}): Promise<NestFastifyApplication> {
+  setDocsBaseUrl(config.docsBaseUrl);
   const logger = new PinoLoggerService(createPino(opts.logLevel ?? config.logLevel, 'api'));
   const app = await NestFactory.create<NestFastifyApplication>(ApiModule.forRoot(config), adapter({ trustProxy: parseTrustProxy(config.trustProxy) }), {
     logger,
@@ -158,6 +171,7 @@ export async function createApiApp(config: AppConfig, opts: BootOptions = {}): P
     }
     return payload;
   });
+  registerApiFallbacks(fastify, config);
   registerBodyParsers(app);
   app.setGlobalPrefix('v1', { exclude: ['health'] });
   app.useGlobalPipes(createValidationPipe());
@@ -172,6 +186,7 @@ export async function createApiApp(config: AppConfig, opts: BootOptions = {}): P
  * images, lead-form posts, 404s) goes on to Fastify and Nest.
  */
 export async function createScanApp(config: AppConfig, opts: BootOptions = {}): Promise<NestFastifyApplication> {
+  setDocsBaseUrl(config.docsBaseUrl);
   const pino = createPino(opts.logLevel ?? config.logLevel, 'scan');
   const logger = new PinoLoggerService(pino);
   // Filled once Nest has built the services the handler needs; until then (no port is open yet) Nest gets everything.
@@ -182,12 +197,23 @@ export async function createScanApp(config: AppConfig, opts: BootOptions = {}): 
     { logger, abortOnError: false },
   );
   instrument(app.getHttpAdapter().getInstance(), logger, 'scan');
-  const accessLog = pino.isLevelEnabled('info') ? (line: object) => logger.log(line, 'scan') : undefined;
-  front.hotPath = app.get(ScanHotPath).handler({ version: API_VERSION, accessLog });
+  front.hotPath = app.get(ScanHotPath).handler({ version: API_VERSION, access: hotPathAccessLog(pino, logger) });
   registerBodyParsers(app);
   app.useGlobalPipes(createValidationPipe());
   await app.init();
   return app;
+}
+
+/**
+ * The hot path's access record (docs/scan-host.md "Access log"): at `info` (the default) one summary line every 10 s
+ * with counts per path and status; at `debug` or `trace` the line per request Nest's routes write; nothing above.
+ */
+function hotPathAccessLog(pino: ReturnType<typeof createPino>, logger: PinoLoggerService): ScanAccessLog | undefined {
+  if (pino.isLevelEnabled('debug')) return new PerRequestAccessLog((line) => logger.log(line, 'scan'));
+  if (!pino.isLevelEnabled('info')) return undefined;
+  const summary = new ScanAccessSummary((line) => logger.log(line, 'scan'));
+  summary.start();
+  return summary;
 }
 
 export async function createWorkerApp(config: AppConfig, opts: BootOptions = {}): Promise<INestApplicationContext> {

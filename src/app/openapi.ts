@@ -12,12 +12,13 @@ class ErrorBodyDto {
   @ApiProperty({ example: 'req_7fQ2mX9kLp4sT1vZ8nYcB3' }) request_id!: string;
   @ApiPropertyOptional({ example: 'name', description: 'The offending field' }) field?: string;
   @ApiPropertyOptional({ type: [String], example: ['name'] }) fields?: string[];
-  @ApiPropertyOptional({ example: 'GS1_CHECK_DIGIT' }) gs1_code?: string;
+  @ApiPropertyOptional({ description: 'GS1 Digital Link refusals (GS1 codes are not yet available on this server)' }) gs1_code?: string;
   @ApiPropertyOptional({ example: 250, description: 'Plan limit' }) limit?: number;
   @ApiPropertyOptional({ example: 250 }) current_count?: number;
   @ApiPropertyOptional({ example: 1 }) requested?: number;
   @ApiPropertyOptional({ example: 'plus' }) plan_id?: string;
-  @ApiPropertyOptional({ example: 'https://github.com/scanlink/scanlink/blob/main/docs/errors.md#invalid_request' }) doc_url?: string;
+  @ApiPropertyOptional({ example: 'http://localhost:3000/docs/errors#invalid_request', description: 'The error code\'s section of the error reference (DOCS_BASE_URL)' })
+  doc_url?: string;
 }
 
 export class ErrorEnvelopeDto {
@@ -44,6 +45,34 @@ const OPERATION_ERRORS: Record<string, Record<string, string>> = {
   'GET /v1/batches/{id}/download': { '422': 'batch_processing: the batch has not finished' },
 };
 
+const header = (description: string, type: 'string' | 'integer') => ({ description, schema: { type } });
+const COMMON_HEADERS = {
+  'Request-Id': header('Identifies the request (equal to `error.request_id` on errors)', 'string'),
+  'Scanlink-Version': header(`The API version (${API_VERSION})`, 'string'),
+  'RateLimit-Limit': header("Requests allowed per minute for the caller's key (or anonymous window)", 'integer'),
+  'RateLimit-Remaining': header('Requests left in the current window', 'integer'),
+  'RateLimit-Reset': header('Seconds until the window resets', 'integer'),
+  'Retry-After': header('Seconds to wait before retrying (429 only)', 'integer'),
+};
+const IDEMPOTENCY_KEY = {
+  name: 'Idempotency-Key',
+  in: 'header' as const,
+  required: false,
+  description: 'Any unique string (max 255 characters). The same key with the same body within 24 hours replays the first response; with a different body it is 409 idempotency_conflict.',
+  schema: { type: 'string', maxLength: 255 },
+};
+const SUCCESS_DESCRIPTIONS: Record<string, string> = { '200': 'OK', '201': 'Created', '202': 'Accepted: processed in the background', '204': 'No content' };
+
+/** Every response gets a description and the headers every response carries. */
+function describeResponses(responses: Record<string, unknown>, verb: string): void {
+  for (const [status, value] of Object.entries(responses)) {
+    const res = value as { description?: string; headers?: Record<string, unknown> };
+    if (!res.description) res.description = SUCCESS_DESCRIPTIONS[status] ?? (verb === 'GET' ? 'OK' : 'Done');
+    const names = ['Request-Id', 'Scanlink-Version', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', ...(status === '429' ? ['Retry-After'] : [])];
+    res.headers = { ...res.headers, ...Object.fromEntries(names.map((n) => [n, { $ref: `#/components/headers/${n}` }])) };
+  }
+}
+
 /** Builds the OpenAPI document: paths under /v1, bearer schemes, and the error envelope on every operation. */
 export function buildOpenApi(app: INestApplication, config: AppConfig): OpenAPIObject {
   const origin = new URL(config.apiBaseUrl).origin;
@@ -52,12 +81,13 @@ export function buildOpenApi(app: INestApplication, config: AppConfig): OpenAPIO
     new DocumentBuilder()
       .setTitle('Scanlink API')
       .setDescription(
-        'Workspace QR codes: dynamic and static codes, GS1 Digital Link, batches, folders, analytics, signed webhooks and a ' +
-          '30-day event archive. Authenticate with `Authorization: Bearer qr_live_…`. Errors share one envelope ' +
-          '`{"error": {"code", "message", "request_id", …}}`; every response carries `Request-Id`.',
+        'Workspace QR codes: dynamic and static codes, batches, folders, analytics, signed webhooks and a 30-day event ' +
+          'archive. Authenticate with `Authorization: Bearer qr_live_…`. Errors share one envelope ' +
+          '`{"error": {"code", "message", "request_id", …}}`; every response carries `Request-Id`, `Scanlink-Version` and ' +
+          '`RateLimit-Limit/Remaining/Reset`. Every POST accepts an `Idempotency-Key` header (replayed for 24 hours).',
       )
       .setVersion(API_VERSION)
-      .addServer(origin)
+      .addServer(origin, 'This server (API_BASE_URL)')
       .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'API key', description: 'API key: qr_live_… or qr_test_…' }, 'api_key')
       .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Dashboard session token (key management)' }, 'dashboard_token')
       .build(),
@@ -76,8 +106,14 @@ export function buildOpenApi(app: INestApplication, config: AppConfig): OpenAPIO
         if (!op.responses[status]) op.responses[status] = { description, content: { 'application/json': { schema: envelopeRef } } };
       }
       if (!isPublic && !op.security) op.security = [{ api_key: [] }];
+      if (isPublic) op.security = [];
+      describeResponses(op.responses, verb);
+      if (verb === 'POST' && !isPublic) (op as { parameters?: unknown[] }).parameters = [...((op as { parameters?: unknown[] }).parameters ?? []), { $ref: '#/components/parameters/IdempotencyKey' }];
     }
   }
+  // The project carries no open-source licence (package.json: UNLICENSED); the document says so rather than invent one.
+  doc.info.license = { name: 'UNLICENSED: all rights reserved' };
+  doc.components = { ...doc.components, headers: COMMON_HEADERS, parameters: { ...doc.components?.parameters, IdempotencyKey: IDEMPOTENCY_KEY } };
   return doc;
 }
 

@@ -1,4 +1,11 @@
 import { AppConfig, ConfigError, loadConfig } from '../common/config/config';
+import { usePretty } from '../common/logging/logger';
+
+/** A lifecycle line: JSON like every log line, or plain text when a person reads the terminal. */
+function say(name: string, msg: string, url?: string): void {
+  if (usePretty(1)) process.stdout.write(`${new Date().toTimeString().slice(0, 8)} ${name}: ${msg}${url ? ` ${url}` : ''}\n`);
+  else process.stdout.write(`${JSON.stringify({ level: 30, process: name, msg, url })}\n`);
+}
 
 interface Running {
   url?: string;
@@ -16,12 +23,12 @@ export async function runProcess(name: string, start: (config: AppConfig) => Pro
   }
   try {
     const running = await start(config);
-    process.stdout.write(`${JSON.stringify({ level: 30, process: name, msg: `${name} ready`, url: running.url })}\n`);
+    say(name, `${name} ready`, running.url);
     let closing = false;
     const stop = (signal: string) => {
       if (closing) return;
       closing = true;
-      process.stdout.write(`${JSON.stringify({ level: 30, process: name, msg: `${name} stopping (${signal})` })}\n`);
+      say(name, `${name} stopping (${signal})`);
       const force = setTimeout(() => process.exit(1), 10_000);
       force.unref();
       running.close().then(
@@ -32,7 +39,13 @@ export async function runProcess(name: string, start: (config: AppConfig) => Pro
     // The signals Nest's enableShutdownHooks() handled: each closes the app once (the scan host flushes its buffer).
     for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT'] as const) process.on(signal, () => stop(signal));
   } catch (err) {
-    process.stderr.write(`scanlink ${name}: failed to start: ${(err as Error).stack ?? err}\n`);
+    const e = err as NodeJS.ErrnoException & { port?: number };
+    if (e.code === 'EADDRINUSE') {
+      const variable = name === 'scan' ? 'SCAN_PORT' : 'PORT';
+      process.stderr.write(`scanlink ${name}: port ${e.port ?? ''} is already in use (another process listens there); set ${variable} to a free port\n`);
+      process.exit(1);
+    }
+    process.stderr.write(`scanlink ${name}: failed to start: ${e.stack ?? e}\n`);
     process.exit(1);
   }
 }

@@ -9,6 +9,7 @@ import { AppConfig, loadConfig } from '../../src/common/config/config';
 import { AccountsService } from '../../src/modules/accounts/accounts.service';
 import type { PlanId } from '../../src/common/auth/plan';
 import { loadPlans } from '../../src/modules/accounts/plans';
+import { assertMatchesOpenApi } from './openapi-check';
 
 /** Tests make many requests with one key: unless a test names its own PLANS_FILE, per-minute limits are lifted (the
  * rate-limit tests set small ones explicitly). */
@@ -121,7 +122,8 @@ export interface HttpResult<T = any> {
   text: string;
 }
 
-/** A small HTTP client over fetch: JSON in, JSON (or text) out. */
+/** A small HTTP client over fetch: JSON in, JSON (or text) out. Every JSON answer of the api is checked against its
+ * OpenAPI document (openapi-check.ts). */
 export async function http<T = any>(
   origin: string,
   method: string,
@@ -138,7 +140,13 @@ export async function http<T = any>(
     body = JSON.stringify(opts.body);
     headers['content-type'] = 'application/json';
   }
-  const res = await fetch(`${origin}${path}`, { method, headers, body, redirect: 'manual' });
+  const send = () => fetch(`${origin}${path}`, { method, headers, body, redirect: 'manual' });
+  // A test that blocks its process (spawnSync of the CLI, which also freezes the api it hosts) can leave fetch a
+  // kept-alive socket the server has reset meanwhile: a GET or HEAD is retried once on a fresh connection.
+  const res = await send().catch((err: Error & { cause?: { code?: string } }) => {
+    if ((method === 'GET' || method === 'HEAD') && err.cause?.code === 'ECONNRESET') return send();
+    throw err;
+  });
   const text = await res.text();
   let parsed: unknown = text;
   if ((res.headers.get('content-type') ?? '').includes('json')) {
@@ -147,6 +155,7 @@ export async function http<T = any>(
     } catch {
       /* leave as text */
     }
+    if (typeof parsed === 'object') await assertMatchesOpenApi(origin, method, path, res.status, parsed);
   }
   return { status: res.status, headers: res.headers, body: parsed as T, text };
 }

@@ -29,6 +29,7 @@ class EnvironmentVariables {
   @IsUrl(urlOpts) @IsOptional() API_BASE_URL?: string;
   @IsUrl(urlOpts) @IsOptional() SCAN_BASE_URL?: string;
   @IsUrl(urlOpts) @IsOptional() IMAGE_BASE_URL?: string;
+  @IsUrl(urlOpts) @IsOptional() DOCS_BASE_URL?: string;
   @IsString() @IsOptional() STORAGE_DIR?: string;
   @IsIn(['fs', 's3']) @IsOptional() STORAGE_DRIVER?: string;
   @IsString() @IsOptional() S3_BUCKET?: string;
@@ -75,6 +76,8 @@ export interface AppConfig {
   port: number;
   scanPort: number;
   apiBaseUrl: string;
+  /** Where `doc_url` in errors points: `<docsBaseUrl>/errors#<code>` (default: the api's own /docs pages). */
+  docsBaseUrl: string;
   scanBaseUrl: string;
   imageBaseUrl: string;
   localDataDir: string;
@@ -172,6 +175,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     port,
     scanPort,
     apiBaseUrl: trimSlash(raw.API_BASE_URL ?? `http://localhost:${port}/v1`),
+    docsBaseUrl: trimSlash(raw.DOCS_BASE_URL ?? `${new URL(raw.API_BASE_URL ?? `http://localhost:${port}`).origin}/docs`),
     scanBaseUrl,
     imageBaseUrl: trimSlash(raw.IMAGE_BASE_URL ?? `${scanBaseUrl}/images`),
     localDataDir,

@@ -29,4 +29,14 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
-export const DOCS_ERRORS_URL = 'https://github.com/scanlink/scanlink/blob/main/docs/errors.md';
+let docsErrorsUrl = 'http://localhost:3000/docs/errors';
+
+/** DOCS_BASE_URL: set once at start-up by each process (config.docsBaseUrl). */
+export function setDocsBaseUrl(base: string): void {
+  docsErrorsUrl = `${base.replace(/\/+$/, '')}/errors`;
+}
+
+/** `doc_url` of an error: the code's section of the error reference (docs/errors.md, served by the api at /docs/errors). */
+export function docUrl(code: string): string {
+  return `${docsErrorsUrl}#${code}`;
+}

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ConnectionException } from '@mikro-orm/core';
 import { describeError } from '../logging/safe-error';
 import { ApiException } from './api.exception';
-import { DOCS_ERRORS_URL, ErrorCode } from './error-codes';
+import { docUrl, ErrorCode } from './error-codes';
 
 interface Envelope {
   error: Record<string, unknown> & { code: string; message: string; request_id: string };
@@ -29,7 +29,7 @@ export function toEnvelope(err: unknown, requestId: string, logger: Logger): { s
         code: err.code,
         message: err.message,
         ...Object.fromEntries(Object.entries(extras).filter(([, v]) => v !== undefined)),
-        doc_url: `${DOCS_ERRORS_URL}#${err.code}`,
+        doc_url: docUrl(err.code),
         request_id: requestId,
       },
     };
@@ -45,7 +45,7 @@ export function toEnvelope(err: unknown, requestId: string, logger: Logger): { s
     if (status === 404) message = (err as Error).message?.startsWith('Cannot ') ? `Unknown route: ${(err as Error).message.replace(/^Cannot /, '')}` : message;
     return {
       status: status === 413 || status === 415 ? 400 : status,
-      body: { error: { code, message, doc_url: `${DOCS_ERRORS_URL}#${code}`, request_id: requestId } },
+      body: { error: { code, message, doc_url: docUrl(code), request_id: requestId } },
     };
   }
   if (isDependencyDown(err)) {

@@ -1,5 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
-import pino, { Logger as Pino } from 'pino';
+import pino, { DestinationStream, Logger as Pino } from 'pino';
+import pinoPretty from 'pino-pretty';
 import { scrubLogText } from './safe-error';
 
 /** Paths pino blanks out wherever they appear, so a key or secret never reaches a log line. */
@@ -18,12 +19,23 @@ const REDACT = [
   '*.token',
 ];
 
-export function createPino(level: string, process: string, destination: 1 | 2 = 1): Pino {
-  return pino(
-    { level, base: { process }, redact: { paths: REDACT, censor: '[redacted]' }, timestamp: pino.stdTimeFunctions.isoTime },
-    pino.destination({ fd: destination, sync: destination === 2 }),
-  );
+/** LOG_FORMAT=pretty|json; unset: pretty when the destination is a terminal (a person reads it), JSON otherwise (a
+ * log collector reads it). pino-pretty formats in-process: only worth it for a person's terminal. */
+export function usePretty(fd: 1 | 2): boolean {
+  const format = process.env.LOG_FORMAT;
+  if (format === 'pretty' || format === 'json') return format === 'pretty';
+  return Boolean((fd === 1 ? process.stdout : process.stderr).isTTY);
 }
+
+export function createPino(level: string, processName: string, destination: 1 | 2 = 1): Pino {
+  const stream: DestinationStream = usePretty(destination)
+    ? pinoPretty({ destination, sync: destination === 2, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', colorize: process.env.NO_COLOR === undefined })
+    : pino.destination({ fd: destination, sync: destination === 2 });
+  return pino({ level, base: { process: processName }, redact: { paths: REDACT, censor: '[redacted]' }, timestamp: pino.stdTimeFunctions.isoTime }, stream);
+}
+
+/** Nest's own start-up chatter (one line per module, route and mapping): useful when debugging, noise otherwise. */
+const NEST_BOOT_CONTEXTS = new Set(['NestFactory', 'InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestApplication']);
 
 /** Nest's LoggerService on top of pino: structured JSON lines. */
 export class PinoLoggerService implements LoggerService {
@@ -45,7 +57,10 @@ export class PinoLoggerService implements LoggerService {
     }
   }
 
-  log(message: unknown, ...params: unknown[]) { this.write('info', message, params); }
+  log(message: unknown, ...params: unknown[]) {
+    const context = params[params.length - 1];
+    this.write(typeof context === 'string' && NEST_BOOT_CONTEXTS.has(context) ? 'debug' : 'info', message, params);
+  }
   error(message: unknown, ...params: unknown[]) { this.write('error', message, params); }
   warn(message: unknown, ...params: unknown[]) { this.write('warn', message, params); }
   debug(message: unknown, ...params: unknown[]) { this.write('debug', message, params); }

@@ -2,7 +2,7 @@ import { DeadlockException, ForeignKeyConstraintViolationException, LockWaitTime
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ScanContext, ScanRecord } from '../scan/scan-contract';
 import type { EventsService } from '../events/events.service';
-import { addScans, lockCodesForScans } from '../qr-codes/qr-codes.repository';
+import { scanIngestSql } from '../qr-codes/qr-codes.repository';
 
 /** A stored scan as `insert … returning` gives it back. */
 interface InsertedScan extends ScanContext {
@@ -38,12 +38,15 @@ export function scannedEventData(s: InsertedScan): ScannedEventData {
  *   already stored (`on conflict do nothing`): re-reading an entry, or the same scan twice, changes nothing;
  * - `dims` lists each new scan once per dimension ('' = unknown) for both value rollups (a CTE read twice is
  *   computed once);
- * - only the rows `ins` really inserted feed the rollups (scan_days, scan_day_values, scan_value_totals) and, after
- *   it, the codes' counters (qr_codes.scan_count / last_scan_at, through qr-codes' addScans), so the counters stay
- *   exact under redelivery.
- * `codes` is the entry's codes as qr-codes' lockCodesForScans locked them just before, in id order: two workers
- * storing scans of the same codes queue up behind each other instead of deadlocking on the rollup rows.
- * Postgres runs every data-modifying CTE to completion even though the final select reads only `ins`.
+ * - only the rows `ins` really inserted feed the rollups (scan_days, scan_day_values, scan_value_totals) and
+ *   qr_codes.scan_count / last_scan_at, so the counters stay exact under redelivery.
+ * The two parts on qr_codes are qr-codes' (scanIngestSql, the owner's export). `codes` locks the entry's qr_codes rows
+ * first, in id order: two workers storing scans of the same codes queue up
+ * behind each other instead of deadlocking on the rollup rows (which belong to those codes). The lock mode (no key
+ * update) does not block the foreign-key checks of concurrent scan inserts or lead writes.
+ * Postgres runs every data-modifying CTE to completion even though the final select reads only `ins`. It returns the
+ * number of scans inserted and, as one JSON array, only the new scans of workspaces with a qr.scanned subscriber
+ * (those become events): with no webhook, an entry of 500 scans sends one row back instead of 500.
  */
 const STORE_SQL = `
 with input as (
@@ -52,7 +55,7 @@ with input as (
                                            device text, os text, browser text, referrer text, language text)
    order by r.id
 ), codes as (
-  select * from jsonb_to_recordset(?::jsonb) as c(id text, organization_id text)
+  ${scanIngestSql.lockCodes('input')}
 ), ins as (
   insert into scans (id, organization_id, qr_code_id, scanned_at, country, city, device, os, browser, referrer, language)
   select i.id, c.organization_id, i.qr_code_id, i.scanned_at, i.country, i.city, i.device, i.os, i.browser, i.referrer, i.language
@@ -86,23 +89,13 @@ with input as (
   select qr_code_id, dimension, value, count(*) from dims group by 1, 2, 3 order by 1, 2, 3
   on conflict (qr_code_id, dimension, value) do update set count = t.count + excluded.count
   returning 1
+), per_code as (
+  ${scanIngestSql.addScans('ins')}
 )
-select * from ins`;
-
-/** Stored scans per code: how many, and the latest. */
-function perCode(inserted: readonly InsertedScan[]): Array<{ id: string; n: number; lastAt: string }> {
-  const counts = new Map<string, { id: string; n: number; lastAt: string }>();
-  for (const s of inserted) {
-    const at = new Date(s.scanned_at).toISOString();
-    const c = counts.get(s.qr_code_id);
-    if (!c) counts.set(s.qr_code_id, { id: s.qr_code_id, n: 1, lastAt: at });
-    else {
-      c.n++;
-      if (at > c.lastAt) c.lastAt = at;
-    }
-  }
-  return [...counts.values()].sort((a, b) => (a.id < b.id ? -1 : 1));
-}
+select count(*)::int as inserted,
+       coalesce(json_agg(ins order by ins.scanned_at, ins.id) filter (where ins.organization_id in (select jsonb_array_elements_text(?::jsonb))),
+                '[]'::json) as subscribed
+  from ins`;
 
 const MAX_TRIES = 5;
 
@@ -123,19 +116,25 @@ export interface StoreResult {
 export async function storeScans(em: EntityManager, events: EventsService, records: ScanRecord[]): Promise<StoreResult> {
   if (records.length === 0) return { inserted: 0, events: 0 };
   const input = JSON.stringify(records);
+  const orgIds = [...new Set(records.map((r) => r.organization_id))];
   for (let attempt = 1; ; attempt++) {
     try {
       return await em.fork().transactional(async (tx) => {
-        const codes = await lockCodesForScans(tx, [...new Set(records.map((r) => r.qr_code_id))]);
-        if (codes.length === 0) return { inserted: 0, events: 0 };
-        const inserted = await tx.execute<InsertedScan[]>(STORE_SQL, [input, JSON.stringify(codes)]);
-        if (inserted.length === 0) return { inserted: 0, events: 0 };
-        await addScans(tx, perCode(inserted));
-        // Only dispatched events are recorded (docs/webhooks.md), at one probe per entry: a workspace nobody listens to writes no events at all.
-        const ordered = [...inserted].sort((a, b) => +new Date(a.scanned_at) - +new Date(b.scanned_at));
-        const ids = await events.emitMany(tx, 'qr.scanned', ordered.map((scan) => ({ organizationId: scan.organization_id, data: scannedEventData(scan) })));
-        const recorded = ids.filter((id) => id !== null).length;
-        return { inserted: inserted.length, events: recorded };
+        // Only dispatched events are recorded (docs/webhooks.md): one probe per entry, before the insert, so the
+        // statement sends back only the new scans that become events.
+        const audience = await events.audience(tx, 'qr.scanned', orgIds);
+        const [row] = await tx.execute<{ inserted: number; subscribed: InsertedScan[] | string }[]>(STORE_SQL, [
+          input,
+          JSON.stringify(audience.organizationIds),
+        ]);
+        const subscribed = typeof row.subscribed === 'string' ? (JSON.parse(row.subscribed) as InsertedScan[]) : row.subscribed;
+        const ids = await events.emitMany(
+          tx,
+          'qr.scanned',
+          subscribed.map((scan) => ({ organizationId: scan.organization_id, data: scannedEventData(scan) })),
+          audience,
+        );
+        return { inserted: row.inserted, events: ids.filter((id) => id !== null).length };
       });
     } catch (err) {
       if (attempt >= MAX_TRIES || !isRetryable(err)) throw err;

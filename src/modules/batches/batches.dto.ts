@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsObject, IsOptional, IsString, Matches, MaxLength, ValidateIf } from 'class-validator';
 import { ListEnvelopeDto } from '../../common/http/list';
 import { IsOmittable } from '../../common/errors/validation';
+import { DesignDto } from '../rendering/design.dto';
 
 export const MAX_BATCH_ITEMS = 1000;
 
@@ -19,11 +20,11 @@ export class CreateBatchDto {
   @IsObject({ each: true, message: 'each item must be an object' })
   items!: Record<string, unknown>[];
 
-  @ApiPropertyOptional({ description: 'Applied to every item (a per-item design is ignored)' })
+  @ApiPropertyOptional({ type: DesignDto, nullable: true, description: 'Applied to every item (a per-item design is ignored)' })
   @IsOptional() @ValidateIf((_o, v) => v !== null) @IsObject({ message: 'design must be an object or null' })
   design?: Record<string, unknown> | null;
 
-  @ApiPropertyOptional({ description: 'A saved dashboard template (tpl_…) applied to every item' })
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'A saved dashboard template (tpl_…) applied to every item' })
   @IsOptional() @ValidateIf((_o, v) => v !== null) @IsString() @Matches(/^tpl_[0-9A-Za-z]+$/, { message: 'template_id must be a tpl_… id or null' })
   template_id?: string | null;
 }
@@ -37,19 +38,23 @@ export class BatchItemDto {
   @ApiProperty({ type: String, nullable: true, description: 'Set for GS1 refusals' }) gs1_code!: string | null;
 }
 
-export class BatchDto {
+/** A batch as lists show it: no items. */
+export class BatchSummaryDto {
   @ApiProperty({ example: 'batch_4bX9kQ2mT7vLp1sZ8nYc' }) id!: string;
   @ApiProperty({ enum: ['batch'] }) object!: 'batch';
   @ApiProperty({ enum: ['processing', 'completed', 'failed'] }) status!: string;
   @ApiProperty() total_count!: number;
   @ApiProperty() completed_count!: number;
   @ApiProperty() error_count!: number;
-  @ApiProperty({ type: [BatchItemDto] }) items!: BatchItemDto[];
   @ApiProperty({ format: 'date-time' }) created_at!: string;
 }
 
+export class BatchDto extends BatchSummaryDto {
+  @ApiProperty({ type: [BatchItemDto] }) items!: BatchItemDto[];
+}
+
 export class BatchListDto extends ListEnvelopeDto {
-  @ApiProperty({ type: [BatchDto] }) data!: BatchDto[];
+  @ApiProperty({ type: [BatchSummaryDto], description: 'Batches without their items (GET /v1/batches/{id} has them)' }) data!: BatchSummaryDto[];
 }
 
 export class ListBatchesQueryDto {

@@ -16,7 +16,9 @@ export class EventsController {
     summary: 'List events',
     description:
       'The event archive, newest first: every event dispatched to at least one enabled endpoint in the last 30 days. ' +
-      'Events nobody subscribed to are not recorded. Reading the archive never re-sends anything.',
+      'Events nobody subscribed to are not recorded, so the list stays empty until a webhook endpoint subscribes (POST ' +
+      '/v1/webhooks with `events`, e.g. `["*"]`); later events then appear here whether or not their delivery ' +
+      'succeeds. Reading the archive never re-sends anything.',
   })
   @ApiOkResponse({ type: EventListDto })
   list(@Auth() auth: AuthContext, @Query() query: ListEventsQueryDto): Promise<EventListDto> {

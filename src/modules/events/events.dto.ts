@@ -13,7 +13,7 @@ export class EventDto {
   @ApiProperty({
     type: 'object',
     additionalProperties: true,
-    description: 'qr.* → the QR code object; batch.* → the batch without items; qr.scanned / lead.captured → see docs/webhooks.md; ping → {webhook_endpoint_id}',
+    description: 'qr.* → the QR code object; batch.* → the batch without items; qr.scanned → {qr_code_id, scanned_at, country, city, device, os, browser, referrer, language}; lead.captured → the form fields and an optional scan_context (docs/webhooks.md); ping → {webhook_endpoint_id}',
     example: { webhook_endpoint_id: 'we_3kD8sQ1vXn5LmR7pTb2Y' },
   })
   data!: Record<string, unknown>;

@@ -14,6 +14,20 @@ export interface NewEvent {
  * change rolls back, so does the event, and so does what subscribers wrote for it. Nothing is written when no
  * subscriber listens (docs/webhooks.md: an event nobody receives is not recorded); that check is one query per call.
  */
+/** The listeners of one event type among some workspaces (EventsService.audience). */
+export class EventAudience {
+  /** The workspaces with at least one listener. */
+  readonly organizationIds: string[];
+
+  constructor(
+    readonly type: EventType,
+    /** Per subscriber, in EVENT_SUBSCRIBERS order: its listener per workspace. */
+    readonly heard: ReadonlyArray<ReadonlyMap<string, unknown>>,
+  ) {
+    this.organizationIds = [...new Set(heard.flatMap((l) => [...l.keys()]))];
+  }
+}
+
 @Injectable()
 export class EventsService {
   constructor(@Inject(EVENT_SUBSCRIBERS) private readonly subscribers: readonly EventSubscriber[]) {}
@@ -28,12 +42,20 @@ export class EventsService {
     return id;
   }
 
+  /** Which of these workspaces have a listener for `type`: emitMany's probe, asked ahead (scan ingestion asks before
+   * its insert, so its statement returns only the scans that become events) and handed back to emitMany. */
+  async audience(em: EntityManager, type: EventType, organizationIds: readonly string[]): Promise<EventAudience> {
+    const heard = organizationIds.length ? await Promise.all(this.subscribers.map((s) => s.listeners(em, organizationIds, type))) : [];
+    return new EventAudience(type, heard);
+  }
+
   /** emit() for many events of one type at once (scan ingestion: one entry's qr.scanned events), in this order. Returns
-   * each event's id, or null where its workspace has no listener. */
-  async emitMany(em: EntityManager, type: EventType, items: readonly NewEvent[]): Promise<Array<string | null>> {
+   * each event's id, or null where its workspace has no listener. `audience` (from audience(), same type) saves the
+   * probe. */
+  async emitMany(em: EntityManager, type: EventType, items: readonly NewEvent[], audience?: EventAudience): Promise<Array<string | null>> {
     if (items.length === 0) return [];
-    const orgIds = [...new Set(items.map((i) => i.organizationId))];
-    const heard = await Promise.all(this.subscribers.map((s) => s.listeners(em, orgIds, type)));
+    if (audience && audience.type !== type) throw new Error(`an audience of ${audience.type} cannot take ${type} events`);
+    const { heard } = audience ?? (await this.audience(em, type, [...new Set(items.map((i) => i.organizationId))]));
     const wanted = items.filter((i) => heard.some((l) => l.has(i.organizationId)));
     if (wanted.length === 0) return items.map(() => null);
     const recorded = await this.insert(em, type, wanted);

@@ -22,7 +22,10 @@ export class QrCodesController {
     summary: 'Create a QR code',
     description:
       'Dynamic codes encode a short scan URL and count against the plan limit; static codes encode their payload directly. ' +
-      'The SVG image is rendered and stored on creation.',
+      'The SVG image is rendered and stored on creation. `type` defaults to `dynamic` for every target type, Wi-Fi ' +
+      'included: a dynamic Wi-Fi code opens a hosted page showing the network name and password (editable later, ' +
+      'counted in analytics), while a static one (`"type": "static"`) encodes `WIFI:…` so the phone offers its own ' +
+      '"Join network" prompt but can never be changed. Choose static for Wi-Fi codes meant to join a network in one tap.',
   })
   @ApiCreatedResponse({ type: QrCodeDto })
   create(@Auth() auth: AuthContext, @Body() body: CreateQrCodeDto): Promise<QrCodeDto> {

@@ -83,31 +83,25 @@ export async function countLead(em: EntityManager, codeId: string): Promise<bool
 }
 
 /**
- * Locks the dynamic codes among `ids` in id order (scan ingestion: two workers storing scans of the same codes queue
- * up behind each other instead of deadlocking on their rollup rows) and returns them with their workspace. The lock
- * mode (no key update) does not block the foreign-key checks of concurrent scan inserts or lead writes.
+ * The two parts of scan ingestion's single statement (analytics/scan-store.ts) that touch qr_codes, as CTE bodies.
+ * They stay here, with the table's other statements, and are composed into that statement rather than run apart, so
+ * an entry costs one round trip and returns one row.
  */
-export async function lockCodesForScans(em: EntityManager, ids: readonly string[]): Promise<Array<{ id: string; organization_id: string }>> {
-  return em.execute(
-    `select id, organization_id from qr_codes
-      where id in (select jsonb_array_elements_text(?::jsonb)) and kind = 'dynamic'
-      order by id
-        for no key update`,
-    [JSON.stringify(ids)],
-  );
-}
-
-/** Adds stored scans to the codes' counters (qr_codes.scan_count, last_scan_at). */
-export async function addScans(em: EntityManager, counts: ReadonlyArray<{ id: string; n: number; lastAt: string }>): Promise<void> {
-  if (counts.length === 0) return;
-  await em.execute(
-    `update qr_codes q
-        set scan_count = q.scan_count + s.n, last_scan_at = greatest(q.last_scan_at, s.last_at)
-       from jsonb_to_recordset(?::jsonb) as s(id text, n int, last_at timestamptz)
-      where q.id = s.id`,
-    [JSON.stringify(counts.map((c) => ({ id: c.id, n: c.n, last_at: c.lastAt })))],
-  );
-}
+export const scanIngestSql = {
+  /** The dynamic codes named by `input.qr_code_id`, locked in id order (two workers storing scans of the same codes
+   * queue up instead of deadlocking on their rollup rows). The lock mode (no key update) does not block the
+   * foreign-key checks of concurrent scan inserts or lead writes. Columns: id, organization_id. */
+  lockCodes: (input: string): string => `select id, organization_id from qr_codes
+   where id in (select qr_code_id from ${input}) and kind = 'dynamic'
+   order by id
+     for no key update`,
+  /** Adds the rows of `ins` (qr_code_id, scanned_at) to the codes' scan_count and last_scan_at. */
+  addScans: (ins: string): string => `update qr_codes q
+     set scan_count = q.scan_count + s.n, last_scan_at = greatest(q.last_scan_at, s.last_at)
+    from (select qr_code_id, count(*) as n, max(scanned_at) as last_at from ${ins} group by 1) s
+   where q.id = s.qr_code_id
+  returning 1`,
+};
 
 /**
  * Whether any code row names this custom domain: live, trashed or paused (a paused code comes back on restore).

@@ -23,6 +23,11 @@ describe('scan enrichment', () => {
     expect(enrich({ userAgent: WINDOWS_CHROME })).toMatchObject({ device: 'Desktop', os: 'Windows', browser: 'Chrome' });
   });
 
+  it('calls a bare mobile-OS user agent (no device type) a Mobile, not a Desktop', () => {
+    expect(enrich({ userAgent: 'Android 14' })).toMatchObject({ device: 'Mobile', os: 'Android' });
+    expect(enrich({ userAgent: 'Dalvik/2.1.0 (Linux; U; Android 14; Build/UP1A)' })).toMatchObject({ device: 'Mobile', os: 'Android' });
+  });
+
   it('leaves unknown values null (loopback, private addresses, no headers)', () => {
     expect(enrich({ ip: '127.0.0.1' })).toEqual({ country: null, city: null, device: null, os: null, browser: null, referrer: null, language: null });
     expect(enrich({ ip: '10.1.2.3' }).country).toBeNull();

@@ -68,14 +68,17 @@ export function geolocate(ip: string | undefined): { country: string | null; cit
   return { country: cut(hit?.country, 2), city: cut(hit?.city) };
 }
 
+const MOBILE_OSES = new Set(['Android', 'iOS', 'HarmonyOS', 'KaiOS', 'Windows Phone', 'BlackBerry', 'Sailfish']);
+
 /** Device, OS and browser (ua-parser-js 1.x: MIT, maintained, the de-facto parser). */
 export function parseUserAgent(userAgent: string | undefined): Pick<ScanContext, 'device' | 'os' | 'browser'> {
   if (!userAgent) return { device: null, os: null, browser: null };
   const r = new UAParser(userAgent).getResult();
   const os = cut(r.os.name);
   const type = r.device.type;
-  // ua-parser leaves desktops untyped: a recognized desktop OS or browser without a device type is a desktop.
-  const device = type ? (DEVICE_NAMES[type] ?? cut(type)) : os || r.browser.name ? 'Desktop' : null;
+  // ua-parser leaves desktops untyped: a recognized OS or browser without a device type is a desktop, unless the OS
+  // only runs on phones and tablets (a bare `Android 14` or an app's `Dalvik/…` agent): then it is a Mobile.
+  const device = type ? (DEVICE_NAMES[type] ?? cut(type)) : os && MOBILE_OSES.has(os) ? 'Mobile' : os || r.browser.name ? 'Desktop' : null;
   return { device, os, browser: cut(r.browser.name) };
 }
 

@@ -13,13 +13,20 @@ export const systemLookup: HostLookup = (hostname) => dnsLookup(hostname, { all:
  * such an address now. A name that does not resolve at all is accepted: the connect-time check in safe-fetch runs on
  * every delivery whatever DNS says later (so DNS rebinding gains nothing).
  */
+/** Said with refusals a development setup may hit: the setting that admits a local receiver. */
+const ALLOW_HINT =
+  ' (for development and tests, WEBHOOK_ALLOW_HOSTS lists hosts that may be reached over plain http and on loopback or private addresses; `npm run local` allows localhost and 127.0.0.1)';
+
 export async function validateWebhookUrl(raw: string, allowHosts: string[], lookup: HostLookup): Promise<string> {
   // Stored as given (the host check above ran on the parsed form).
   let url: URL;
   try {
     url = checkUrlTarget(raw, { allowHosts, requireHttps: true });
   } catch (err) {
-    if (err instanceof SsrfBlockedError) throw ApiException.invalid('url', `url is not allowed: ${err.message}`);
+    if (err instanceof SsrfBlockedError) {
+      const hint = /https|public/.test(err.message) ? ALLOW_HINT : '';
+      throw ApiException.invalid('url', `url is not allowed: ${err.message}${hint}`);
+    }
     throw err;
   }
   const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
@@ -32,7 +39,7 @@ export async function validateWebhookUrl(raw: string, allowHosts: string[], look
       addresses = [];
     }
     const bad = addresses.find((a) => !isPublicAddress(a.address));
-    if (bad) throw ApiException.invalid('url', `url is not allowed: ${host} resolves to a non-public address`);
+    if (bad) throw ApiException.invalid('url', `url is not allowed: ${host} resolves to a non-public address${ALLOW_HINT}`);
   }
   return raw;
 }

@@ -1,22 +1,13 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ListEnvelopeDto } from '../../../common/http/list';
+import { DesignResponseDto } from '../../rendering/design.dto';
 
 class UtmDto {
   @ApiPropertyOptional({ example: 'qr' }) source?: string;
-  @ApiPropertyOptional({ example: 'print' }) medium?: string;
+  @ApiPropertyOptional() medium?: string;
   @ApiPropertyOptional({ example: 'spring' }) campaign?: string;
   @ApiPropertyOptional() term?: string;
   @ApiPropertyOptional() content?: string;
-}
-
-export class DesignResponseDto {
-  @ApiProperty({ enum: ['L', 'M', 'Q', 'H'] }) error_correction!: string;
-  @ApiProperty({ example: { foreground: '#000000', background: '#ffffff' } }) colors!: object;
-  @ApiProperty({ nullable: true, example: { start: '#1a237e', end: '#00838f', type: 'linear' } }) gradient!: object | null;
-  @ApiProperty({ example: { body: 'dots', eye_frame: 'rounded', eye_ball: 'circle' } }) shapes!: object;
-  @ApiProperty({ nullable: true, example: { frame: '#1a237e', ball: '#00838f' } }) eye_colors!: object | null;
-  @ApiProperty() has_logo!: boolean;
-  @ApiProperty() transparent_background!: boolean;
 }
 
 export class QrCodeDto {
@@ -29,12 +20,12 @@ export class QrCodeDto {
   @ApiProperty({ type: String, nullable: true, example: 'http://localhost:3001/aB3dE9x' }) short_url!: string | null;
   @ApiProperty({
     description: 'The target with its response-only fields `editable` (and `summary` for linkpage, form, menupage). Page-holding codes carry their hosted page URL (= short_url) in `destination`.',
-    example: { type: 'url', destination: 'https://example.com/menu', utm: null, editable: true },
+    example: { type: 'url', destination: 'https://example.com/menu', utm: { source: 'qr', campaign: 'spring' }, editable: true },
   })
   target!: object;
   @ApiProperty({ type: DesignResponseDto }) design!: DesignResponseDto;
-  @ApiProperty({ type: String, nullable: true }) folder_id!: string | null;
-  @ApiProperty({ type: [String] }) tags!: string[];
+  @ApiProperty({ type: String, nullable: true, example: 'fld_4bX9kQ2mT7vLp1sZ8nYc' }) folder_id!: string | null;
+  @ApiProperty({ type: [String], example: ['spring', 'menu'] }) tags!: string[];
   @ApiProperty({ type: String, nullable: true, example: 'http://localhost:3001/images/3f2a9c1b.svg' }) image_url!: string | null;
   @ApiProperty({ example: '/v1/qr-codes/qr_4bX9kQ2mT7vLp1sZ8nYc/download' }) download_url!: string;
   @ApiProperty() is_active!: boolean;

@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { TARGET_UNION } from './target-schemas';
 import { IsArray, IsBoolean, IsIn, IsObject, IsOptional, IsString, Length, Matches, MaxLength, ValidateIf } from 'class-validator';
 import { IsOmittable } from '../../../common/errors/validation';
+import { DESIGN_EXAMPLE, DesignDto } from '../../rendering/design.dto';
 
 export const QR_SORTS = ['created_at', 'updated_at', 'name', 'scan_count', 'deleted_at'] as const;
 export const QR_STATUSES = ['active', 'inactive', 'all', 'trashed', 'paused'] as const;
@@ -26,11 +27,11 @@ export class CreateQrCodeDto {
   @IsOmittable() @IsIn(['dynamic', 'static'], { message: "type must be 'dynamic' or 'static'" })
   type?: 'dynamic' | 'static';
 
-  @ApiPropertyOptional({ description: 'Design of the image (see Design)', example: { shapes: { body: 'dots' }, colors: { foreground: '#1a237e' } } })
+  @ApiPropertyOptional({ type: DesignDto, description: 'Design of the image (docs/design.md); omitted fields take their defaults', example: DESIGN_EXAMPLE })
   @IsOmittable() @IsObject({ message: 'design must be an object' })
   design?: Record<string, unknown>;
 
-  @ApiPropertyOptional({ example: 'fld_4bX9kQ2mT7vLp1sZ8nYc', nullable: true })
+  @ApiPropertyOptional({ type: String, example: 'fld_4bX9kQ2mT7vLp1sZ8nYc', nullable: true })
   @IsOptional() @ValidateIf((_, v) => v !== null) @IsString() @Matches(/^fld_[0-9A-Za-z]+$/, { message: 'folder_id must be a fld_… id or null' })
   folder_id?: string | null;
 
@@ -51,7 +52,7 @@ export class UpdateQrCodeDto {
   @IsOmittable() @IsObject({ message: 'target must be an object' })
   target?: Record<string, unknown>;
 
-  @ApiPropertyOptional({ description: 'Design fields to change; re-renders the stored image' })
+  @ApiPropertyOptional({ type: DesignDto, description: 'Design fields to change, merged over the stored design; re-renders the stored image' })
   @IsOmittable() @IsObject({ message: 'design must be an object' })
   design?: Record<string, unknown>;
 

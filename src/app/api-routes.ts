@@ -1,0 +1,64 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { marked } from 'marked';
+import { ApiException } from '../common/errors/api.exception';
+
+/** docs/<name>.md of this checkout or image (src/app in development, dist/src/app when built). */
+function findDoc(name: string): string | null {
+  for (let dir = __dirname; dir !== dirname(dir); dir = dirname(dir)) {
+    const file = join(dir, 'docs', `${name}.md`);
+    if (existsSync(file)) return file;
+  }
+  return null;
+}
+
+/** The error reference (docs/errors.md) as an HTML page, where `doc_url` in errors points by default. Rendered once;
+ * the markdown is the repository's own, so its HTML (the `<a id>` anchors of each code) is kept. */
+function errorsPage(): string | null {
+  const file = findDoc('errors');
+  if (!file) return null;
+  const body = marked.parse(readFileSync(file, 'utf8'), { async: false });
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Scanlink API errors</title><meta name="viewport" content="width=device-width, initial-scale=1"><style>body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;line-height:1.5}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.3rem .5rem;vertical-align:top}code{background:#f4f4f4;padding:0 .2rem}</style></head><body>${body}<p><a href="/docs">API reference</a></p></body></html>`;
+}
+
+/**
+ * Two answers for requests no operation handles, on the api process:
+ * - a known path with another method (PUT /v1/qr-codes) is 405 `method_not_allowed` with an `Allow` header, not 404;
+ * - `GET /` points at the documentation (a JSON body, like every other answer of the api);
+ * - `GET /docs/errors` is the error reference `doc_url` points at.
+ * Call before Nest registers its routes (before app.init()): the `onRoute` hook sees every route as it is added.
+ */
+export function registerApiFallbacks(fastify: FastifyInstance, docs: { apiBaseUrl: string }): void {
+  const routes: Array<{ pattern: RegExp; methods: Set<string> }> = [];
+  fastify.addHook('onRoute', (route) => {
+    if (route.url.includes('*')) return;
+    const source = route.url.replace(/[.+?^$()|[\]\\]/g, '\\$&').replace(/:[A-Za-z0-9_]+/g, '[^/]+');
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    let entry = routes.find((r) => r.pattern.source === `^${source}/?$`);
+    if (!entry) routes.push((entry = { pattern: new RegExp(`^${source}/?$`), methods: new Set() }));
+    for (const m of methods) entry.methods.add(m.toUpperCase());
+  });
+  // preHandler: after the body is parsed, so a malformed body is still the 400 it always was.
+  fastify.addHook('preHandler', (req, reply, done) => {
+    if (req.routeOptions.url !== undefined) return done();
+    const path = req.url.split('?')[0];
+    const allowed = new Set<string>();
+    for (const r of routes) if (r.pattern.test(path)) r.methods.forEach((m) => allowed.add(m));
+    if (allowed.size === 0) return done();
+    if (allowed.has('GET')) allowed.add('HEAD');
+    const allow = [...allowed].sort().join(', ');
+    void reply.header('Allow', allow);
+    done(new ApiException('method_not_allowed', `${req.method} is not allowed on ${path} (allowed: ${allow})`));
+  });
+  const origin = new URL(docs.apiBaseUrl).origin;
+  const page = errorsPage();
+  if (page) fastify.get('/docs/errors', async (_req, reply) => reply.type('text/html; charset=utf-8').send(page));
+  fastify.get('/', async () => ({
+    object: 'api',
+    name: 'Scanlink API',
+    api: docs.apiBaseUrl.replace(/\/+$/, ''),
+    docs: `${origin}/docs`,
+    openapi: `${origin}/docs/openapi.json`,
+  }));
+}
