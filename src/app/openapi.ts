@@ -31,6 +31,7 @@ const ERROR_RESPONSES: Record<string, string> = {
   '403': 'Insufficient scope, plan restriction or plan limit',
   '404': 'Not found (also for ids of other workspaces)',
   '429': 'Rate limited or monthly quota used up (see Retry-After)',
+  '503': 'service_unavailable: a dependency (PostgreSQL or Redis) is down; nothing was written (see Retry-After)',
 };
 
 /** Errors only some operations answer, by `METHOD path` (`POST *`: every POST). */
@@ -55,7 +56,7 @@ const COMMON_HEADERS = {
   'RateLimit-Limit': header("Requests allowed per minute for the caller's key (or anonymous window)", 'integer'),
   'RateLimit-Remaining': header('Requests left in the current window', 'integer'),
   'RateLimit-Reset': header('Seconds until the window resets', 'integer'),
-  'Retry-After': header('Seconds to wait before retrying (429 only)', 'integer'),
+  'Retry-After': header('Seconds to wait before retrying (429 and 503 only)', 'integer'),
 };
 const IDEMPOTENCY_KEY = {
   name: 'Idempotency-Key',
@@ -71,7 +72,7 @@ function describeResponses(responses: Record<string, unknown>, verb: string): vo
   for (const [status, value] of Object.entries(responses)) {
     const res = value as { description?: string; headers?: Record<string, unknown> };
     if (!res.description) res.description = SUCCESS_DESCRIPTIONS[status] ?? (verb === 'GET' ? 'OK' : 'Done');
-    const names = ['Request-Id', 'Scanlink-Version', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', ...(status === '429' ? ['Retry-After'] : [])];
+    const names = ['Request-Id', 'Scanlink-Version', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', ...(status === '429' || status === '503' ? ['Retry-After'] : [])];
     res.headers = { ...res.headers, ...Object.fromEntries(names.map((n) => [n, { $ref: `#/components/headers/${n}` }])) };
   }
 }
@@ -105,7 +106,7 @@ export function buildOpenApi(app: INestApplication, config: AppConfig): OpenAPIO
       const verb = method.toUpperCase();
       const extra = isPublic ? {} : { ...(verb === 'POST' ? OPERATION_ERRORS['POST *'] : {}), ...(OPERATION_ERRORS[`${verb} ${path}`] ?? {}) };
       for (const [status, description] of Object.entries({ ...ERROR_RESPONSES, ...extra })) {
-        if (isPublic && status !== '400') continue;
+        if (isPublic && status !== '400' && status !== '503') continue;
         if (!op.responses[status]) op.responses[status] = { description, content: { 'application/json': { schema: envelopeRef } } };
       }
       if (!isPublic && !op.security) op.security = [{ api_key: [] }];
