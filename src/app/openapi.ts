@@ -36,10 +36,7 @@ const ERROR_RESPONSES: Record<string, string> = {
 
 /** Errors only some operations answer, by `METHOD path` (`POST *`: every POST). */
 const OPERATION_ERRORS: Record<string, Record<string, string>> = {
-  'POST *': {
-    '409': 'idempotency_conflict: the same Idempotency-Key was used with a different body',
-    '503': 'service_unavailable: Redis is unreachable and the request needs it (an Idempotency-Key, a batch); nothing was done, retry after Retry-After',
-  },
+  'POST *': { '409': 'idempotency_conflict: the same Idempotency-Key was used with a different body' },
   'POST /v1/qr-codes': { '409': 'idempotency_conflict: the same Idempotency-Key was used with a different body' },
   'PATCH /v1/qr-codes/{id}': {
     '409': 'target_not_editable: `target` sent for a page-holding code; nothing applied',
