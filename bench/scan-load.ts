@@ -40,10 +40,12 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Starts a child and resolves once it prints a line containing `ready`; its output is read and dropped after. */
-export function startChild(args: string[], env: NodeJS.ProcessEnv, what: string): Promise<ChildProcess> {
+/** Starts a Node child (under `wrapper`, e.g. valgrind, when given) and resolves once it prints a line containing
+ * `ready`; its output is read and dropped after. */
+export function startChild(args: string[], env: NodeJS.ProcessEnv, what: string, wrapper: string[] = []): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const command = [...wrapper, process.execPath, ...args];
+    const child = spawn(command[0], command.slice(1), { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     const onData = (chunk: Buffer) => {
       out += chunk.toString();

@@ -14,20 +14,17 @@
  * bench/scan-profile.txt.
  */
 import 'reflect-metadata';
-import { execFileSync, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import Redis from 'ioredis';
 import { loadConfig } from '../src/common/config/config';
-import { newId, newShortCode } from '../src/common/ids';
-import { ormConfig } from '../src/mikro-orm.config';
-import { AccountsService } from '../src/modules/accounts/accounts.service';
-import { loadPlans } from '../src/modules/accounts/plans';
 import { parseScanEntry } from '../src/modules/analytics/scan-entry';
 import { SCAN_STREAM } from '../src/modules/scan/scan-contract';
 import { summarizeCpuProfile } from './cpu-profile';
+import { BARE_SERVER, compileProcesses, seedRedirect } from './scan-seed';
 import { autocannon, ensureWrk, freePort, median, rate, ROOT, type Run, startChild, stopChild, wrk, wrkScript } from './scan-load';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -36,15 +33,6 @@ const CONNECTIONS = 50;
 const SUSTAINED_SECONDS = 15;
 /** Stream entries (of up to 500 scans) of the measured runs the worker drains. */
 const KEPT_ENTRIES = 300;
-const DESTINATION = 'https://example.com/spring?ref=poster';
-const BARE_SERVER = `
-const http = require('node:http');
-const server = http.createServer((req, res) => {
-  res.writeHead(302, { Location: ${JSON.stringify(`${DESTINATION}&utm_source=qr`)}, 'Cache-Control': 'no-store', 'Content-Length': '0' });
-  res.end();
-});
-server.listen(Number(process.env.PORT), '127.0.0.1', () => console.log('ready'));
-process.on('SIGTERM', () => server.close(() => process.exit(0)));`;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const n = (x: number) => Math.round(x).toLocaleString('en-US');
@@ -114,20 +102,11 @@ async function measure(way: Way, bareUrl: string, scanUrl: string, bare: ChildPr
 
 async function main() {
   const config = loadConfig(process.env);
-  const orm = await MikroORM.init(ormConfig(config.databaseUrl));
-  const em = orm.em.fork() as unknown as EntityManager;
-  const org = await new AccountsService(em, loadPlans(config.plansFile)).createOrganization({ name: 'Bench', plan: 'agency', email: 'bench@example.com' });
-  const codeId = newId('qr');
-  const shortCode = newShortCode();
-  await em.execute(
-    `insert into qr_codes (id, organization_id, kind, name, type, short_code, target, design, environment)
-     values (?, ?, 'dynamic', 'Bench redirect', 'url', ?, ?::jsonb, '{}'::jsonb, 'live')`,
-    [codeId, org.id, shortCode, JSON.stringify({ destination: DESTINATION, utm: { source: 'qr' } })],
-  );
+  const { orm, em, codeId, shortCode } = await seedRedirect(config);
   const data = process.env.LOCAL_DATA_DIR ?? join(ROOT, '.local', `bench-${process.pid}`);
   const build = join(data, 'build');
   const t0 = Date.now();
-  execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', build], { cwd: ROOT, stdio: 'inherit' });
+  compileProcesses('worktree', build);
   console.log(`compiled the processes in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 
   // The scan host as `npm run local` and docker compose run it: their defaults (LOG_LEVEL info), no tuning flags.

@@ -1,0 +1,122 @@
+/**
+ * bench:scan-cpu — the scan process's cost per redirect, compared between git revisions in one run, in figures that a
+ * busy machine moves little (throughput ratios do not hold still while other work shares the cores).
+ *
+ *   npm run bench:scan-cpu -- [revision …]      (default: HEAD~1 HEAD; `worktree` = this checkout as it is)
+ *
+ * Each revision is compiled with tsc and its scan process started as production runs it (LOG_LEVEL at its default
+ * `info`, no flags), beside a bare Node `http` server answering the same 302. After a warm-up, every round loads each
+ * process in turn with BENCH_REQUESTS autocannon requests (50 connections, one iPhone user agent, every one a counted
+ * scan), and the figures are medians over BENCH_ROUNDS rounds:
+ *  - default: the process's CPU time (user + system, from /proc) per request, in µs;
+ *  - BENCH_CALLGRIND=1: the processes run under valgrind's callgrind, instrumented only while measured, and the figure
+ *    is instructions per request (user space only: system calls are not counted). The machine's load does not move
+ *    it, but garbage collection does: a window that holds a major GC cycle counts 30–50 % more, so windows must be
+ *    long (default 20,000 requests, about 15 minutes a run on a 2-core VM).
+ *    SCAN_FLUSH_INTERVAL_MS is 60 s there so that the scan buffer flushes at 500 scans, as it does at full speed,
+ *    rather than every few dozen scans at valgrind's pace.
+ */
+import 'reflect-metadata';
+import type { ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../src/common/config/config';
+import { BARE_SERVER, compileProcesses, seedRedirect } from './scan-seed';
+import { autocannon, freePort, median, ROOT, startChild, stopChild } from './scan-load';
+
+const CALLGRIND = process.env.BENCH_CALLGRIND === '1';
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (CALLGRIND ? 2 : 5));
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? (CALLGRIND ? 20_000 : 100_000));
+const WARM_UP = Number(process.env.BENCH_WARM_UP ?? (CALLGRIND ? 20_000 : 50_000));
+const CONNECTIONS = 50;
+
+interface Target {
+  name: string;
+  child: ChildProcess;
+  url: string;
+  figures: number[];
+}
+
+const load = () => `load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}`;
+
+/** Instructions counted by callgrind in the process since instrumentation was switched on (the newest dump's total). */
+function measuredInstructions(dir: string, pid: number, requests: () => Promise<unknown>): Promise<number> {
+  const control = (...args: string[]) => execFileSync('callgrind_control', [...args, String(pid)], { stdio: 'ignore' });
+  control('-i', 'on');
+  return requests().then(() => {
+    control('-d');
+    control('-i', 'off');
+    const dumps = readdirSync(dir).filter((f) => f.startsWith(`callgrind.${pid}.`));
+    const newest = dumps.sort((a, b) => Number(a.split('.').pop()) - Number(b.split('.').pop())).pop()!;
+    const totals = /^totals: (\d+)/m.exec(readFileSync(join(dir, newest), 'utf8'));
+    if (!totals) throw new Error(`no totals in ${newest}`);
+    return Number(totals[1]);
+  });
+}
+
+async function main() {
+  const revisions = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['HEAD~1', 'HEAD'];
+  const config = loadConfig(process.env);
+  const { orm, shortCode } = await seedRedirect(config);
+  await orm.close();
+  const data = process.env.LOCAL_DATA_DIR ?? join(ROOT, '.local', `bench-${process.pid}`);
+  const env = { ...process.env, NODE_ENV: 'production', APP_SECRET: 'bench-only-app-secret-0123456789' } as NodeJS.ProcessEnv;
+  delete env.LOG_LEVEL;
+  if (CALLGRIND) env.SCAN_FLUSH_INTERVAL_MS = '60000';
+  const wrapper = (name: string) =>
+    CALLGRIND ? ['valgrind', '--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${join(data, 'callgrind.%p')}`, `--log-file=${join(data, `valgrind-${name}.log`)}`] : [];
+
+  const targets: Target[] = [];
+  const port = await freePort();
+  targets.push({
+    name: 'bare Node',
+    child: await startChild(['-e', BARE_SERVER], { ...process.env, PORT: String(port) }, 'bare server', wrapper('bare')),
+    url: `http://127.0.0.1:${port}/${shortCode}`,
+    figures: [],
+  });
+  for (const [i, revision] of revisions.entries()) {
+    const build = join(data, `build-${i}`);
+    compileProcesses(revision, build);
+    const scanPort = await freePort();
+    const child = await startChild([join(build, 'src', 'main.scan.js')], { ...env, SCAN_PORT: String(scanPort) }, `scan process (${revision})`, wrapper(`scan-${i}`));
+    targets.push({ name: `scan ${revision}`, child, url: `http://127.0.0.1:${scanPort}/${shortCode}`, figures: [] });
+  }
+  console.log(`${CALLGRIND ? 'instructions' : 'CPU µs'} per request, ${REQUESTS} requests a round, ${ROUNDS} rounds, warm-up ${WARM_UP} (${load()})`);
+  for (const t of targets) await autocannon(t.url, WARM_UP, CONNECTIONS, t.child);
+
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const t of targets) {
+      let figure: number;
+      let errors = 0;
+      if (CALLGRIND) {
+        figure =
+          (await measuredInstructions(data, t.child.pid!, async () => (errors = (await autocannon(t.url, REQUESTS, CONNECTIONS, t.child)).errors))) / REQUESTS;
+      } else {
+        const run = await autocannon(t.url, REQUESTS, CONNECTIONS, t.child);
+        figure = run.cpuUs;
+        errors = run.errors;
+      }
+      t.figures.push(figure);
+      console.log(`  round ${round} ${t.name.padEnd(20)} ${CALLGRIND ? Math.round(figure).toLocaleString('en-US') : figure.toFixed(2)}${errors ? ` (${errors} errors)` : ''}  ${load()}`);
+    }
+  }
+  for (const t of targets) await stopChild(t.child);
+
+  const [bare, first] = targets.map((t) => median(t.figures));
+  console.log(`\n=== median of ${ROUNDS} rounds: ${CALLGRIND ? 'instructions' : 'CPU µs'} per request ===`);
+  for (const t of targets) {
+    const m = median(t.figures);
+    const vsFirst = t === targets[1] || t === targets[0] ? '' : `, ${(((m - first) / first) * 100).toFixed(1)} % against ${targets[1].name}`;
+    console.log(`  ${t.name.padEnd(20)} ${CALLGRIND ? Math.round(m).toLocaleString('en-US') : m.toFixed(2)}  (${(m / bare).toFixed(2)} × bare${vsFirst})`);
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

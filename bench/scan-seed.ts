@@ -1,0 +1,56 @@
+/** What bench:scan and bench:scan-cpu share: the redirect code they load, and the processes compiled as production
+ * runs them (tsc, no ts-node), from the working tree or from a git revision. */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { AppConfig } from '../src/common/config/config';
+import { newId, newShortCode } from '../src/common/ids';
+import { ormConfig } from '../src/mikro-orm.config';
+import { AccountsService } from '../src/modules/accounts/accounts.service';
+import { loadPlans } from '../src/modules/accounts/plans';
+import { ROOT } from './scan-load';
+
+export const DESTINATION = 'https://example.com/spring?ref=poster';
+/** A bare Node `http` server answering the scan host's 302 for DESTINATION (node -e, PORT from the environment). */
+export const BARE_SERVER = `
+const http = require('node:http');
+const server = http.createServer((req, res) => {
+  res.writeHead(302, { Location: ${JSON.stringify(`${DESTINATION}&utm_source=qr`)}, 'Cache-Control': 'no-store', 'Content-Length': '0' });
+  res.end();
+});
+server.listen(Number(process.env.PORT), '127.0.0.1', () => console.log('ready'));
+process.on('SIGTERM', () => server.close(() => process.exit(0)));`;
+
+/** One live url code (DESTINATION with utm_source=qr) in a new organization. */
+export async function seedRedirect(config: AppConfig): Promise<{ orm: MikroORM; em: EntityManager; codeId: string; shortCode: string }> {
+  const orm = await MikroORM.init(ormConfig(config.databaseUrl));
+  const em = orm.em.fork() as unknown as EntityManager;
+  const org = await new AccountsService(em, loadPlans(config.plansFile)).createOrganization({ name: 'Bench', plan: 'agency', email: 'bench@example.com' });
+  const codeId = newId('qr');
+  const shortCode = newShortCode();
+  await em.execute(
+    `insert into qr_codes (id, organization_id, kind, name, type, short_code, target, design, environment)
+     values (?, ?, 'dynamic', 'Bench redirect', 'url', ?, ?::jsonb, '{}'::jsonb, 'live')`,
+    [codeId, org.id, shortCode, JSON.stringify({ destination: DESTINATION, utm: { source: 'qr' } })],
+  );
+  return { orm, em, codeId, shortCode };
+}
+
+/**
+ * Compiles the processes into `outDir` with tsc: `worktree` compiles this checkout as it is; any other value is a git
+ * revision, exported with `git archive` next to `outDir` and compiled against this checkout's node_modules.
+ */
+export function compileProcesses(revision: string, outDir: string): void {
+  const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+  let project = join(ROOT, 'tsconfig.build.json');
+  if (revision !== 'worktree') {
+    const tree = `${outDir}-tree`;
+    mkdirSync(tree, { recursive: true });
+    const tar = execFileSync('git', ['-C', ROOT, 'archive', '--format=tar', revision], { maxBuffer: 1 << 30 });
+    execFileSync('tar', ['-x', '-C', tree], { input: tar });
+    symlinkSync(join(ROOT, 'node_modules'), join(tree, 'node_modules'));
+    project = join(tree, 'tsconfig.build.json');
+  }
+  execFileSync(process.execPath, [tsc, '-p', project, '--outDir', outDir], { cwd: ROOT, stdio: 'inherit' });
+}
