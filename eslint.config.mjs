@@ -13,4 +13,14 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'off',
     },
   },
+  {
+    // The ground floor: common/ imports no feature (type imports included). See docs/architecture.md.
+    files: ['src/common/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/modules/**', '**/app/**'], message: 'src/common/ must not import from src/modules/ or src/app/' }] },
+      ],
+    },
+  },
 );

@@ -1,11 +1,9 @@
 /* `npm run bench:render`: rendering throughput and memory, measured within one run so the ratios hold on any machine.
  * Prints figures only (no assertions). */
 import QRCode from 'qrcode';
-import type { AppConfig } from '../src/common/config/config';
 import { BODY_SHAPES, Design, parseDesign } from '../src/modules/rendering/design';
 import { drawSvg, encodeMatrix } from '../src/modules/rendering/qr-svg';
 import { RenderingService } from '../src/modules/rendering/rendering.service';
-import type { ImageStorage } from '../src/modules/rendering/storage/image-storage';
 
 let peakRss = process.memoryUsage().rss;
 const sampleRss = () => {
@@ -72,13 +70,7 @@ async function main(): Promise<void> {
     }
   }
 
-  const storage: ImageStorage = {
-    put: async () => undefined,
-    get: async () => null,
-    delete: async () => undefined,
-    url: (k) => `http://bench/${k}`,
-  };
-  const rendering = new RenderingService({ logoAllowHosts: [] } as unknown as AppConfig, storage);
+  const rendering = new RenderingService();
   sampleRss();
   console.log(`\nPeak RSS after the SVG figures: ${(peakRss / 1024 / 1024).toFixed(0)} MB`);
   console.log('\nPNG (styled design above, through sharp)');
@@ -87,7 +79,6 @@ async function main(): Promise<void> {
     const ops = await opsPerSecond(() => rendering.renderPng(payload, styled, null, size), size === 4000 ? budget * 2 : budget);
     console.log(`  ${label.padEnd(16)} ${String(size).padStart(4)} px   ${fmt(ops).padStart(6)} /s   ${fmt(1000 / ops).padStart(6)} ms each`);
   }
-  await rendering.onModuleDestroy();
   sampleRss();
   console.log(`\nPeak RSS (whole run, 4000 px PNGs included): ${(peakRss / 1024 / 1024).toFixed(0)} MB`);
 }

@@ -33,7 +33,7 @@ async function main() {
   const orm = worker.get(MikroORM);
   const em = () => orm.em.fork() as unknown as EntityManager;
   const accounts = new AccountsService(em(), loadPlans(config.plansFile));
-  const events = new EventsService();
+  const events = worker.get(EventsService, { strict: false });
   const deliveries = worker.get(WebhookDeliveryService, { strict: false });
 
   async function workspace(name: string, urls: string[], types: string[]): Promise<string> {

@@ -5,12 +5,14 @@ import { AppConfig, loadConfig } from './common/config/config';
 import { ApiException } from './common/errors/api.exception';
 import { ormConfig } from './mikro-orm.config';
 import { AccountsService } from './modules/accounts/accounts.service';
-import { loadPlans, PLAN_IDS, PlanId } from './modules/accounts/plans';
+import { setPlan } from './modules/accounts/organizations.repository';
+import { PLAN_IDS, PlanId } from './common/auth/plan';
+import { loadPlans } from './modules/accounts/plans';
 import { DashboardAuthService } from './modules/tokens/dashboard-auth.service';
 import { pauseAboveLimit, purgeTrash, type PausedCode } from './modules/qr-codes/qr-lifecycle';
 import { CHANNELS } from './common/queue/channels';
 import { createRedis } from './common/redis/redis.provider';
-import { createStorage } from './modules/rendering/storage/storage.factory';
+import { createStorage } from './modules/images/storage/storage.factory';
 
 async function publishInvalidations(config: AppConfig, codes: PausedCode[]): Promise<void> {
   // Warnings to stderr: stdout carries only the command's JSON.
@@ -28,7 +30,7 @@ async function deleteStoredObjects(config: AppConfig, keys: string[]): Promise<v
   for (const key of keys) await storage.delete(key).catch(() => undefined);
 }
 
-/** The operator CLI. Contract (decisions.md): exactly one JSON document on stdout, logs on stderr, exit 0 on success,
+/** The operator CLI. Contract (README "CLI"): exactly one JSON document on stdout, logs on stderr, exit 0 on success,
  * non-zero with {"error":{…}} on failure. */
 
 type Flags = Record<string, string | boolean | undefined>;
@@ -118,7 +120,7 @@ export async function runCommand(command: string, flags: Flags, config: AppConfi
       const org = await accounts.getOrganization(required(flags, 'org'));
       const next = plan(flags);
       const em = orm.em.fork();
-      await em.execute('update organizations set plan = ?, updated_at = now() where id = ?', [next, org.id]);
+      await setPlan(em, org.id, next);
       const paused = await pauseAboveLimit(em, org.id, plans[next].dynamic_qr_limit);
       if (paused.length) await publishInvalidations(config, paused);
       return { organization_id: org.id, plan: next, paused: paused.map((p) => p.id) };

@@ -7,17 +7,18 @@ import { PlanGuard } from '../common/auth/plan.guard';
 import { ScopeGuard } from '../common/auth/scope.guard';
 import { ApiExceptionFilter } from '../common/errors/exception.filter';
 import { RateLimiter } from '../common/http/rate-limiter';
-import { AccountsModule } from '../modules/accounts/accounts.module';
+import { AccountsApiModule } from '../modules/accounts/accounts-api.module';
 import { HealthModule } from '../modules/health/health.module';
-import { TokensModule } from '../modules/tokens/tokens.module';
-import { FoldersModule } from '../modules/folders/folders.module';
-import { QrCodesModule } from '../modules/qr-codes/qr-codes.module';
-import { BatchesModule } from '../modules/batches/batches.module';
+import { TokensApiModule } from '../modules/tokens/tokens-api.module';
+import { FoldersApiModule } from '../modules/folders/folders-api.module';
+import { QrCodesApiModule } from '../modules/qr-codes/qr-codes-api.module';
+import { BatchesApiModule } from '../modules/batches/batches-api.module';
 import { EventsApiModule } from '../modules/events/events-api.module';
-import { WebhooksModule } from '../modules/webhooks/webhooks.module';
-import { AnalyticsModule } from '../modules/analytics/analytics.module';
+import { WebhooksApiModule } from '../modules/webhooks/webhooks-api.module';
+import { AnalyticsApiModule } from '../modules/analytics/analytics-api.module';
 import { DomainsApiModule } from '../modules/domains/domains-api.module';
 import { CoreModule } from './core.module';
+import { outboxModule } from './outbox';
 
 /** The REST API process: everything under /v1, Swagger, /health. Adds jobs, never processes them. */
 @Module({})
@@ -25,7 +26,7 @@ export class ApiModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: ApiModule,
-      imports: [CoreModule.forRoot(config), HealthModule, AccountsModule, TokensModule, QrCodesModule, FoldersModule, BatchesModule, EventsApiModule, WebhooksModule, AnalyticsModule, DomainsApiModule],
+      imports: [CoreModule.forRoot(config), outboxModule(), HealthModule, AccountsApiModule, TokensApiModule, QrCodesApiModule, FoldersApiModule, BatchesApiModule, EventsApiModule, WebhooksApiModule, AnalyticsApiModule, DomainsApiModule],
       providers: [
         RateLimiter,
         // Order matters: authenticate (and rate-limit), then scope, then plan.

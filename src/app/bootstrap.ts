@@ -16,7 +16,7 @@ import { RateLimiter } from '../common/http/rate-limiter';
 import { newId } from '../common/ids';
 import { createPino, PinoLoggerService } from '../common/logging/logger';
 import { PerRequestAccessLog, type ScanAccessLog, ScanAccessSummary } from '../modules/scan/scan-access-log';
-import { type HotPathHandler, ScanHotPath } from '../modules/scan/scan-hot-path.service';
+import { type HotPathHandler, ScanHotPath } from '../modules/scan/scan-hot-path';
 import { ApiModule } from './api.module';
 import { registerApiFallbacks } from './api-routes';
 import { API_VERSION, mountSwagger } from './openapi';
@@ -160,7 +160,7 @@ export async function createApiApp(config: AppConfig, opts: BootOptions = {}): P
   });
   const fastify = app.getHttpAdapter().getInstance();
   instrument(fastify, logger, 'api');
-  // decisions.md: every response carries RateLimit-*. Requests the key guard counted have them already; the others
+  // Every response carries RateLimit-* (docs/api.md). Requests the key guard counted have them already; the others
   // (unknown routes, /health, /docs, dashboard-token routes) show the caller's anonymous window, uncounted; nothing
   // waits for it while Redis is not connected (a probe of /health then still answers at once).
   const limiter = app.get(RateLimiter, { strict: false });

@@ -3,11 +3,12 @@ import { APP_FILTER } from '@nestjs/core';
 import type { AppConfig } from '../common/config/config';
 import { ApiExceptionFilter } from '../common/errors/exception.filter';
 import { HealthModule } from '../modules/health/health.module';
-import { ImagesModule } from '../modules/rendering/images.module';
-import { LeadsModule } from '../modules/leads/leads.module';
+import { ImagesScanModule } from '../modules/images/images-scan.module';
+import { LeadsScanModule } from '../modules/leads/leads-scan.module';
 import { ScanHostModule } from '../modules/scan/scan-host.module';
 import { DomainsScanModule } from '../modules/domains/domains-scan.module';
 import { CoreModule } from './core.module';
+import { outboxModule } from './outbox';
 
 /** The scan host process: short-code redirects, hosted pages, images. */
 @Module({})
@@ -15,7 +16,7 @@ export class ScanModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: ScanModule,
-      imports: [CoreModule.forRoot(config), HealthModule, ImagesModule, LeadsModule, ScanHostModule, DomainsScanModule],
+      imports: [CoreModule.forRoot(config), outboxModule(), HealthModule, ImagesScanModule, LeadsScanModule, ScanHostModule, DomainsScanModule],
       providers: [{ provide: APP_FILTER, useClass: ApiExceptionFilter }],
     };
   }

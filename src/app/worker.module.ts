@@ -4,8 +4,9 @@ import type { AppConfig } from '../common/config/config';
 import { AnalyticsWorkerModule } from '../modules/analytics/analytics-worker.module';
 import { DomainsWorkerModule } from '../modules/domains/domains-worker.module';
 import { CoreModule } from './core.module';
-import { RetentionModule } from '../modules/retention/retention.module';
-import { BatchesWorkerModule } from '../modules/batches/batches.module';
+import { outboxModule } from './outbox';
+import { QrCodesWorkerModule } from '../modules/qr-codes/qr-codes-worker.module';
+import { BatchesWorkerModule } from '../modules/batches/batches-worker.module';
 import { EventsWorkerModule } from '../modules/events/events-worker.module';
 import { WebhooksWorkerModule } from '../modules/webhooks/webhooks-worker.module';
 
@@ -15,7 +16,7 @@ export class WorkerModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: WorkerModule,
-      imports: [CoreModule.forRoot(config), ScheduleModule.forRoot(), RetentionModule, BatchesWorkerModule, EventsWorkerModule, WebhooksWorkerModule, AnalyticsWorkerModule, DomainsWorkerModule],
+      imports: [CoreModule.forRoot(config), outboxModule(), ScheduleModule.forRoot(), QrCodesWorkerModule, BatchesWorkerModule, EventsWorkerModule, WebhooksWorkerModule, AnalyticsWorkerModule, DomainsWorkerModule],
     };
   }
 }

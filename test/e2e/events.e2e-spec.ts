@@ -9,13 +9,14 @@ describe('Event archive (/v1/events)', () => {
   let t: TestApp;
   let org: TestOrg;
   let rx: TestReceiver;
-  const events = new EventsService();
+  let events: EventsService;
 
   beforeAll(async () => {
     // No worker of its own: the archive does not depend on delivery. The endpoints point at a receiver that answers
     // 200, so a worker booted by another test file that happens to deliver them does not fail (and auto-disable) them.
     rx = await new TestReceiver().start();
     t = await startApi({ WEBHOOK_ALLOW_HOSTS: '127.0.0.1' });
+    events = t.app.get(EventsService, { strict: false });
     org = await createOrg(t, { plan: 'pro' });
     const res = await http(t.origin, 'POST', '/v1/webhooks', { key: org.apiKey, body: { url: rx.url('/archive'), events: ['*'] } });
     expect(res.status).toBe(201);

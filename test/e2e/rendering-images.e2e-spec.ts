@@ -5,6 +5,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { parseDesign } from '../../src/modules/rendering/design';
+import { ImagesService } from '../../src/modules/images/images.service';
 import { RenderingService } from '../../src/modules/rendering/rendering.service';
 import { closeDecoders, decodeBoth } from '../../src/modules/rendering/testing/qr-decoders';
 import { createOrg, eventually, http, isolatedRedisUrl, startApi, startScan, startWorker, TestApp } from '../setup/app';
@@ -36,11 +37,11 @@ describe('Stored images on the scan host (GET /images/<key>)', () => {
   });
 
   it('serves a stored SVG with its type and immutable caching, at image_url', async () => {
-    const rendering = t.app.get(RenderingService);
-    const svg = await rendering.renderSvg('https://example.com/hello', parseDesign({ shapes: { body: 'dots' } }), null);
-    const key = await rendering.storeSvg(svg);
+    const images = t.app.get(ImagesService, { strict: false });
+    const svg = await new RenderingService().renderSvg('https://example.com/hello', parseDesign({ shapes: { body: 'dots' } }), null);
+    const key = await images.storeSvg(svg);
     expect(key).toMatch(/^[0-9a-f]{32}\.svg$/);
-    expect(rendering.imageUrl(key)).toBe(`${t.config.imageBaseUrl}/${key}`);
+    expect(images.url(key)).toBe(`${t.config.imageBaseUrl}/${key}`);
     expect(existsSync(join(dir, key))).toBe(true);
 
     const res = await http(t.origin, 'GET', `/images/${key}`);
@@ -86,7 +87,7 @@ describe('Stored images on the scan host (GET /images/<key>)', () => {
   });
 });
 
-describe('Logo intake (RenderingService.prepareLogo)', () => {
+describe('Logo intake (ImagesService.prepareLogo)', () => {
   let server: Server;
   let origin: string;
   let port: number;
@@ -136,7 +137,7 @@ describe('Logo intake (RenderingService.prepareLogo)', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const prepare = (app: TestApp, url: string) => app.app.get(RenderingService).prepareLogo(url);
+  const prepare = (app: TestApp, url: string) => app.app.get(ImagesService, { strict: false }).prepareLogo(url);
   const refusal = async (app: TestApp, url: string) => {
     const err = await prepare(app, url).then(
       () => null,
@@ -201,9 +202,9 @@ describe('Logo intake (RenderingService.prepareLogo)', () => {
     expect([meta.format, meta.width, meta.height]).toEqual(['png', 120, 120]);
 
     // The stored logo renders into a code that still scans.
-    const rendering = allowed.app.get(RenderingService);
+    const logo = await allowed.app.get(ImagesService, { strict: false }).logo(key);
     const design = parseDesign({ logo: { url: `${origin}/logo.png` }, shapes: { body: 'rounded' } });
-    const png = await rendering.renderPng('https://example.com/with-logo', design, key, 600);
+    const png = await new RenderingService().renderPng('https://example.com/with-logo', design, logo, 600);
     expect(await decodeBoth(png)).toEqual({ zxing: 'https://example.com/with-logo', qr: 'https://example.com/with-logo' });
   });
 

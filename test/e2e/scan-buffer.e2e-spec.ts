@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Redis from 'ioredis';
 import type { AppConfig } from '../../src/common/config/config';
 import { parseScanEntry } from '../../src/modules/analytics/scan-entry';
-import { ScanBuffer } from '../../src/modules/scan/scan-buffer.service';
+import { ScanBuffer } from '../../src/modules/scan/scan-buffer';
 import { SCAN_BATCH_MAX, SCAN_STREAM, type ScanRecord } from '../../src/modules/scan/scan-contract';
 import { eventually } from '../setup/app';
 

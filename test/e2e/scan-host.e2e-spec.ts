@@ -1,6 +1,6 @@
 import Redis from 'ioredis';
 import { parseScanEntry } from '../../src/modules/analytics/scan-entry';
-import { ScanBuffer } from '../../src/modules/scan/scan-buffer.service';
+import { ScanBuffer } from '../../src/modules/scan/scan-buffer';
 import { SCAN_CODE_KEY_PREFIX, SCAN_STREAM, type ScanRecord } from '../../src/modules/scan/scan-contract';
 import { createCode, createOrg, db, eventually, http, isolatedRedisUrl, startApi, startScan, TestApp, TestOrg } from '../setup/app';
 

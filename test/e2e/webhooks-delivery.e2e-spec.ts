@@ -6,7 +6,9 @@ import type { Queue } from 'bull';
 import Stripe from 'stripe';
 import { createWorkerApp } from '../../src/app/bootstrap';
 import { QUEUES } from '../../src/common/queue/queues';
-import { EventsService, recordEvent } from '../../src/modules/events/events.service';
+import { EventsService } from '../../src/modules/events/events.service';
+import type { EventType } from '../../src/modules/events/event-types';
+import { WebhookOutbox } from '../../src/modules/webhooks/webhook-outbox';
 import { TestReceiver, waitFor } from '../../src/modules/webhooks/testing/receiver';
 import { WebhookDeliveryService } from '../../src/modules/webhooks/webhook-delivery.service';
 import { createOrg, db, http, isolatedRedisUrl, startApi, TEST_WORKER_WEBHOOKS, testConfig, TestApp, TestOrg } from '../setup/app';
@@ -23,13 +25,14 @@ describe('Webhook delivery (worker)', () => {
   let worker: INestApplicationContext;
   let rx: TestReceiver;
   let org: TestOrg;
-  const events = new EventsService();
+  let events: EventsService;
 
   beforeAll(async () => {
     rx = await new TestReceiver().start();
     t = await startApi(CONFIG);
     worker = await createWorkerApp(testConfig(CONFIG), { logLevel: process.env.TEST_LOG_LEVEL ?? 'silent' });
     org = await createOrg(t, { plan: 'pro' });
+    events = t.app.get(EventsService, { strict: false });
   });
   afterAll(async () => {
     await worker.close();
@@ -44,6 +47,14 @@ describe('Webhook delivery (worker)', () => {
   }
   const emit = (type: Parameters<EventsService['emit']>[2], data: object, o: TestOrg = org) =>
     db(t).transactional((em) => events.emit(em, o.organizationId, type, data));
+  /** An event and its deliveries written without NOTIFY and with no job: only the database knows about them. */
+  const recordQuietly = (type: EventType, data: object) =>
+    db(t).transactional(async (em) => {
+      const outbox = t.app.get(WebhookOutbox, { strict: false });
+      const listener = (await outbox.listeners(em, [org.organizationId], type)).get(org.organizationId)!;
+      const event = await events.record(em, org.organizationId, type, data);
+      return { eventId: event.id, deliveryIds: await outbox.addDeliveries(em, [{ event, listener }], { wake: false }) };
+    });
   const getEndpoint = async (id: string) => (await http(t.origin, 'GET', `/v1/webhooks/${id}`, { key: org.apiKey })).body;
   const deliveriesOf = async (id: string) => (await http(t.origin, 'GET', `/v1/webhooks/${id}/deliveries?limit=100`, { key: org.apiKey })).body.data;
 
@@ -182,7 +193,7 @@ describe('Webhook delivery (worker)', () => {
   it('recovers deliveries Bull never saw (Redis lost them): the sweeper enqueues due rows from the database', async () => {
     await endpoint('/sweep', ['batch.completed']);
     // Written without NOTIFY and with no job: only the database knows about it.
-    const recorded = await db(t).transactional((em) => recordEvent(em, org.organizationId, 'batch.completed', { id: 'batch_1' }, null, { notify: false }));
+    const recorded = await recordQuietly('batch.completed', { id: 'batch_1' });
     const req = await waitFor(() => rx.forPath('/sweep')[0], 'the swept delivery', 10_000);
     expect(req.headers['scanlink-event-id']).toBe(recorded!.eventId);
 
@@ -203,7 +214,7 @@ describe('Webhook delivery (worker)', () => {
 
   it('collapses duplicate jobs for the same attempt', async () => {
     await endpoint('/dupe', ['qr.restored']);
-    const recorded = await db(t).transactional((em) => recordEvent(em, org.organizationId, 'qr.restored', { id: 'qr_d' }, null, { notify: false }));
+    const recorded = await recordQuietly('qr.restored', { id: 'qr_d' });
     const deliveries = worker.get(WebhookDeliveryService, { strict: false });
     const id = recorded!.deliveryIds[0];
     await Promise.all([

@@ -7,7 +7,8 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { createApiApp, createScanApp, createWorkerApp } from '../../src/app/bootstrap';
 import { AppConfig, loadConfig } from '../../src/common/config/config';
 import { AccountsService } from '../../src/modules/accounts/accounts.service';
-import { loadPlans, PlanId } from '../../src/modules/accounts/plans';
+import type { PlanId } from '../../src/common/auth/plan';
+import { loadPlans } from '../../src/modules/accounts/plans';
 import { assertMatchesOpenApi } from './openapi-check';
 
 /** Tests make many requests with one key: unless a test names its own PLANS_FILE, per-minute limits are lifted (the

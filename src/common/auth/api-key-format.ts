@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { randomBase62 } from '../ids';
-import type { Environment } from '../../modules/accounts/api-key.entity';
+
+/** `live` keys and data, or the isolated `test` environment (`qr_test_…` keys). */
+export type Environment = 'live' | 'test';
 
 const KEY_PATTERN = /^qr_(live|test)_[0-9A-Za-z]{32}$/;
 

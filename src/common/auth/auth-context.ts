@@ -1,6 +1,6 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
-import type { Plan } from '../../modules/accounts/plans';
-import type { Environment } from '../../modules/accounts/api-key.entity';
+import type { Environment } from './api-key-format';
+import type { Plan } from './plan';
 import type { Scope } from './scopes';
 
 /** Who is calling: resolved once per request from the API key and passed as the first argument of every service call. */

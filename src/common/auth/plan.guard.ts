@@ -1,9 +1,9 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ApiException } from '../errors/api.exception';
-import { FREE_RESTRICTED_SCOPES } from '../../modules/accounts/plans';
 import { AUTH_PROPERTY, AuthContext } from './auth-context';
 import { REQUIRED_PLAN_FEATURE, REQUIRED_SCOPE } from './decorators';
+import { FREE_RESTRICTED_SCOPES } from './plan';
 
 /** 403 plan_restricted for routes the workspace's plan does not include: on free, every route that needs
  * analytics:read, webhooks:read or webhooks:write; on any plan, a feature the plan lacks (batches). */

@@ -127,7 +127,7 @@ export interface AppConfig {
   logLevel: string;
 }
 
-/** The spec's retry schedule: attempts 2..7 follow these delays after the previous attempt. */
+/** The retry schedule of docs/webhooks.md: attempts 2..7 follow these delays after the previous attempt. */
 export const DEFAULT_WEBHOOK_RETRY_DELAYS_MS = [60_000, 300_000, 1_800_000, 7_200_000, 21_600_000, 86_400_000];
 
 export class ConfigError extends Error {}

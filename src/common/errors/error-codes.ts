@@ -1,4 +1,4 @@
-/** Every `error.code` the API can answer with, and its HTTP status (decisions.md "Errors"). */
+/** Every `error.code` the API can answer with, and its HTTP status (docs/errors.md). */
 export const ERROR_STATUS = {
   invalid_request: 400,
   payload_too_large: 400,

@@ -2,7 +2,7 @@ import { CallHandler, ExecutionContext, Injectable, NestInterceptor, UseIntercep
 import type { Observable } from 'rxjs';
 import { ApiException } from '../errors/api.exception';
 
-/** Refuses a body on an endpoint that takes none (decisions.md: unknown body fields → 400), after authentication and
+/** Refuses a body on an endpoint that takes none (docs/api.md: unknown body fields → 400), after authentication and
  * scope checks. An absent or empty body (`{}`, or nothing with Content-Type: application/json) is fine. */
 @Injectable()
 export class NoBodyInterceptor implements NestInterceptor {

@@ -5,6 +5,3 @@ export const CHANNELS = {
    * in-process cache and the shared Redis cache. */
   qrInvalidate: 'scanlink:qr:invalidate',
 } as const;
-
-/** Redis key of the shared (cross-process) scan cache entry for a short code on the default host. */
-export const qrCacheKey = (shortCode: string, domainId: string | null = null) => `scanlink:qr:${domainId ?? '-'}:${shortCode}`;

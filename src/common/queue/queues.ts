@@ -10,8 +10,6 @@ export const QUEUES = {
   webhookDeliveries: 'webhook-deliveries',
 } as const;
 
-export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
-
 /** Defaults for every job: bounded retention so Redis does not grow without limit. */
 export const DEFAULT_JOB_OPTIONS: JobOptions = {
   attempts: 3,

@@ -1,13 +1,7 @@
 import { Module } from '@nestjs/common';
-import { PassportModule } from '@nestjs/passport';
 import { AccountsService } from './accounts.service';
-import { ApiKeyStrategy } from './api-key.strategy';
-import { MeController } from './me.controller';
+import { ApiKeysService } from './api-keys.service';
 
-@Module({
-  imports: [PassportModule],
-  controllers: [MeController],
-  providers: [AccountsService, ApiKeyStrategy],
-  exports: [AccountsService],
-})
+/** Organizations and API keys, for any module that creates keys or resolves them. */
+@Module({ providers: [AccountsService, ApiKeysService], exports: [AccountsService, ApiKeysService] })
 export class AccountsModule {}

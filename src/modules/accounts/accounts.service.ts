@@ -4,9 +4,11 @@ import { ApiException } from '../../common/errors/api.exception';
 import { generateApiKey, hashApiKey, isWellFormedApiKey, keyPrefix } from '../../common/auth/api-key-format';
 import type { AuthContext } from '../../common/auth/auth-context';
 import { isScope, Scope, SCOPES } from '../../common/auth/scopes';
-import { ApiKey, Environment } from './api-key.entity';
+import type { Environment } from '../../common/auth/api-key-format';
+import { ApiKey } from './api-key.entity';
 import { Organization } from './organization.entity';
-import { PLAN_CATALOG, PLAN_IDS, PlanCatalog, PlanId } from './plans';
+import { PLAN_IDS, type PlanId } from '../../common/auth/plan';
+import { PLAN_CATALOG, PlanCatalog } from './plans';
 
 export interface CreatedKey {
   key: ApiKey;

@@ -1,7 +1,7 @@
 import { OptionalProps, ArrayType, Entity, PrimaryKey, Property } from '@mikro-orm/core';
 import { newId } from '../../common/ids';
 
-export type Environment = 'live' | 'test';
+import type { Environment } from '../../common/auth/api-key-format';
 
 @Entity({ tableName: 'api_keys' })
 export class ApiKey {

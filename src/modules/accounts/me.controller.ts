@@ -2,7 +2,7 @@ import { Controller, Get } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { Auth, AuthContext } from '../../common/auth/auth-context';
 import { SCOPES } from '../../common/auth/scopes';
-import { PLAN_IDS } from './plans';
+import { PLAN_IDS } from '../../common/auth/plan';
 
 export class AccountDto {
   @ApiProperty({ enum: ['account'] }) object!: 'account';

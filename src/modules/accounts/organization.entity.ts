@@ -1,6 +1,6 @@
 import { OptionalProps, Entity, PrimaryKey, Property } from '@mikro-orm/core';
 import { newId } from '../../common/ids';
-import type { PlanId } from './plans';
+import type { PlanId } from '../../common/auth/plan';
 
 @Entity({ tableName: 'organizations' })
 export class Organization {

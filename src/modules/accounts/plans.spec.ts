@@ -10,7 +10,7 @@ function file(content: string): string {
 }
 
 describe('plans', () => {
-  it('has the decisions.md table by default', () => {
+  it('has the README plan table by default', () => {
     const plans = loadPlans();
     expect(plans.free).toMatchObject({ dynamic_qr_limit: 0, gs1_limit: 0, batches: false, monthly_requests: 50, requests_per_minute: 10, active_keys: 1 });
     expect(plans.plus.dynamic_qr_limit).toBe(250);

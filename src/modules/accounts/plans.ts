@@ -1,22 +1,8 @@
 import { readFileSync } from 'node:fs';
+import { PLAN_IDS, type Plan, type PlanId } from '../../common/auth/plan';
 import { ConfigError } from '../../common/config/config';
 
-export const PLAN_IDS = ['free', 'plus', 'pro', 'ultra', 'agency'] as const;
-export type PlanId = (typeof PLAN_IDS)[number];
-
-export interface Plan {
-  id: PlanId;
-  dynamic_qr_limit: number;
-  gs1_limit: number;
-  batches: boolean;
-  custom_domains: number;
-  /** null = unmetered */
-  monthly_requests: number | null;
-  requests_per_minute: number;
-  active_keys: number;
-}
-
-/** The only place plan limits live (decisions.md "Plans"). PLANS_FILE may override any figure. */
+/** The only place plan limits live (the README "Plans" table). PLANS_FILE may override any figure. */
 const DEFAULT_PLANS: Record<PlanId, Omit<Plan, 'id'>> = {
   free: { dynamic_qr_limit: 0, gs1_limit: 0, batches: false, custom_domains: 0, monthly_requests: 50, requests_per_minute: 10, active_keys: 1 },
   plus: { dynamic_qr_limit: 250, gs1_limit: 50, batches: true, custom_domains: 1, monthly_requests: null, requests_per_minute: 60, active_keys: 10 },
@@ -24,9 +10,6 @@ const DEFAULT_PLANS: Record<PlanId, Omit<Plan, 'id'>> = {
   ultra: { dynamic_qr_limit: 5000, gs1_limit: 1000, batches: true, custom_domains: 10, monthly_requests: null, requests_per_minute: 300, active_keys: 50 },
   agency: { dynamic_qr_limit: 25000, gs1_limit: 5000, batches: true, custom_domains: 50, monthly_requests: null, requests_per_minute: 600, active_keys: 100 },
 };
-
-/** Scopes whose routes the free plan may not use (403 plan_restricted). */
-export const FREE_RESTRICTED_SCOPES = ['analytics:read', 'webhooks:read', 'webhooks:write'];
 
 const KEY_CHECKS: Record<keyof Omit<Plan, 'id'>, (v: unknown) => boolean> = {
   dynamic_qr_limit: (v) => Number.isInteger(v) && (v as number) >= 0,

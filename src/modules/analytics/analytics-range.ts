@@ -1,6 +1,6 @@
 import { ApiException } from '../../common/errors/api.exception';
 
-/** Longest range, in days, of `from`..`to` and of scans_by_day (decisions.md "Analytics"). */
+/** Longest range, in days, of `from`..`to` and of scans_by_day (docs/analytics.md). */
 export const MAX_RANGE_DAYS = 366;
 const DAY_MS = 86_400_000;
 export const DAY_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
@@ -63,7 +63,7 @@ export interface ResolvedRange {
 /**
  * Defaults: `to` = today (UTC). Without `from`, totals and breakdowns cover everything up to `to`, and scans_by_day
  * starts at the code's creation day (or is the single day `to` when the code was created after `to`).
- * - Only `to`: creation day..`to` longer than MAX_RANGE_DAYS → 400 (decisions.md: the series runs from `from`,
+ * - Only `to`: creation day..`to` longer than MAX_RANGE_DAYS → 400 (docs/analytics.md: the series runs from `from`,
  *   default the creation day, to `to`, "longer → 400"), so a far-future `to` never yields a series without the scans.
  * - Neither: a code older than MAX_RANGE_DAYS shows the last MAX_RANGE_DAYS days ending today (a request without
  *   parameters is never refused).

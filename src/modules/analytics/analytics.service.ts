@@ -2,11 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/postgresql';
 import type { AuthContext } from '../../common/auth/auth-context';
 import { ApiException } from '../../common/errors/api.exception';
+import { findLiveCodeFacts } from '../qr-codes/qr-codes.repository';
 import { parseRange, resolveRange, utcDay, zeroFill } from './analytics-range';
 import type { AnalyticsDto, AnalyticsQueryDto, BreakdownItemDto } from './analytics.dto';
 import type { ScanDimension } from './scan-entry';
 
-/** Top values per breakdown list (spec "Limits"). */
+/** Top values per breakdown list (docs/analytics.md). */
 export const TOP_VALUES = 10;
 export const UNKNOWN = 'Unknown';
 
@@ -62,17 +63,12 @@ export class AnalyticsService {
   async forCode(auth: AuthContext, id: string, query: AnalyticsQueryDto, now = new Date()): Promise<AnalyticsDto> {
     const today = utcDay(now);
     const requested = parseRange(query, today);
-    const [code] = /^s?qr_[0-9A-Za-z]+$/.test(id)
-      ? await this.em.execute<{ kind: string; created_at: Date | string }[]>(
-          `select kind, created_at from qr_codes where id = ? and organization_id = ? and environment = ? and status = 'live'`,
-          [id, auth.organizationId, auth.environment],
-        )
-      : [];
+    const code = /^s?qr_[0-9A-Za-z]+$/.test(id) ? await findLiveCodeFacts(this.em, auth, id) : null;
     if (!code) throw ApiException.notFound('QR code', id);
     if (code.kind !== 'dynamic') {
       throw new ApiException('static_code_not_supported', 'Static codes encode their content directly and are not tracked: they have no analytics');
     }
-    const range = resolveRange(requested, utcDay(new Date(code.created_at)), today);
+    const range = resolveRange(requested, utcDay(code.createdAt), today);
     const bounds = [id, range.filter.from, range.filter.to];
     const [days, top] = await Promise.all([
       this.em.execute<{ day: string; count: string; first_at: Date | string; last_at: Date | string }[]>(DAYS_SQL, bounds),

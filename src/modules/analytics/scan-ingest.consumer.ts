@@ -7,6 +7,7 @@ import { APP_CONFIG, AppConfig } from '../../common/config/config';
 import { createRedis } from '../../common/redis/redis.provider';
 import { SCAN_STREAM, SCAN_STREAM_GROUP } from '../scan/scan-contract';
 import { parseScanEntry } from './scan-entry';
+import { EventsService } from '../events/events.service';
 import { storeScans } from './scan-store';
 
 /** Entries per XREADGROUP (each holds up to SCAN_BATCH_MAX scans). */
@@ -46,6 +47,7 @@ export class ScanIngestConsumer implements OnApplicationBootstrap, OnModuleDestr
   constructor(
     private readonly orm: MikroORM,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly events: EventsService,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -126,7 +128,7 @@ export class ScanIngestConsumer implements OnApplicationBootstrap, OnModuleDestr
     }
     if (parsed.invalid > 0) this.logger.warn(`scan ingestion: entry ${id}: ${parsed.invalid} malformed record(s) dropped`);
     try {
-      await storeScans(this.orm.em.fork(), parsed.records);
+      await storeScans(this.orm.em.fork(), this.events, parsed.records);
       return true;
     } catch (err) {
       const sqlState = (err as { code?: unknown }).code;

@@ -1,7 +1,8 @@
 import { DeadlockException, ForeignKeyConstraintViolationException, LockWaitTimeoutException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ScanContext, ScanRecord } from '../scan/scan-contract';
-import { recordEvent } from '../events/events.service';
+import type { EventsService } from '../events/events.service';
+import { scanIngestSql } from '../qr-codes/qr-codes.repository';
 
 /** A stored scan as `insert … returning` gives it back. */
 interface InsertedScan extends ScanContext {
@@ -11,7 +12,7 @@ interface InsertedScan extends ScanContext {
   scanned_at: Date | string;
 }
 
-/** The qr.scanned payload: exactly the spec's allowlist, nothing else. */
+/** The qr.scanned payload: exactly the allowlist of docs/webhooks.md, nothing else. */
 export interface ScannedEventData extends ScanContext {
   qr_code_id: string;
   scanned_at: string;
@@ -38,9 +39,9 @@ export function scannedEventData(s: InsertedScan): ScannedEventData {
  * - `dims` lists each new scan once per dimension ('' = unknown) for both value rollups (a CTE read twice is
  *   computed once);
  * - only the rows `ins` really inserted feed the rollups (scan_days, scan_day_values, scan_value_totals) and
- *   qr_codes.scan_count /
- *   last_scan_at, so the counters stay exact under redelivery.
- * `codes` locks the entry's qr_codes rows first, in id order: two workers storing scans of the same codes queue up
+ *   qr_codes.scan_count / last_scan_at, so the counters stay exact under redelivery.
+ * The two parts on qr_codes are qr-codes' (scanIngestSql, the owner's export). `codes` locks the entry's qr_codes rows
+ * first, in id order: two workers storing scans of the same codes queue up
  * behind each other instead of deadlocking on the rollup rows (which belong to those codes). The lock mode (no key
  * update) does not block the foreign-key checks of concurrent scan inserts or lead writes.
  * Postgres runs every data-modifying CTE to completion even though the final select reads only `ins`. It returns the
@@ -54,10 +55,7 @@ with input as (
                                            device text, os text, browser text, referrer text, language text)
    order by r.id
 ), codes as (
-  select id, organization_id from qr_codes
-   where id in (select qr_code_id from input) and kind = 'dynamic'
-   order by id
-     for no key update
+  ${scanIngestSql.lockCodes('input')}
 ), ins as (
   insert into scans (id, organization_id, qr_code_id, scanned_at, country, city, device, os, browser, referrer, language)
   select i.id, c.organization_id, i.qr_code_id, i.scanned_at, i.country, i.city, i.device, i.os, i.browser, i.referrer, i.language
@@ -92,24 +90,12 @@ with input as (
   on conflict (qr_code_id, dimension, value) do update set count = t.count + excluded.count
   returning 1
 ), per_code as (
-  update qr_codes q
-     set scan_count = q.scan_count + s.n, last_scan_at = greatest(q.last_scan_at, s.last_at)
-    from (select qr_code_id, count(*) as n, max(scanned_at) as last_at from ins group by 1) s
-   where q.id = s.qr_code_id
-  returning 1
+  ${scanIngestSql.addScans('ins')}
 )
 select count(*)::int as inserted,
        coalesce(json_agg(ins order by ins.scanned_at, ins.id) filter (where ins.organization_id in (select jsonb_array_elements_text(?::jsonb))),
                 '[]'::json) as subscribed
   from ins`;
-
-/** Workspaces of `orgIds` with an enabled endpoint subscribed to qr.scanned (or '*'), with those endpoint ids. */
-const SUBSCRIBERS_SQL = `
-select organization_id, array_agg(id order by id) as ids
-  from webhook_endpoints
- where organization_id in (select jsonb_array_elements_text(?::jsonb))
-   and status = 'enabled' and events && array['qr.scanned', '*']::text[]
- group by organization_id`;
 
 const MAX_TRIES = 5;
 
@@ -125,30 +111,30 @@ export interface StoreResult {
 
 /**
  * Stores one stream entry's scans in one transaction: raw scans, rollups, counters and, for workspaces with a
- * subscribed endpoint, one qr.scanned event per new scan (the outbox: delivered after commit). Idempotent by scan id.
+ * listener (a subscribed webhook endpoint), one qr.scanned event per new scan (the outbox: delivered after commit). Idempotent by scan id.
  */
-export async function storeScans(em: EntityManager, records: ScanRecord[]): Promise<StoreResult> {
+export async function storeScans(em: EntityManager, events: EventsService, records: ScanRecord[]): Promise<StoreResult> {
   if (records.length === 0) return { inserted: 0, events: 0 };
   const input = JSON.stringify(records);
-  const orgIds = JSON.stringify([...new Set(records.map((r) => r.organization_id))]);
+  const orgIds = [...new Set(records.map((r) => r.organization_id))];
   for (let attempt = 1; ; attempt++) {
     try {
       return await em.fork().transactional(async (tx) => {
-        // Spec rule 9 costs one probe per batch: a workspace without webhooks writes no events at all.
-        const subscribers = new Map(
-          (await tx.execute<{ organization_id: string; ids: string[] }[]>(SUBSCRIBERS_SQL, [orgIds])).map((r) => [r.organization_id, r.ids]),
-        );
+        // Only dispatched events are recorded (docs/webhooks.md): one probe per entry, before the insert, so the
+        // statement sends back only the new scans that become events.
+        const audience = await events.audience(tx, 'qr.scanned', orgIds);
         const [row] = await tx.execute<{ inserted: number; subscribed: InsertedScan[] | string }[]>(STORE_SQL, [
           input,
-          JSON.stringify([...subscribers.keys()]),
+          JSON.stringify(audience.organizationIds),
         ]);
         const subscribed = typeof row.subscribed === 'string' ? (JSON.parse(row.subscribed) as InsertedScan[]) : row.subscribed;
-        let events = 0;
-        for (const scan of subscribed) {
-          await recordEvent(tx, scan.organization_id, 'qr.scanned', scannedEventData(scan), subscribers.get(scan.organization_id)!);
-          events++;
-        }
-        return { inserted: row.inserted, events };
+        const ids = await events.emitMany(
+          tx,
+          'qr.scanned',
+          subscribed.map((scan) => ({ organizationId: scan.organization_id, data: scannedEventData(scan) })),
+          audience,
+        );
+        return { inserted: row.inserted, events: ids.filter((id) => id !== null).length };
       });
     } catch (err) {
       if (attempt >= MAX_TRIES || !isRetryable(err)) throw err;

@@ -1,5 +1,5 @@
 import { Entity, JsonType, OptionalProps, PrimaryKey, Property } from '@mikro-orm/core';
-import type { Environment } from '../accounts/api-key.entity';
+import type { Environment } from '../../common/auth/api-key-format';
 
 export type BatchStatus = 'processing' | 'completed' | 'failed';
 export type BatchItemStatus = 'pending' | 'completed' | 'failed';

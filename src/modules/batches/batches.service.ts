@@ -12,10 +12,10 @@ import { CursorCodec } from '../../common/http/cursor';
 import { pageByCreatedAt } from '../../common/http/pagination';
 import { newId } from '../../common/ids';
 import { assertQueueReachable, QUEUES } from '../../common/queue/queues';
-import { Organization } from '../accounts/organization.entity';
+import { findOrganization } from '../accounts/organizations.repository';
 import { PLAN_CATALOG, PlanCatalog } from '../accounts/plans';
 import { EventsService } from '../events/events.service';
-import { QrCode } from '../qr-codes/qr-code.entity';
+import { codeExists } from '../qr-codes/qr-codes.repository';
 import { CreateQrCodeDto } from '../qr-codes/dto/qr-code.dto';
 import { QrCodesService } from '../qr-codes/qr-codes.service';
 import { parseDesign } from '../rendering/design';
@@ -41,8 +41,8 @@ function itemKind(item: Record<string, unknown>): 'dynamic' | 'static' | 'gs1' |
   return t === 'dynamic' || t === 'static' || t === 'gs1' ? t : 'other';
 }
 
-export function presentBatch(batch: Batch, items?: BatchItem[]): BatchDto & Record<string, unknown> {
-  const out: BatchDto & Record<string, unknown> = {
+export function presentBatch(batch: Batch, items?: BatchItem[]): BatchDto {
+  const out: BatchDto = {
     id: batch.id,
     object: 'batch',
     status: batch.status,
@@ -79,7 +79,7 @@ export class BatchesService {
     @InjectQueue(QUEUES.batches) private readonly queue: Queue,
   ) {}
 
-  async create(auth: AuthContext, body: CreateBatchDto): Promise<Record<string, unknown>> {
+  async create(auth: AuthContext, body: CreateBatchDto): Promise<BatchDto> {
     if (body.template_id) throw new ApiException('not_found', `No such template: '${body.template_id}'`, { field: 'template_id' });
     // The batch design applies to every item: refuse a bad one now, not 1,000 times later.
     const design = body.design === undefined || body.design === null ? null : parseDesign(body.design);
@@ -145,7 +145,7 @@ export class BatchesService {
     return batch;
   }
 
-  async retrieve(auth: AuthContext, id: string): Promise<Record<string, unknown>> {
+  async retrieve(auth: AuthContext, id: string): Promise<BatchDto> {
     const batch = await this.find(auth, id);
     const items = await this.em.find(BatchItem, { batchId: batch.id }, { orderBy: { idx: 'asc' } });
     return presentBatch(batch, items);
@@ -163,7 +163,8 @@ export class BatchesService {
       const batch = await em.findOne(Batch, { id: batchId });
       if (!batch || batch.status !== 'processing') return;
       try {
-        const org = await em.findOneOrFail(Organization, { id: batch.organizationId });
+        const org = await findOrganization(em, batch.organizationId);
+        if (!org) throw new Error(`the workspace ${batch.organizationId} of batch ${batch.id} is gone`);
         const auth: AuthContext = {
           organizationId: org.id,
           organizationName: org.name,
@@ -197,8 +198,7 @@ export class BatchesService {
     let status: 'completed' | 'failed' = 'completed';
     let error: string | null = null;
     let gs1Code: string | null = null;
-    const existing = await this.em.fork().findOne(QrCode, { id: item.qrCodeId });
-    if (!existing) {
+    if (!(await codeExists(this.em.fork(), item.qrCodeId))) {
       try {
         const request = { ...item.request };
         delete request.design; // the batch design applies to every item

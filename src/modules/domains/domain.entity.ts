@@ -1,5 +1,5 @@
 import { Entity, OptionalProps, PrimaryKey, Property } from '@mikro-orm/core';
-import type { Environment } from '../accounts/api-key.entity';
+import type { Environment } from '../../common/auth/api-key-format';
 import { newId } from '../../common/ids';
 
 export const DOMAIN_STATUSES = ['pending', 'verified', 'failed'] as const;

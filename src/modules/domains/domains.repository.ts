@@ -1,6 +1,7 @@
 import { ForeignKeyConstraintViolationException, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Environment } from '../accounts/api-key.entity';
+import type { Environment } from '../../common/auth/api-key-format';
+import { lockOrganization } from '../accounts/organizations.repository';
 import type { CursorCodec } from '../../common/http/cursor';
 import type { ListEnvelope } from '../../common/http/list';
 import { pageByCreatedAt } from '../../common/http/pagination';
@@ -25,7 +26,7 @@ export class DomainsRepository {
 
   /** Locks the workspace row until the transaction ends: serializes plan counts and primary changes of one workspace. */
   async lockWorkspace(organizationId: string): Promise<void> {
-    await this.em.execute('select id from organizations where id = ? for update', [organizationId]);
+    await lockOrganization(this.em, organizationId);
   }
 
   /** The workspace's domains in both environments and every status: the plan's `custom_domains` is per workspace. */

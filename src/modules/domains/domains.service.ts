@@ -5,7 +5,7 @@ import { APP_CONFIG, AppConfig } from '../../common/config/config';
 import { ApiException } from '../../common/errors/api.exception';
 import { CursorCodec } from '../../common/http/cursor';
 import { hasPrefix, randomBase62 } from '../../common/ids';
-import { domainHasCodes } from '../qr-codes/domain-usage';
+import { domainHasCodes } from '../qr-codes/qr-codes.repository';
 import { Domain } from './domain.entity';
 import { challengeName, DomainDns } from './domain-dns';
 import type { CreateDomainDto, DeletedDomainDto, DomainDto, DomainListDto, ListDomainsQueryDto, UpdateDomainDto } from './domains.dto';

@@ -1,5 +1,5 @@
 import { Entity, PrimaryKey, Property } from '@mikro-orm/core';
-import type { EventType } from './events.service';
+import type { EventType } from './event-types';
 
 /** One archived event. `payload` is the exact delivery body (the serialized envelope), written once at emit time. */
 @Entity({ tableName: 'events' })

@@ -8,12 +8,11 @@ import { pageByCreatedAt } from '../../common/http/pagination';
 import { hasPrefix } from '../../common/ids';
 import { EventRecord } from './event.entity';
 import { EVENT_RETENTION_DAYS } from './events-retention';
-import type { EventEnvelope } from './events.service';
-import type { ListEventsQueryDto } from './events.dto';
+import type { EventDto, ListEventsQueryDto } from './events.dto';
 
 /** The archive is the stored delivery bodies: what receivers got is exactly what the API shows. */
-export function presentEvent(e: EventRecord): EventEnvelope {
-  return JSON.parse(e.payload) as EventEnvelope;
+export function presentEvent(e: EventRecord): EventDto {
+  return JSON.parse(e.payload) as EventDto;
 }
 
 /** Read-only event archive (GET /events): only what was dispatched, for 30 days. */
@@ -28,12 +27,12 @@ export class EventsArchiveService {
     return new Date(Date.now() - EVENT_RETENTION_DAYS * 86_400_000);
   }
 
-  list(auth: AuthContext, query: ListEventsQueryDto): Promise<ListEnvelope<EventEnvelope>> {
+  list(auth: AuthContext, query: ListEventsQueryDto): Promise<ListEnvelope<EventDto>> {
     const where = { organizationId: auth.organizationId, createdAt: { $gte: this.cutoff() }, ...(query.type ? { type: query.type } : {}) };
     return pageByCreatedAt(this.em, EventRecord, where as never, { ...query }, this.cursors, presentEvent);
   }
 
-  async retrieve(auth: AuthContext, id: string): Promise<EventEnvelope> {
+  async retrieve(auth: AuthContext, id: string): Promise<EventDto> {
     const row = hasPrefix(id, 'evt')
       ? await this.em.findOne(EventRecord, { id, organizationId: auth.organizationId, createdAt: { $gte: this.cutoff() } })
       : null;

@@ -3,7 +3,7 @@ import { BullModule } from '@nestjs/bull';
 import { QUEUES } from '../../common/queue/queues';
 import { EventsRetentionProcessor, EventsRetentionScheduler } from './events-retention';
 
-/** Worker process: the 30-day retention of events and delivery records. */
+/** Worker process: the 30-day retention of events. */
 @Module({
   imports: [BullModule.registerQueue({ name: QUEUES.maintenance })],
   providers: [EventsRetentionScheduler, EventsRetentionProcessor],

@@ -21,7 +21,7 @@ export class EventsController {
       'succeeds. Reading the archive never re-sends anything.',
   })
   @ApiOkResponse({ type: EventListDto })
-  list(@Auth() auth: AuthContext, @Query() query: ListEventsQueryDto) {
+  list(@Auth() auth: AuthContext, @Query() query: ListEventsQueryDto): Promise<EventListDto> {
     return this.archive.list(auth, query);
   }
 
@@ -29,7 +29,7 @@ export class EventsController {
   @RequiresScope('webhooks:read')
   @ApiOperation({ summary: 'Retrieve an event', description: 'Events can be fetched for 30 days.' })
   @ApiOkResponse({ type: EventDto })
-  retrieve(@Auth() auth: AuthContext, @Param('id') id: string) {
+  retrieve(@Auth() auth: AuthContext, @Param('id') id: string): Promise<EventDto> {
     return this.archive.retrieve(auth, id);
   }
 }

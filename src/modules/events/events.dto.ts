@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsString, MaxLength } from 'class-validator';
 import { ListEnvelopeDto } from '../../common/http/list';
-import { EVENT_TYPES } from './events.service';
+import { EVENT_TYPES } from './event-types';
 import { IsOmittable } from '../../common/errors/validation';
 
 export class EventDto {

@@ -1,95 +1,93 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { newId } from '../../common/ids';
+import { EVENT_SUBSCRIBERS, type EventSubscriber, type RecordedEvent } from './event-subscriber';
+import type { EventEnvelope, EventType } from './event-types';
 
-export const EVENT_TYPES = [
-  'qr.created',
-  'qr.updated',
-  'qr.deleted',
-  'qr.restored',
-  'qr.scanned',
-  'batch.completed',
-  'batch.failed',
-  'lead.captured',
-  'ping',
-] as const;
-
-export type EventType = (typeof EVENT_TYPES)[number];
-
-export function isEventType(s: unknown): s is EventType {
-  return typeof s === 'string' && (EVENT_TYPES as readonly string[]).includes(s);
-}
-
-/** Postgres NOTIFY channel: the payload is the comma-separated ids of deliveries that became due. NOTIFY is delivered
- * only when the emitting transaction commits, which is exactly the "after commit" moment the outbox needs. */
-export const WEBHOOKS_NOTIFY_CHANNEL = 'scanlink_webhooks';
-
-/** The delivery body: exactly these fields, serialized once and stored, so every attempt sends identical bytes. */
-export interface EventEnvelope {
-  id: string;
-  object: 'event';
-  type: EventType;
-  created_at: string;
+export interface NewEvent {
+  organizationId: string;
   data: object;
 }
 
 /**
- * Writes an event and its deliveries (the outbox) with the caller's EntityManager, i.e. inside the caller's
- * transaction: if the change rolls back, so does the event. Nothing is written when no enabled endpoint of the
- * workspace subscribes to the type (spec delivery rule 9), and that check is a single probe of a partial index.
+ * The outbox writer. Events are written with the caller's EntityManager, i.e. inside the caller's transaction: if the
+ * change rolls back, so does the event, and so does what subscribers wrote for it. Nothing is written when no
+ * subscriber listens (docs/webhooks.md: an event nobody receives is not recorded); that check is one query per call.
  */
-export async function recordEvent(
-  em: EntityManager,
-  organizationId: string,
-  type: EventType,
-  data: object,
-  endpointIds: string[] | null,
-  opts: { notify?: boolean } = {},
-): Promise<{ eventId: string; deliveryIds: string[] } | null> {
-  const endpoints =
-    endpointIds ??
-    (
-      await em.execute<{ id: string }[]>(
-        `select id from webhook_endpoints where organization_id = ? and status = 'enabled' and events && array[?, '*']::text[]`,
-        [organizationId, type],
-      )
-    ).map((r) => r.id);
-  if (endpoints.length === 0) return null;
-  const eventId = newId('evt');
-  const now = new Date();
-  const envelope: EventEnvelope = { id: eventId, object: 'event', type, created_at: now.toISOString(), data };
-  const payload = JSON.stringify(envelope);
-  const deliveryIds = endpoints.map(() => newId('wd'));
-  const rows = deliveryIds.map(() => `(?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?)`).join(', ');
-  const params: unknown[] = [eventId, organizationId, type, payload, now];
-  deliveryIds.forEach((id, i) => params.push(id, organizationId, endpoints[i], eventId, type, now, now, now));
-  const notify = opts.notify ?? true;
-  if (notify) params.push(WEBHOOKS_NOTIFY_CHANNEL);
-  // One statement: the event, its deliveries, and the NOTIFY that wakes the workers once this transaction commits.
-  await em.execute(
-    `with ev as (
-       insert into events (id, organization_id, type, payload, created_at) values (?, ?, ?, ?, ?) returning id
-     ), d as (
-       insert into webhook_deliveries
-         (id, organization_id, endpoint_id, event_id, event_type, status, attempts, next_attempt_at, created_at, updated_at)
-       values ${rows} returning id
-     )
-     select ${notify ? `pg_notify(?, (select string_agg(id, ',') from d))` : `(select count(*) from d)`} as n,
-            (select count(*) from ev) as e`,
-    params,
-  );
-  return { eventId, deliveryIds };
+/** The listeners of one event type among some workspaces (EventsService.audience). */
+export class EventAudience {
+  /** The workspaces with at least one listener. */
+  readonly organizationIds: string[];
+
+  constructor(
+    readonly type: EventType,
+    /** Per subscriber, in EVENT_SUBSCRIBERS order: its listener per workspace. */
+    readonly heard: ReadonlyArray<ReadonlyMap<string, unknown>>,
+  ) {
+    this.organizationIds = [...new Set(heard.flatMap((l) => [...l.keys()]))];
+  }
 }
 
 @Injectable()
 export class EventsService {
+  constructor(@Inject(EVENT_SUBSCRIBERS) private readonly subscribers: readonly EventSubscriber[]) {}
+
   /**
-   * Records `type` for the workspace's subscribed, enabled endpoints inside the caller's transaction and returns the
-   * `evt_…` id, or null when nobody subscribes (nothing is written then). Call it with the transactional EM:
+   * Records `type` for the workspace inside the caller's transaction and returns the `evt_…` id, or null when nobody
+   * listens (nothing is written then). Call it with the transactional EM:
    * `em.transactional(async (em) => { …change…; await events.emit(em, orgId, 'qr.updated', presented) })`.
    */
   async emit(em: EntityManager, organizationId: string, type: EventType, data: object): Promise<string | null> {
-    const recorded = await recordEvent(em, organizationId, type, data, null);
-    return recorded?.eventId ?? null;
+    const [id] = await this.emitMany(em, type, [{ organizationId, data }]);
+    return id;
+  }
+
+  /** Which of these workspaces have a listener for `type`: emitMany's probe, asked ahead (scan ingestion asks before
+   * its insert, so its statement returns only the scans that become events) and handed back to emitMany. */
+  async audience(em: EntityManager, type: EventType, organizationIds: readonly string[]): Promise<EventAudience> {
+    const heard = organizationIds.length ? await Promise.all(this.subscribers.map((s) => s.listeners(em, organizationIds, type))) : [];
+    return new EventAudience(type, heard);
+  }
+
+  /** emit() for many events of one type at once (scan ingestion: one entry's qr.scanned events), in this order. Returns
+   * each event's id, or null where its workspace has no listener. `audience` (from audience(), same type) saves the
+   * probe. */
+  async emitMany(em: EntityManager, type: EventType, items: readonly NewEvent[], audience?: EventAudience): Promise<Array<string | null>> {
+    if (items.length === 0) return [];
+    if (audience && audience.type !== type) throw new Error(`an audience of ${audience.type} cannot take ${type} events`);
+    const { heard } = audience ?? (await this.audience(em, type, [...new Set(items.map((i) => i.organizationId))]));
+    const wanted = items.filter((i) => heard.some((l) => l.has(i.organizationId)));
+    if (wanted.length === 0) return items.map(() => null);
+    const recorded = await this.insert(em, type, wanted);
+    for (const [n, subscriber] of this.subscribers.entries()) {
+      const mine = recorded.filter((e) => heard[n].has(e.organizationId)).map((event) => ({ event, listener: heard[n].get(event.organizationId) }));
+      if (mine.length) await subscriber.record(em, mine);
+    }
+    const ids = new Map(wanted.map((w, i) => [w, recorded[i].id]));
+    return items.map((i) => ids.get(i) ?? null);
+  }
+
+  /** Writes events unconditionally (no subscriber is asked), e.g. a webhook test ping that its caller delivers itself. */
+  async record(em: EntityManager, organizationId: string, type: EventType, data: object): Promise<RecordedEvent> {
+    const [event] = await this.insert(em, type, [{ organizationId, data }]);
+    return event;
+  }
+
+  /** The stored delivery body of an event (the exact bytes every delivery sends), or null when it is gone. */
+  async payload(em: EntityManager, eventId: string): Promise<string | null> {
+    const [row] = await em.execute<{ payload: string }[]>('select payload from events where id = ?', [eventId]);
+    return row?.payload ?? null;
+  }
+
+  private async insert(em: EntityManager, type: EventType, items: readonly NewEvent[]): Promise<RecordedEvent[]> {
+    const createdAt = new Date();
+    const events = items.map((i) => ({ id: newId('evt'), organizationId: i.organizationId, type, createdAt }));
+    const params: unknown[] = [];
+    events.forEach((e, n) => {
+      const envelope: EventEnvelope = { id: e.id, object: 'event', type, created_at: createdAt.toISOString(), data: items[n].data };
+      params.push(e.id, e.organizationId, type, JSON.stringify(envelope), createdAt);
+    });
+    await em.execute(`insert into events (id, organization_id, type, payload, created_at) values ${events.map(() => '(?, ?, ?, ?, ?)').join(', ')}`, params);
+    return events;
   }
 }

@@ -1,6 +1,6 @@
 import { Entity, OptionalProps, PrimaryKey, Property } from '@mikro-orm/core';
 import { newId } from '../../common/ids';
-import type { Environment } from '../accounts/api-key.entity';
+import type { Environment } from '../../common/auth/api-key-format';
 
 @Entity({ tableName: 'folders' })
 export class Folder {

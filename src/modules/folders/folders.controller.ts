@@ -15,7 +15,7 @@ export class FoldersController {
   @RequiresScope('qr:write')
   @ApiOperation({ summary: 'Create a folder' })
   @ApiCreatedResponse({ type: FolderDto })
-  create(@Auth() auth: AuthContext, @Body() body: FolderBodyDto) {
+  create(@Auth() auth: AuthContext, @Body() body: FolderBodyDto): Promise<FolderDto> {
     return this.folders.create(auth, body.name);
   }
 
@@ -23,7 +23,7 @@ export class FoldersController {
   @RequiresScope('qr:read')
   @ApiOperation({ summary: 'List folders', description: 'Newest first.' })
   @ApiOkResponse({ type: FolderListDto })
-  list(@Auth() auth: AuthContext, @Query() query: ListFoldersQueryDto) {
+  list(@Auth() auth: AuthContext, @Query() query: ListFoldersQueryDto): Promise<FolderListDto> {
     return this.folders.list(auth, query);
   }
 
@@ -31,7 +31,7 @@ export class FoldersController {
   @RequiresScope('qr:read')
   @ApiOperation({ summary: 'Retrieve a folder' })
   @ApiOkResponse({ type: FolderDto })
-  retrieve(@Auth() auth: AuthContext, @Param('id') id: string) {
+  retrieve(@Auth() auth: AuthContext, @Param('id') id: string): Promise<FolderDto> {
     return this.folders.retrieve(auth, id);
   }
 
@@ -39,7 +39,7 @@ export class FoldersController {
   @RequiresScope('qr:write')
   @ApiOperation({ summary: 'Rename a folder' })
   @ApiOkResponse({ type: FolderDto })
-  rename(@Auth() auth: AuthContext, @Param('id') id: string, @Body() body: FolderBodyDto) {
+  rename(@Auth() auth: AuthContext, @Param('id') id: string, @Body() body: FolderBodyDto): Promise<FolderDto> {
     return this.folders.rename(auth, id, body.name);
   }
 
@@ -49,7 +49,7 @@ export class FoldersController {
   @RequiresScope('qr:write')
   @ApiOperation({ summary: 'Delete a folder', description: 'Its codes move to no folder.' })
   @ApiOkResponse({ type: DeletedFolderDto })
-  remove(@Auth() auth: AuthContext, @Param('id') id: string) {
+  remove(@Auth() auth: AuthContext, @Param('id') id: string): Promise<DeletedFolderDto> {
     return this.folders.remove(auth, id);
   }
 }

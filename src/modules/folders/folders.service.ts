@@ -48,13 +48,10 @@ export class FoldersService {
     return presentFolder(folder);
   }
 
-  /** Codes in the folder move to no folder (the foreign key sets folder_id to null). */
+  /** Codes in the folder move to no folder: qr_codes.folder_id references folders `on delete set null`. */
   async remove(auth: AuthContext, id: string): Promise<{ id: string; object: 'folder'; deleted: true }> {
     const folder = await this.find(auth, id);
-    await this.em.transactional(async (em) => {
-      await em.execute('update qr_codes set folder_id = null where organization_id = ? and folder_id = ?', [auth.organizationId, id]);
-      await em.execute('delete from folders where id = ? and organization_id = ?', [id, auth.organizationId]);
-    });
+    await this.em.execute('delete from folders where id = ? and organization_id = ?', [id, auth.organizationId]);
     this.em.getUnitOfWork().unsetIdentity(folder);
     return { id, object: 'folder', deleted: true };
   }

@@ -1,7 +1,7 @@
 import { Gs1Error } from './gs1.error';
 import { attributesQuery, checkIdentifier, identifierPath, padGtin, type Gs1Identifier } from './identifier';
 
-/** The identifier parts of the spec's GS1 creation body (`type: "gs1"`), as received. */
+/** The identifier parts of the GS1 creation body (docs/gs1.md) (`type: "gs1"`), as received. */
 export interface Gs1CreationParts {
   primary_key: { ai: string; value: string };
   qualifiers?: { ai: string; value: string }[];

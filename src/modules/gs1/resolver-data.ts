@@ -3,7 +3,7 @@ import { checkIdentifier, identifierPath, type AiValue } from './identifier';
 import { DEFAULT_LINK, normalizeLinkType } from './link-types';
 import { decodeDlValue } from './percent-encoding';
 
-/** A link of the spec's GS1 creation body (`links[]`), as received. */
+/** A link of the GS1 creation body (docs/gs1.md) (`links[]`), as received. */
 export interface Gs1LinkInput {
   linkType: string;
   href: string;

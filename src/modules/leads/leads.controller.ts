@@ -1,10 +1,10 @@
 import { Controller, Param, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { enrich } from '../analytics/enrich';
-import type { HostedResponse } from '../scan/pages';
-import { renderStatusPage } from '../scan/pages';
-import { formDefinition, renderFormPage, renderThankYouPage, renderTooManyRequestsPage } from '../scan/pages/form-page';
+import { enrich } from '../scan/enrich';
+import type { HostedResponse } from '../qr-codes/targets/target-handler';
+import { renderStatusPage } from '../scan/status-pages';
+import { formDefinition, renderFormPage, renderThankYouPage, renderTooManyRequestsPage } from '../qr-codes/targets/pages/form-page';
 import { assertCleanStrings } from '../../common/errors/input-rules';
 import { checkLead } from './lead-validation';
 import { LeadsService } from './leads.service';

@@ -5,6 +5,7 @@ import { APP_CONFIG, AppConfig } from '../../common/config/config';
 import { newId } from '../../common/ids';
 import { REDIS } from '../../common/redis/redis.provider';
 import { EventsService } from '../events/events.service';
+import { countLead, findByShortCode } from '../qr-codes/qr-codes.repository';
 import type { ScanContext } from '../scan/scan-contract';
 import type { LeadValue } from './lead-validation';
 import { clientAddressKey } from '../../common/http/client-address';
@@ -36,7 +37,7 @@ export interface LeadData {
 }
 
 const RATE_WINDOW_SECONDS = 3600;
-/** Copied to the top level of lead.captured when the form has a field of that name (spec: "typically email, name, phone"). */
+/** Copied to the top level of lead.captured when the form has a field of that name (typically email, name, phone: docs/hosted-pages.md). */
 const CONTACT_FIELDS = ['email', 'name', 'phone'] as const;
 
 @Injectable()
@@ -50,14 +51,10 @@ export class LeadsService {
 
   /** Only live, active, dynamic `form` codes take posts; unknown, trashed or other codes are 404, inactive or paused 410. */
   async findForm(shortCode: string): Promise<FormLookup> {
-    const rows = await this.em.execute<Array<{ id: string; organization_id: string; kind: string; type: string; status: string; is_active: boolean; target: Record<string, unknown> }>>(
-      `select id, organization_id, kind, type, status, is_active, target from qr_codes where short_code = ? and domain_id is null`,
-      [shortCode],
-    );
-    const row = rows[0];
+    const row = await findByShortCode(this.em, shortCode);
     if (!row || row.status === 'trashed' || row.kind !== 'dynamic' || row.type !== 'form') return { status: 404 };
-    if (row.status !== 'live' || !row.is_active) return { status: 410 };
-    return { found: { id: row.id, organizationId: row.organization_id, shortCode, target: row.target } };
+    if (row.status !== 'live' || !row.isActive) return { status: 410 };
+    return { found: { id: row.id, organizationId: row.organizationId, shortCode, target: row.target } };
   }
 
   /**
@@ -91,11 +88,7 @@ export class LeadsService {
       created_at: createdAt.toISOString(),
     };
     return this.em.transactional(async (em) => {
-      const counted = await em.execute<Array<{ id: string }>>(
-        `update qr_codes set lead_count = lead_count + 1 where id = ? and status = 'live' and is_active and kind = 'dynamic' and type = 'form' returning id`,
-        [code.id],
-      );
-      if (counted.length === 0) return null;
+      if (!(await countLead(em, code.id))) return null;
       await em.execute(
         `insert into leads (id, organization_id, qr_code_id, fields, scan_context, created_at) values (?, ?, ?, ?::jsonb, ?::jsonb, ?)`,
         [lead.id, code.organizationId, code.id, JSON.stringify(fields), JSON.stringify(scanContext), createdAt],

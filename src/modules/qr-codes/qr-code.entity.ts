@@ -1,5 +1,5 @@
 import { ArrayType, Entity, JsonType, OptionalProps, PrimaryKey, Property } from '@mikro-orm/core';
-import type { Environment } from '../accounts/api-key.entity';
+import type { Environment } from '../../common/auth/api-key-format';
 
 export type QrKind = 'dynamic' | 'static';
 /** live = in the API and dashboard; trashed = in the Trash (deleted_at set); paused = set aside by a plan downgrade. */

@@ -1,4 +1,5 @@
 import { presentDesign, storedDesign } from '../rendering/design';
+import type { QrCodeDto } from './dto/qr-code-response.dto';
 import type { QrCode } from './qr-code.entity';
 import { LINK_FAMILY, storedHandler } from './targets/registry';
 
@@ -11,8 +12,8 @@ export function shortUrl(code: Pick<QrCode, 'kind' | 'shortCode'>, scanBaseUrl: 
   return code.kind === 'dynamic' ? `${scanBaseUrl}/${code.shortCode}` : null;
 }
 
-/** The QR code object of the spec ("QR code" table). Also the `data` of qr.* events. */
-export function presentQrCode(code: QrCode, urls: PresentUrls): Record<string, unknown> {
+/** The QR code object (QrCodeDto). Also the `data` of qr.* events. */
+export function presentQrCode(code: QrCode, urls: PresentUrls): QrCodeDto {
   const handler = storedHandler(code.type);
   const short = shortUrl(code, urls.scanBaseUrl);
   const target: Record<string, unknown> = { type: code.type, ...code.target };
@@ -21,8 +22,8 @@ export function presentQrCode(code: QrCode, urls: PresentUrls): Record<string, u
   target.editable = code.kind === 'dynamic' && !handler.pageHolding;
   if (handler.pageHolding) target.destination = short;
   if (handler.summary) target.summary = handler.summary(code.target, { leadCount: code.leadCount });
-  const utm = code.kind === 'dynamic' && LINK_FAMILY.has(code.type) ? ((code.target.utm as object | null) ?? null) : null;
-  const out: Record<string, unknown> = {
+  const utm = code.kind === 'dynamic' && LINK_FAMILY.has(code.type) ? ((code.target.utm as QrCodeDto['utm']) ?? null) : null;
+  const out: QrCodeDto = {
     id: code.id,
     object: 'qr_code',
     kind: code.kind,

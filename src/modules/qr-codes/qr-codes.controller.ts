@@ -2,14 +2,11 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res
 import { ApiCreatedResponse, ApiExtraModels, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import { TARGET_SCHEMAS } from './dto/target-schemas';
 import type { FastifyReply } from 'fastify';
-import { EntityManager } from '@mikro-orm/postgresql';
 import { Auth, AuthContext } from '../../common/auth/auth-context';
 import { RequiresScope } from '../../common/auth/decorators';
 import { ApiException } from '../../common/errors/api.exception';
-import { CursorCodec } from '../../common/http/cursor';
 import { CreateQrCodeDto, DownloadQueryDto, ListQrCodesQueryDto, UpdateQrCodeDto } from './dto/qr-code.dto';
 import { DeletedQrCodeDto, QrCodeDto, QrCodeListDto } from './dto/qr-code-response.dto';
-import { listQrCodes } from './qr-codes.list';
 import { QrCodesService } from './qr-codes.service';
 import { NoBody } from '../../common/http/no-body';
 
@@ -17,11 +14,7 @@ import { NoBody } from '../../common/http/no-body';
 @ApiExtraModels(...TARGET_SCHEMAS)
 @Controller('qr-codes')
 export class QrCodesController {
-  constructor(
-    private readonly qrCodes: QrCodesService,
-    private readonly em: EntityManager,
-    private readonly cursors: CursorCodec,
-  ) {}
+  constructor(private readonly qrCodes: QrCodesService) {}
 
   @Post()
   @RequiresScope('qr:write')
@@ -35,7 +28,7 @@ export class QrCodesController {
       '"Join network" prompt but can never be changed. Choose static for Wi-Fi codes meant to join a network in one tap.',
   })
   @ApiCreatedResponse({ type: QrCodeDto })
-  create(@Auth() auth: AuthContext, @Body() body: CreateQrCodeDto) {
+  create(@Auth() auth: AuthContext, @Body() body: CreateQrCodeDto): Promise<QrCodeDto> {
     return this.qrCodes.create(auth, body);
   }
 
@@ -43,15 +36,15 @@ export class QrCodesController {
   @RequiresScope('qr:read')
   @ApiOperation({ summary: 'List QR codes', description: 'Newest first by default; keyset cursor pagination for every sort.' })
   @ApiOkResponse({ type: QrCodeListDto })
-  list(@Auth() auth: AuthContext, @Query() query: ListQrCodesQueryDto) {
-    return listQrCodes(this.em, this.cursors, auth, query, (c) => this.qrCodes.present(c));
+  list(@Auth() auth: AuthContext, @Query() query: ListQrCodesQueryDto): Promise<QrCodeListDto> {
+    return this.qrCodes.list(auth, query);
   }
 
   @Get(':id')
   @RequiresScope('qr:read')
   @ApiOperation({ summary: 'Retrieve a QR code', description: '`qr_…` or `sqr_…`. Trashed and paused codes answer 404 (see the list with status=trashed).' })
   @ApiOkResponse({ type: QrCodeDto })
-  retrieve(@Auth() auth: AuthContext, @Param('id') id: string) {
+  retrieve(@Auth() auth: AuthContext, @Param('id') id: string): Promise<QrCodeDto> {
     return this.qrCodes.retrieve(auth, id);
   }
 
@@ -64,7 +57,7 @@ export class QrCodesController {
       '`target` on a page-holding code → 409 target_not_editable, nothing applied.',
   })
   @ApiOkResponse({ type: QrCodeDto })
-  update(@Auth() auth: AuthContext, @Param('id') id: string, @Body() body: UpdateQrCodeDto) {
+  update(@Auth() auth: AuthContext, @Param('id') id: string, @Body() body: UpdateQrCodeDto): Promise<QrCodeDto> {
     return this.qrCodes.update(auth, id, body);
   }
 
@@ -74,7 +67,7 @@ export class QrCodesController {
   @RequiresScope('qr:write')
   @ApiOperation({ summary: 'Move a QR code to the Trash', description: 'Trashed codes are removed permanently after 30 days.' })
   @ApiOkResponse({ type: DeletedQrCodeDto })
-  remove(@Auth() auth: AuthContext, @Param('id') id: string) {
+  remove(@Auth() auth: AuthContext, @Param('id') id: string): Promise<DeletedQrCodeDto> {
     return this.qrCodes.remove(auth, id);
   }
 
@@ -84,7 +77,7 @@ export class QrCodesController {
   @RequiresScope('qr:write')
   @ApiOperation({ summary: 'Restore a trashed or paused QR code', description: 'Keeps the id; re-checks the plan limit for dynamic codes.' })
   @ApiOkResponse({ type: QrCodeDto })
-  restore(@Auth() auth: AuthContext, @Param('id') id: string) {
+  restore(@Auth() auth: AuthContext, @Param('id') id: string): Promise<QrCodeDto> {
     return this.qrCodes.restore(auth, id);
   }
 

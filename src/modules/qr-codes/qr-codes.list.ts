@@ -6,6 +6,8 @@ import { listOf, ListEnvelope } from '../../common/http/list';
 import { parseLimit } from '../../common/http/pagination';
 import type { ListQrCodesQueryDto } from './dto/qr-code.dto';
 import { QrCode } from './qr-code.entity';
+import { folderExists } from '../folders/folders.repository';
+import type { QrCodeDto } from './dto/qr-code-response.dto';
 
 /** Sort key → column. Every one has an index (organization_id, status, <column>, id). */
 const SORT_COLUMNS: Record<string, { column: string; kind: 'time' | 'text' | 'int' }> = {
@@ -16,15 +18,15 @@ const SORT_COLUMNS: Record<string, { column: string; kind: 'time' | 'text' | 'in
   deleted_at: { column: 'deleted_at', kind: 'time' },
 };
 
-/** GET /v1/qr-codes: filters (spec rules 1–7) and keyset pagination over (sort column, id) in either order, so a deep
+/** GET /v1/qr-codes: filters (docs/api.md "List") and keyset pagination over (sort column, id) in either order, so a deep
  * page costs what the first does and ties never duplicate or skip rows. */
 export async function listQrCodes(
   em: EntityManager,
   codec: CursorCodec,
   auth: AuthContext,
   query: ListQrCodesQueryDto,
-  present: (code: QrCode) => Record<string, unknown>,
-): Promise<ListEnvelope<Record<string, unknown>>> {
+  present: (code: QrCode) => QrCodeDto,
+): Promise<ListEnvelope<QrCodeDto>> {
   const limit = parseLimit(query.limit);
   const status = query.status ?? 'all';
   const sortKey = query.sort ?? 'created_at';
@@ -57,8 +59,7 @@ export async function listQrCodes(
     params.push(kind);
   }
   if (query.folder_id) {
-    const [folder] = await em.execute('select 1 from folders where id = ? and organization_id = ? and environment = ?', [query.folder_id, auth.organizationId, auth.environment]);
-    if (!folder) throw new ApiException('not_found', `No such folder: '${query.folder_id}'`, { field: 'folder_id' });
+    if (!(await folderExists(em, auth, query.folder_id))) throw new ApiException('not_found', `No such folder: '${query.folder_id}'`, { field: 'folder_id' });
     where.push('folder_id = ?');
     params.push(query.folder_id);
   }

@@ -1,13 +1,13 @@
 import { Module } from '@nestjs/common';
-import { EventsModule } from '../events/events.module';
+import { ImagesModule } from '../images/images.module';
 import { RenderingModule } from '../rendering/rendering.module';
-import { QrCodesController } from './qr-codes.controller';
+import { QrCodeImagesService } from './qr-code-images.service';
 import { QrCodesService } from './qr-codes.service';
 
+/** QR codes and their images, for the API and for batches (in the api and worker processes). */
 @Module({
-  imports: [RenderingModule, EventsModule],
-  controllers: [QrCodesController],
-  providers: [QrCodesService],
-  exports: [QrCodesService],
+  imports: [RenderingModule, ImagesModule],
+  providers: [QrCodesService, QrCodeImagesService],
+  exports: [QrCodesService, QrCodeImagesService],
 })
 export class QrCodesModule {}

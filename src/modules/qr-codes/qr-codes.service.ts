@@ -4,48 +4,24 @@ import type { Redis } from 'ioredis';
 import type { AuthContext } from '../../common/auth/auth-context';
 import { APP_CONFIG, AppConfig } from '../../common/config/config';
 import { ApiException } from '../../common/errors/api.exception';
+import { CursorCodec } from '../../common/http/cursor';
+import type { ListEnvelope } from '../../common/http/list';
 import { newId, newShortCode } from '../../common/ids';
 import { CHANNELS } from '../../common/queue/channels';
 import { REDIS } from '../../common/redis/redis.provider';
 import { EventsService } from '../events/events.service';
-import { Folder } from '../folders/folder.entity';
+import { lockOrganization } from '../accounts/organizations.repository';
+import { folderExists } from '../folders/folders.repository';
 import { Design, parseDesign, storedDesign } from '../rendering/design';
-import { RenderingService } from '../rendering/rendering.service';
-import type { CreateQrCodeDto, UpdateQrCodeDto } from './dto/qr-code.dto';
+import type { CreateQrCodeDto, ListQrCodesQueryDto, UpdateQrCodeDto } from './dto/qr-code.dto';
+import type { DeletedQrCodeDto, QrCodeDto } from './dto/qr-code-response.dto';
 import { QrCode } from './qr-code.entity';
+import { QrCodeImagesService } from './qr-code-images.service';
+import { listQrCodes } from './qr-codes.list';
 import { presentQrCode, shortUrl } from './qr-code.presenter';
 import { FieldReader } from './targets/fields';
+import { normalizeTags, planLimitError, sameJson } from './qr-code-rules';
 import { handlerFor, storedHandler } from './targets/registry';
-import stableStringify from 'safe-stable-stringify';
-
-/** Equal as JSON whatever the key order (jsonb stores object keys in its own order): a PATCH that re-sends what is
- * stored changes nothing, bumps no updated_at and emits no qr.updated. */
-const sameJson = (a: unknown, b: unknown): boolean => stableStringify(a) === stableStringify(b);
-
-const MAX_TAGS = 10;
-const MAX_TAG_LENGTH = 50;
-
-export function normalizeTags(tags: unknown): string[] {
-  if (!Array.isArray(tags)) throw ApiException.invalid('tags', 'tags must be an array of strings');
-  const out: string[] = [];
-  for (const t of tags) {
-    if (typeof t !== 'string') throw ApiException.invalid('tags', 'tags must be an array of strings');
-    const s = t.trim();
-    if (!s) throw ApiException.invalid('tags', 'tags must not contain empty strings');
-    if (s.length > MAX_TAG_LENGTH) throw ApiException.invalid('tags', `each tag must be at most ${MAX_TAG_LENGTH} characters`);
-    if (!out.includes(s)) out.push(s);
-  }
-  if (out.length > MAX_TAGS) throw ApiException.invalid('tags', `tags must have at most ${MAX_TAGS} items`);
-  return out;
-}
-
-function planLimitError(auth: AuthContext, current: number, requested = 1): ApiException {
-  return new ApiException(
-    'plan_limit_reached',
-    `The ${auth.plan.id} plan allows ${auth.plan.dynamic_qr_limit} live dynamic QR codes; ${current} exist`,
-    { limit: auth.plan.dynamic_qr_limit, current_count: current, requested, plan_id: auth.plan.id },
-  );
-}
 
 @Injectable()
 export class QrCodesService {
@@ -53,14 +29,15 @@ export class QrCodesService {
 
   constructor(
     private readonly em: EntityManager,
-    private readonly rendering: RenderingService,
+    private readonly cursors: CursorCodec,
+    private readonly images: QrCodeImagesService,
     private readonly events: EventsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(REDIS) private readonly redis: Redis,
   ) {}
 
-  present(code: QrCode): Record<string, unknown> {
-    return presentQrCode(code, { scanBaseUrl: this.config.scanBaseUrl, imageUrl: (k) => this.rendering.imageUrl(k) });
+  present(code: QrCode): QrCodeDto {
+    return presentQrCode(code, { scanBaseUrl: this.config.scanBaseUrl, imageUrl: (k) => this.images.url(k) });
   }
 
   /** What the symbol encodes: the short URL for dynamic codes, the payload for static ones. */
@@ -70,7 +47,7 @@ export class QrCodesService {
 
   /** Locks the workspace row so plan counts cannot race, then counts its live dynamic codes. */
   async countLiveDynamic(em: EntityManager, organizationId: string): Promise<number> {
-    await em.execute('select id from organizations where id = ? for update', [organizationId]);
+    await lockOrganization(em, organizationId);
     const [row] = await em.execute<{ n: string }[]>(
       `select count(*) as n from qr_codes where organization_id = ? and kind = 'dynamic' and status = 'live'`,
       [organizationId],
@@ -80,24 +57,23 @@ export class QrCodesService {
 
   async assertFolder(auth: AuthContext, folderId: string | null | undefined, em: EntityManager = this.em): Promise<void> {
     if (!folderId) return;
-    const folder = await em.findOne(Folder, { id: folderId, organizationId: auth.organizationId, environment: auth.environment });
-    if (!folder) throw new ApiException('not_found', `No such folder: '${folderId}'`, { field: 'folder_id' });
+    if (!(await folderExists(em, auth, folderId))) throw new ApiException('not_found', `No such folder: '${folderId}'`, { field: 'folder_id' });
+  }
+
+  /** The stored logo of a design (fetched, checked and stored once), or null when it has none. Batches call it once
+   * for all their items. */
+  prepareDesignLogo(design: Record<string, unknown>): Promise<string | null> {
+    return this.images.prepareLogo(parseDesign(design));
   }
 
   /** Creates a code. `opts.id` reserves the id (batches: a resumed worker finds the code instead of creating it twice);
    * `opts.design` replaces the body's design (a batch's design applies to every item). */
-  /** The stored logo of a design (fetched, checked and stored once), or null when it has none. Batches call it once
-   * for all their items. */
-  async prepareDesignLogo(design: Record<string, unknown>): Promise<string | null> {
-    const parsed = parseDesign(design);
-    return parsed.logo ? this.rendering.prepareLogo(parsed.logo.url) : null;
-  }
 
   async create(
     auth: AuthContext,
     body: CreateQrCodeDto,
     opts: { id?: string; design?: Record<string, unknown>; logoKey?: string | null } = {},
-  ): Promise<Record<string, unknown>> {
+  ): Promise<QrCodeDto> {
     const kind = body.type ?? 'dynamic';
     const handler = handlerFor(body.target.type);
     if (kind === 'static' && !handler.staticCapable) {
@@ -114,12 +90,12 @@ export class QrCodesService {
     await this.assertFolder(auth, body.folder_id);
     // Everything that can refuse the request is checked before the logo is fetched and stored, so a refused request
     // leaves no logo behind (the plan limit is checked again, race-safe, in the transaction below).
-    this.rendering.assertFits(this.payloadOf({ kind, shortCode: newShortCode(), type: handler.type, target }), design);
+    this.images.assertFits(this.payloadOf({ kind, shortCode: newShortCode(), type: handler.type, target }), design);
     if (kind === 'dynamic') {
       const current = await this.countLiveDynamic(this.em, auth.organizationId);
       if (current + 1 > auth.plan.dynamic_qr_limit) throw planLimitError(auth, current);
     }
-    const logoKey = design.logo ? (opts.logoKey !== undefined ? opts.logoKey : await this.rendering.prepareLogo(design.logo.url)) : null;
+    const logoKey = design.logo ? (opts.logoKey !== undefined ? opts.logoKey : await this.images.prepareLogo(design)) : null;
 
     for (let attempt = 0; ; attempt++) {
       const shortCode = newShortCode();
@@ -127,7 +103,7 @@ export class QrCodesService {
       const now = new Date();
       const draft = { kind, shortCode, type: handler.type, target };
       const payload = this.payloadOf(draft); // fits: checked above (every short code has the same length)
-      const imageKey = await this.rendering.storeSvg(await this.rendering.renderSvg(payload, design, logoKey));
+      const imageKey = await this.images.store(payload, design, logoKey);
       try {
         const code = await this.em.transactional(async (em) => {
           if (kind === 'dynamic') {
@@ -158,10 +134,10 @@ export class QrCodesService {
         this.invalidate(code);
         return this.present(code);
       } catch (err) {
-        await this.releaseImage(imageKey);
+        await this.images.releaseImage(imageKey);
         if (err instanceof UniqueConstraintViolationException && attempt < 5) continue;
         // A logo this request fetched (not one a batch passed in) goes too, unless another code uses it.
-        if (logoKey && opts.logoKey === undefined) await this.releaseLogo(logoKey);
+        if (logoKey && opts.logoKey === undefined) await this.images.releaseLogo(logoKey);
         throw err;
       }
     }
@@ -175,11 +151,15 @@ export class QrCodesService {
     return code;
   }
 
-  async retrieve(auth: AuthContext, id: string): Promise<Record<string, unknown>> {
+  list(auth: AuthContext, query: ListQrCodesQueryDto): Promise<ListEnvelope<QrCodeDto>> {
+    return listQrCodes(this.em, this.cursors, auth, query, (c) => this.present(c));
+  }
+
+  async retrieve(auth: AuthContext, id: string): Promise<QrCodeDto> {
     return this.present(await this.findLive(auth, id));
   }
 
-  async update(auth: AuthContext, id: string, body: UpdateQrCodeDto): Promise<Record<string, unknown>> {
+  async update(auth: AuthContext, id: string, body: UpdateQrCodeDto): Promise<QrCodeDto> {
     const code = await this.findLive(auth, id);
     const handler = storedHandler(code.type);
     // Refusals first: nothing is applied when any part of the request is refused.
@@ -215,8 +195,8 @@ export class QrCodesService {
       if (sameJson(design, current)) design = undefined;
       else {
         // Refusals first, so that a refused request leaves no fetched logo behind.
-        this.rendering.assertFits(this.payloadOf(code), design);
-        if (design.logo?.url !== current.logo?.url) logoKey = design.logo ? await this.rendering.prepareLogo(design.logo.url) : null;
+        this.images.assertFits(this.payloadOf(code), design);
+        if (design.logo?.url !== current.logo?.url) logoKey = await this.images.prepareLogo(design);
       }
     }
 
@@ -234,7 +214,7 @@ export class QrCodesService {
       changes.design = design as unknown as Record<string, unknown>;
       changes.logoKey = logoKey;
       const payload = this.payloadOf(code); // fits: checked before the logo was fetched
-      newImageKey = await this.rendering.storeSvg(await this.rendering.renderSvg(payload, design, logoKey));
+      newImageKey = await this.images.store(payload, design, logoKey);
       if (newImageKey !== code.imageKey) changes.imageKey = newImageKey;
     }
     if (Object.keys(changes).length === 0) return this.present(code);
@@ -250,17 +230,17 @@ export class QrCodesService {
         Object.assign(code, locked);
       });
     } catch (err) {
-      if (newImageKey && newImageKey !== oldImageKey) await this.releaseImage(newImageKey);
-      if (changes.logoKey && changes.logoKey !== oldLogoKey) await this.releaseLogo(changes.logoKey);
+      if (newImageKey && newImageKey !== oldImageKey) await this.images.releaseImage(newImageKey);
+      if (changes.logoKey && changes.logoKey !== oldLogoKey) await this.images.releaseLogo(changes.logoKey);
       throw err;
     }
     this.invalidate(code);
-    if (changes.imageKey && oldImageKey) await this.releaseImage(oldImageKey);
-    if (changes.logoKey !== undefined && oldLogoKey && oldLogoKey !== changes.logoKey) await this.releaseLogo(oldLogoKey);
+    if (changes.imageKey && oldImageKey) await this.images.releaseImage(oldImageKey);
+    if (changes.logoKey !== undefined && oldLogoKey && oldLogoKey !== changes.logoKey) await this.images.releaseLogo(oldLogoKey);
     return this.present(code);
   }
 
-  async remove(auth: AuthContext, id: string): Promise<{ id: string; object: 'qr_code'; deleted: true }> {
+  async remove(auth: AuthContext, id: string): Promise<DeletedQrCodeDto> {
     const code = await this.em.transactional(async (em) => {
       const code = await this.findLive(auth, id, em);
       const now = new Date();
@@ -273,7 +253,7 @@ export class QrCodesService {
     return { id: code.id, object: 'qr_code', deleted: true };
   }
 
-  async restore(auth: AuthContext, id: string): Promise<Record<string, unknown>> {
+  async restore(auth: AuthContext, id: string): Promise<QrCodeDto> {
     const code = /^s?qr_[0-9A-Za-z]+$/.test(id) ? await this.em.findOne(QrCode, { id, organizationId: auth.organizationId, environment: auth.environment }) : null;
     if (!code) throw ApiException.notFound('QR code', id);
     if (code.status === 'live') return this.present(code);
@@ -298,28 +278,20 @@ export class QrCodesService {
     const design = storedDesign(code.design);
     const payload = this.payloadOf(code);
     const slug = code.name.normalize('NFKD').replace(/[^\w\s-]/g, '').trim().toLowerCase().replace(/[\s_-]+/g, '-').slice(0, 80) || code.id;
-    if (format === 'png') {
-      return { body: await this.rendering.renderPng(payload, design, code.logoKey, size), contentType: 'image/png', filename: `${slug}.png` };
-    }
-    return { body: await this.rendering.renderSvg(payload, design, code.logoKey, size), contentType: 'image/svg+xml', filename: `${slug}.svg` };
+    const body = await this.images.draw(format, payload, design, code.logoKey, size);
+    return format === 'png' ? { body, contentType: 'image/png', filename: `${slug}.png` } : { body, contentType: 'image/svg+xml', filename: `${slug}.svg` };
   }
 
-  /** Scan processes drop the code from their caches (spec: a new destination works on the next scan). */
+  /** Deletes a logo a batch prepared unless a code uses it. */
+  releaseLogo(key: string): Promise<void> {
+    return this.images.releaseLogo(key);
+  }
+
+  /** Scan processes drop the code from their caches (docs/scan-host.md: a new destination works on the next scan). */
   invalidate(code: Pick<QrCode, 'id' | 'shortCode' | 'domainId' | 'kind'>): void {
     if (code.kind !== 'dynamic') return;
     this.redis
       .publish(CHANNELS.qrInvalidate, JSON.stringify({ id: code.id, short_code: code.shortCode, domain_id: code.domainId }))
       .catch((err: Error) => this.logger.warn(`cache invalidation publish failed: ${err.message}`));
-  }
-
-  /** Images are content-addressed and may be shared by identical codes: delete only when no code refers to them. */
-  async releaseImage(key: string): Promise<void> {
-    const [row] = await this.em.fork().execute<{ n: string }[]>('select count(*) as n from qr_codes where image_key = ?', [key]);
-    if (Number(row.n) === 0) await this.rendering.deleteObject(key).catch(() => undefined);
-  }
-
-  async releaseLogo(key: string): Promise<void> {
-    const [row] = await this.em.fork().execute<{ n: string }[]>('select count(*) as n from qr_codes where logo_key = ?', [key]);
-    if (Number(row.n) === 0) await this.rendering.deleteObject(key).catch(() => undefined);
   }
 }

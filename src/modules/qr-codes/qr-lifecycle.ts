@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { lockOrganization } from '../accounts/organizations.repository';
 
 /** Plan downgrades, Trash emptying and Trash retention: operations outside the API, shared by the CLI and the worker.
  * Each takes the EntityManager it runs on (a fork). */
@@ -12,7 +13,7 @@ export interface PausedCode {
 /** Pauses the newest live dynamic codes above `limit` (state "paused": deleted_at set, not in the Trash). */
 export async function pauseAboveLimit(em: EntityManager, organizationId: string, limit: number): Promise<PausedCode[]> {
   return em.transactional(async (tx) => {
-    await tx.execute('select id from organizations where id = ? for update', [organizationId]);
+    await lockOrganization(tx, organizationId);
     return tx.execute<PausedCode[]>(
       `update qr_codes set status = 'paused', deleted_at = now(), updated_at = now()
         where id in (

@@ -257,7 +257,7 @@ export function storedDesign(value: unknown): Design {
 }
 
 /** The response form: the logo's URL is never echoed, only whether a logo is stored. */
-export function presentDesign(design: Design, hasLogo: boolean): Record<string, unknown> {
+export function presentDesign(design: Design, hasLogo: boolean) {
   return {
     error_correction: design.error_correction,
     colors: { ...design.colors },

@@ -5,11 +5,11 @@ import sharp from 'sharp';
 import type { AppConfig } from '../../common/config/config';
 import { ApiException } from '../../common/errors/api.exception';
 import { BODY_SHAPES, Design, EYE_BALL_SHAPES, EYE_FRAME_SHAPES, parseDesign } from './design';
-import { normalizeLogo } from './logo';
+import { ImagesService } from '../images/images.service';
+import { normalizeLogo } from '../images/logo';
+import { FsImageStorage } from '../images/storage/fs-image-storage';
 import { encodeMatrix, imageModules, LOGO_WIDTH_FRACTION } from './qr-svg';
 import { RenderingService } from './rendering.service';
-import { FsImageStorage } from './storage/fs-image-storage';
-import { contentKey } from './storage/image-storage';
 import { closeDecoders, decodeBoth } from './testing/qr-decoders';
 
 /** Every design must scan: each PNG is decoded by two independent decoders (zxing-cpp and paulmillr's qr) back to the
@@ -20,11 +20,12 @@ const MEDIUM = 'https://example.com/a-longer-path/with/segments?utm_source=print
 
 let dir: string;
 let rendering: RenderingService;
-let logoKey: string;
-let wideLogoKey: string;
+let images: ImagesService;
+let logo: Buffer;
+let wideLogo: Buffer;
 
-async function expectScans(payload: string, design: Design, size: number, logo: string | null = null): Promise<void> {
-  const png = await rendering.renderPng(payload, design, logo, size);
+async function expectScans(payload: string, design: Design, size: number, withLogo: Buffer | null = null): Promise<void> {
+  const png = await rendering.renderPng(payload, design, withLogo, size);
   const meta = await sharp(png).metadata();
   expect([meta.width, meta.height]).toEqual([size, size]);
   const decoded = await decodeBoth(png);
@@ -43,21 +44,17 @@ function minSize(payload: string, design: Design): number {
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'scanlink-render-'));
   const config = { logoAllowHosts: [], imageBaseUrl: 'http://img.test/images' } as unknown as AppConfig;
-  rendering = new RenderingService(config, new FsImageStorage(dir, config.imageBaseUrl));
-  const storage = new FsImageStorage(dir, config.imageBaseUrl);
+  rendering = new RenderingService();
+  images = new ImagesService(config, new FsImageStorage(dir, config.imageBaseUrl));
   // A worst-case logo (solid dark, opaque) and a wide two-colour one.
-  const solid = await normalizeLogo(await sharp({ create: { width: 300, height: 300, channels: 4, background: '#1b1b1b' } }).png().toBuffer());
-  logoKey = contentKey(solid, 'png');
-  await storage.put(logoKey, solid, 'image/png');
-  const wide = await normalizeLogo(
+  logo = await normalizeLogo(await sharp({ create: { width: 300, height: 300, channels: 4, background: '#1b1b1b' } }).png().toBuffer());
+  wideLogo = await normalizeLogo(
     Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="300" height="120"><rect width="300" height="120" fill="#e33"/><circle cx="150" cy="60" r="50" fill="#236"/></svg>'),
   );
-  wideLogoKey = contentKey(wide, 'png');
-  await storage.put(wideLogoKey, wide, 'image/png');
 });
 
 afterAll(async () => {
-  await rendering.onModuleDestroy();
+  await images.onModuleDestroy();
   await closeDecoders();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -97,7 +94,7 @@ describe('RenderingService decode matrix', () => {
       for (const clear of [true, false]) {
         const design = parseDesign({ shapes: { body, eye_frame: clear ? 'square' : 'circle' }, logo: { url: 'https://cdn.example/l.png', clear_background: clear } });
         expect(design.error_correction).toBe('H');
-        await expectScans(MEDIUM, design, minSize(MEDIUM, design), clear ? logoKey : wideLogoKey);
+        await expectScans(MEDIUM, design, minSize(MEDIUM, design), clear ? logo : wideLogo);
       }
     }
   });
@@ -105,7 +102,7 @@ describe('RenderingService decode matrix', () => {
   it('scans a logo at lower error correction levels chosen by the caller', async () => {
     for (const ec of ['L', 'M', 'Q'] as const) {
       const design = parseDesign({ error_correction: ec, logo: { url: 'https://cdn.example/l.png' } });
-      await expectScans(MEDIUM, design, minSize(MEDIUM, design), logoKey);
+      await expectScans(MEDIUM, design, minSize(MEDIUM, design), logo);
     }
   });
 
@@ -123,14 +120,14 @@ describe('RenderingService decode matrix', () => {
   });
 
   it('scans at 4000 px: every body shape, with gradients, a logo and a transparent background among them', async () => {
-    const designs: Array<[Design, string | null]> = [
+    const designs: Array<[Design, Buffer | null]> = [
       [parseDesign({ shapes: { body: 'square', eye_frame: 'square', eye_ball: 'square' } }), null],
       [parseDesign({ shapes: { body: 'dots', eye_frame: 'circle', eye_ball: 'circle' }, gradient: { start: '#000000', end: '#0b3d91', type: 'radial' } }), null],
       [parseDesign({ shapes: { body: 'rounded', eye_frame: 'rounded', eye_ball: 'rounded' }, gradient: { start: '#3b0a45', end: '#004d40' } }), null],
-      [parseDesign({ shapes: { body: 'extra-rounded', eye_frame: 'circle', eye_ball: 'square' }, logo: { url: 'https://cdn.example/l.png' } }), logoKey],
+      [parseDesign({ shapes: { body: 'extra-rounded', eye_frame: 'circle', eye_ball: 'square' }, logo: { url: 'https://cdn.example/l.png' } }), logo],
       [parseDesign({ shapes: { body: 'classy', eye_frame: 'square', eye_ball: 'circle' }, transparent_background: true }), null],
     ];
-    for (const [design, logo] of designs) await expectScans(MEDIUM, design, 4000, logo);
+    for (const [design, withLogo] of designs) await expectScans(MEDIUM, design, 4000, withLogo);
   });
 
   it('decodes the static payload of every kind of content exactly', async () => {
@@ -213,26 +210,26 @@ describe('RenderingService SVG', () => {
     expect(svg).toMatch(new RegExp(`^<svg [^>]*viewBox="0 0 ${modules} ${modules}" width="1000" height="1000"`));
     expect(svg).toContain('<radialGradient');
     expect(svg).not.toMatch(/<script|javascript:|https?:\/\/(?!www\.w3\.org)/i);
-    const key = await rendering.storeSvg(svg);
+    const key = await images.storeSvg(svg);
     expect(key).toMatch(/^[0-9a-f]{32}\.svg$/);
-    expect(await rendering.storeSvg(svg)).toBe(key);
-    expect(rendering.imageUrl(key)).toBe(`http://img.test/images/${key}`);
+    expect(await images.storeSvg(svg)).toBe(key);
+    expect(images.url(key)).toBe(`http://img.test/images/${key}`);
     // The stored SVG itself scans once rasterized.
     const png = await sharp(Buffer.from(svg)).png().toBuffer();
     expect(await decodeBoth(png)).toEqual({ zxing: SHORT, qr: SHORT });
-    await rendering.deleteObject(key);
-    await rendering.deleteObject(key); // idempotent
+    await images.delete(key);
+    await images.delete(key); // idempotent
   });
 
   it('embeds the logo as a PNG data URI no wider than the documented share of the symbol', async () => {
     const design = parseDesign({ logo: { url: 'https://cdn.example/l.png' } });
-    const svg = await rendering.renderSvg(MEDIUM, design, logoKey);
+    const svg = await rendering.renderSvg(MEDIUM, design, logo);
     const m = /<image x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" height="([\d.]+)"[^>]*xlink:href="data:image\/png;base64,/.exec(svg);
     expect(m).not.toBeNull();
     const symbol = encodeMatrix(MEDIUM, 'H').size;
     expect(Number(m![3]) / symbol).toBeCloseTo(LOGO_WIDTH_FRACTION.H, 2);
     expect(Number(m![3]) / symbol).toBeLessThanOrEqual(0.3);
     // Without a stored logo (or with the logo removed from the design) nothing is embedded.
-    expect(await rendering.renderSvg(MEDIUM, parseDesign({}), logoKey)).not.toContain('<image');
+    expect(await rendering.renderSvg(MEDIUM, parseDesign({}), logo)).not.toContain('<image');
   });
 });

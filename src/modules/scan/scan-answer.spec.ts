@@ -3,8 +3,8 @@ import { clientIp, parseTrustProxy } from '../../common/http/client-address';
 import { pooledId } from './pooled-ids';
 import { answerScan, type ScanAnswerRequest, type ScanEntry } from './scan-answer';
 import type { CachedCode } from './scan-contract';
-import { appStoreLocation, fixedLocation } from './scan-destination';
-import { SCAN_PATH } from './scan-hot-path.service';
+import { userAgentLocation, fixedLocation } from './scan-destination';
+import { SCAN_PATH } from './scan-hot-path';
 
 const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
 const ANDROID = 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36';
@@ -48,14 +48,14 @@ describe('fixedLocation', () => {
   });
 });
 
-describe('appStoreLocation', () => {
+describe('userAgentLocation', () => {
   const stores = code('appstores', { ios_url: 'https://apps.apple.com/app/id1', android_url: 'https://play.google.com/store/apps/details?id=x' });
   it('picks the store by user agent', () => {
-    expect(appStoreLocation(stores, IPHONE)).toBe('https://apps.apple.com/app/id1');
-    expect(appStoreLocation(stores, ANDROID)).toBe('https://play.google.com/store/apps/details?id=x');
-    expect(appStoreLocation(stores, DESKTOP)).toBeNull();
-    expect(appStoreLocation(stores, undefined)).toBeNull();
-    expect(appStoreLocation(code('appstores', { ios_url: 'https://apps.apple.com/app/id1', android_url: null }), ANDROID)).toBeNull();
+    expect(userAgentLocation(stores, IPHONE)).toBe('https://apps.apple.com/app/id1');
+    expect(userAgentLocation(stores, ANDROID)).toBe('https://play.google.com/store/apps/details?id=x');
+    expect(userAgentLocation(stores, DESKTOP)).toBeNull();
+    expect(userAgentLocation(stores, undefined)).toBeNull();
+    expect(userAgentLocation(code('appstores', { ios_url: 'https://apps.apple.com/app/id1', android_url: null }), ANDROID)).toBeNull();
   });
 });
 

@@ -1,6 +1,8 @@
-import { type HostedResponse, renderHostedPage, renderStatusPage } from './pages';
+import { hostedPage } from '../qr-codes/targets/registry';
+import type { HostedResponse } from '../qr-codes/targets/target-handler';
 import type { CachedCode } from './scan-contract';
-import { appStoreLocation } from './scan-destination';
+import { userAgentLocation } from './scan-destination';
+import { renderStatusPage } from './status-pages';
 
 export type ScanSuffix = '' | '.vcf' | '.ics';
 
@@ -21,7 +23,7 @@ function hosted(entry: ScanEntry, code: CachedCode, req: ScanAnswerRequest): Hos
   const pages = (entry.pages ??= {});
   let page = pages[req.suffix];
   if (page === undefined) {
-    const rendered = renderHostedPage(code, { suffix: req.suffix, userAgent: req.userAgent, scanBaseUrl: req.scanBaseUrl });
+    const rendered = hostedPage(code.type, code, req.suffix);
     page = rendered && { ...rendered, body: typeof rendered.body === 'string' ? Buffer.from(rendered.body) : rendered.body };
     // Pages up to MAX_KEPT_PAGE bytes are kept for the next scans; a larger one is rendered each time.
     if (!page || page.body.length <= MAX_KEPT_PAGE) pages[req.suffix] = page;
@@ -51,10 +53,8 @@ export function answerScan(entry: ScanEntry, req: ScanAnswerRequest): ScanAnswer
     return { page: hosted(entry, code, req) ?? renderStatusPage(404), countable: false };
   }
   if (entry.location) return { location: entry.location, countable: true };
-  if (code.type === 'appstores') {
-    const store = appStoreLocation(code, req.userAgent);
-    if (store) return { location: store, countable: true };
-  }
+  const byAgent = userAgentLocation(code, req.userAgent);
+  if (byAgent) return { location: byAgent, countable: true };
   const page = hosted(entry, code, req);
   if (!page) return { page: renderStatusPage(404), countable: false };
   return { page, countable: page.status >= 200 && page.status < 400 };

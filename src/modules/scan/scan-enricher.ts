@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { geolocate, isBot, loadGeoIp, parseUserAgent, primaryLanguage, referrerHost } from '../analytics/enrich';
+import { geolocate, isBot, loadGeoIp, parseUserAgent, primaryLanguage, referrerHost } from './enrich';
 import type { CachedCode, ScanContext, ScanRecord } from './scan-contract';
 
 interface UserAgentFacts extends Pick<ScanContext, 'device' | 'os' | 'browser'> {

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
-import { ScanBuffer } from './scan-buffer.service';
-import { ScanCodeCache } from './scan-code-cache.service';
-import { ScanHotPath } from './scan-hot-path.service';
+import { ScanBuffer } from './scan-buffer';
+import { ScanCodeCache } from './scan-code-cache';
+import { ScanHotPath } from './scan-hot-path';
 
 /** The scan host's hot path (GET/HEAD `/{short_code}`, mounted in front of Nest by createScanApp), its code cache
  * and the scan buffer that feeds the worker. */

@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, UseGuards 
 import { ApiCreatedResponse, ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import { DashboardAuth } from '../../common/auth/decorators';
-import { ListEnvelopeDto } from '../../common/http/list';
+import { type ListEnvelope, ListEnvelopeDto } from '../../common/http/list';
 import { DashboardGuard, DASHBOARD_SESSION } from './dashboard.guard';
 import type { DashboardSession } from './dashboard-auth.service';
 import { ApiKeyDto, CreatedApiKeyDto, CreateTokenDto, ListTokensQueryDto, RotateTokenDto } from './dto/tokens.dto';
@@ -24,7 +24,7 @@ export class TokensController {
   @Post()
   @ApiOperation({ summary: 'Create an API key', description: 'Needs a dashboard session token. The full key is returned once.' })
   @ApiCreatedResponse({ type: CreatedApiKeyDto })
-  create(@Session() session: DashboardSession, @Body() body: CreateTokenDto) {
+  create(@Session() session: DashboardSession, @Body() body: CreateTokenDto): Promise<CreatedApiKeyDto> {
     return this.tokens.create(session, body);
   }
 
@@ -33,7 +33,7 @@ export class TokensController {
   @ApiOkResponse({
     schema: { allOf: [{ $ref: getSchemaPath(ListEnvelopeDto) }, { properties: { data: { type: 'array', items: { $ref: getSchemaPath(ApiKeyDto) } } } }] },
   })
-  list(@Session() session: DashboardSession, @Query() query: ListTokensQueryDto) {
+  list(@Session() session: DashboardSession, @Query() query: ListTokensQueryDto): Promise<ListEnvelope<ApiKeyDto>> {
     return this.tokens.list(session, query);
   }
 
@@ -42,14 +42,14 @@ export class TokensController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Revoke an API key', description: 'Requests with a revoked key answer 401.' })
   @ApiOkResponse({ type: ApiKeyDto })
-  revoke(@Session() session: DashboardSession, @Param('id') id: string) {
+  revoke(@Session() session: DashboardSession, @Param('id') id: string): Promise<ApiKeyDto> {
     return this.tokens.revoke(session, id);
   }
 
   @Post('rotate')
   @ApiOperation({ summary: 'Rotate an API key', description: 'Creates a key with the same name, scopes and expiry, and revokes the old one.' })
   @ApiCreatedResponse({ type: CreatedApiKeyDto })
-  rotate(@Session() session: DashboardSession, @Body() body: RotateTokenDto) {
+  rotate(@Session() session: DashboardSession, @Body() body: RotateTokenDto): Promise<CreatedApiKeyDto> {
     return this.tokens.rotate(session, body.key_id);
   }
 }

@@ -1,12 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from '@mikro-orm/postgresql';
-import { generateApiKey, hashApiKey, keyPrefix } from '../../common/auth/api-key-format';
 import { ApiException } from '../../common/errors/api.exception';
-import { CursorCodec } from '../../common/http/cursor';
-import { pageByCreatedAt } from '../../common/http/pagination';
+import type { ListEnvelope } from '../../common/http/list';
 import { AccountsService } from '../accounts/accounts.service';
-import { ApiKey } from '../accounts/api-key.entity';
-import { Organization } from '../accounts/organization.entity';
+import type { ApiKey } from '../accounts/api-key.entity';
+import { ApiKeysService } from '../accounts/api-keys.service';
+import type { Organization } from '../accounts/organization.entity';
 import type { DashboardSession } from './dashboard-auth.service';
 import type { ApiKeyDto, CreatedApiKeyDto, CreateTokenDto, ListTokensQueryDto } from './dto/tokens.dto';
 
@@ -28,13 +26,12 @@ export function presentKey(key: ApiKey): ApiKeyDto {
 @Injectable()
 export class TokensService {
   constructor(
-    private readonly em: EntityManager,
     private readonly accounts: AccountsService,
-    private readonly cursors: CursorCodec,
+    private readonly keys: ApiKeysService,
   ) {}
 
   private async organization(session: DashboardSession): Promise<Organization> {
-    const org = await this.em.findOne(Organization, { id: session.organizationId });
+    const org = await this.keys.findOrganization(session.organizationId);
     if (!org) throw new ApiException('unauthorized', 'The session token names an unknown workspace');
     return org;
   }
@@ -52,57 +49,19 @@ export class TokensService {
     return { ...presentKey(key), key: secret };
   }
 
-  async list(session: DashboardSession, query: ListTokensQueryDto) {
+  async list(session: DashboardSession, query: ListTokensQueryDto): Promise<ListEnvelope<ApiKeyDto>> {
     const org = await this.organization(session);
-    return pageByCreatedAt(this.em, ApiKey, { organizationId: org.id }, { ...query }, this.cursors, presentKey);
-  }
-
-  private async findKey(orgId: string, id: string): Promise<ApiKey> {
-    const key = await this.em.findOne(ApiKey, { id, organizationId: orgId });
-    if (!key) throw ApiException.notFound('API key', id);
-    return key;
+    return this.keys.list(org.id, query, presentKey);
   }
 
   async revoke(session: DashboardSession, id: string): Promise<ApiKeyDto> {
     const org = await this.organization(session);
-    const key = await this.findKey(org.id, id);
-    if (!key.revokedAt) {
-      key.revokedAt = new Date();
-      await this.em.flush();
-    }
-    return presentKey(key);
+    return presentKey(await this.keys.revoke(org.id, id));
   }
 
   async rotate(session: DashboardSession, keyId: string): Promise<CreatedApiKeyDto> {
     const org = await this.organization(session);
-    return this.em.transactional(async (em) => {
-      const old = await em.findOne(ApiKey, { id: keyId, organizationId: org.id }, { lockMode: 4 });
-      if (!old) throw ApiException.notFound('API key', keyId);
-      if (old.revokedAt) throw ApiException.invalid('key_id', 'This key is already revoked; create a new one instead');
-      old.revokedAt = new Date();
-      const secret = generateApiKey(old.environment);
-      const key = em.create(ApiKey, {
-        organizationId: org.id,
-        name: old.name,
-        keyHash: hashApiKey(secret),
-        keyPrefix: keyPrefix(secret),
-        scopes: old.scopes,
-        environment: old.environment,
-        expiresAt: old.expiresAt ? rotatedExpiry(old.createdAt, old.expiresAt) : null,
-      });
-      em.persist(key);
-      return { ...presentKey(key), key: secret };
-    });
+    const { key, secret } = await this.keys.rotate(org.id, keyId);
+    return { ...presentKey(key), key: secret };
   }
-}
-
-const DAY_MS = 86_400_000;
-
-/** The rotated key keeps the old key's expiry (the spec: rotation keeps expiry). When that moment has passed, it gets
- * the old key's lifetime in whole days (at least one) from now instead: rotating an expired key must not yield a key
- * that is already expired. */
-export function rotatedExpiry(createdAt: Date, expiresAt: Date, now = Date.now()): Date {
-  if (expiresAt.getTime() > now) return expiresAt;
-  const days = Math.max(1, Math.round((expiresAt.getTime() - createdAt.getTime()) / DAY_MS));
-  return new Date(now + days * DAY_MS);
 }

@@ -3,7 +3,7 @@ import { Entity, PrimaryKey, Property } from '@mikro-orm/core';
 export const DELIVERY_STATUSES = ['pending', 'retrying', 'succeeded', 'failed'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
-/** One (event, endpoint) pair: the outbox row and the truth about its delivery. Written by recordEvent() in SQL. */
+/** One (event, endpoint) pair: the outbox row and the truth about its delivery. Written by WebhookOutbox (webhook-outbox.ts) in the emitting transaction. */
 @Entity({ tableName: 'webhook_deliveries' })
 export class WebhookDelivery {
   @PrimaryKey({ type: 'text' }) id!: string;

@@ -1,9 +1,12 @@
 import { InjectQueue } from '@nestjs/bull';
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
-import { MikroORM } from '@mikro-orm/postgresql';
+import { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { LRUCache } from 'lru-cache';
 import type { Queue } from 'bull';
 import { APP_CONFIG, AppConfig } from '../../common/config/config';
 import { QUEUES } from '../../common/queue/queues';
+import { organizationContact } from '../accounts/organizations.repository';
+import { EventsService } from '../events/events.service';
 import { MailService } from '../mail/mail.service';
 import { AttemptOutcome, DELIVERY_TIMEOUT_MS, WebhookSender } from './webhook-sender';
 import { SecretBox, signatureHeader } from './webhook-signature';
@@ -15,6 +18,8 @@ export const DELIVER_JOB = 'deliver';
 export const CLAIM_LEASE_MS = DELIVERY_TIMEOUT_MS + 20_000;
 /** Tolerated clock difference between the process that scheduled an attempt and the database. */
 const CLOCK_SKEW_MS = 2_000;
+/** Event bodies kept by this process (an event fans out to every subscribed endpoint). */
+const PAYLOAD_CACHE_ENTRIES = 2_000;
 
 export interface DeliverJob {
   deliveryId: string;
@@ -33,7 +38,6 @@ interface ClaimedRow {
   secret_enc: string;
   previous_secret_enc: string | null;
   previous_secret_expires_at: Date | string | null;
-  payload: string;
 }
 
 class AlreadyRecorded extends Error {}
@@ -48,12 +52,14 @@ export class WebhookDeliveryService implements OnModuleDestroy {
   private readonly logger = new Logger(WebhookDeliveryService.name);
   private readonly sender: WebhookSender;
   private readonly box: SecretBox;
+  private readonly payloads = new LRUCache<string, Promise<string>>({ max: PAYLOAD_CACHE_ENTRIES });
 
   constructor(
     private readonly orm: MikroORM,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @InjectQueue(QUEUES.webhookDeliveries) private readonly queue: Queue<DeliverJob>,
     private readonly mail: MailService,
+    private readonly events: EventsService,
   ) {
     this.sender = new WebhookSender(config.webhookAllowHosts);
     this.box = new SecretBox(config.appSecret);
@@ -88,12 +94,12 @@ export class WebhookDeliveryService implements OnModuleDestroy {
     const [row] = await em.execute<ClaimedRow[]>(
       `update webhook_deliveries d
           set next_attempt_at = now() + (? * interval '1 millisecond'), updated_at = now()
-         from webhook_endpoints e, events ev
+         from webhook_endpoints e
         where d.id = ? and d.attempts = ? and d.status in ('pending', 'retrying')
           and d.next_attempt_at <= now() + (? * interval '1 millisecond')
-          and e.id = d.endpoint_id and ev.id = d.event_id
+          and e.id = d.endpoint_id
       returning d.id, d.organization_id, d.endpoint_id, d.event_id, d.event_type, d.attempts, e.url,
-                e.status as endpoint_status, e.secret_enc, e.previous_secret_enc, e.previous_secret_expires_at, ev.payload`,
+                e.status as endpoint_status, e.secret_enc, e.previous_secret_enc, e.previous_secret_expires_at`,
       [CLAIM_LEASE_MS, deliveryId, attempt - 1, CLOCK_SKEW_MS],
     );
     if (!row) return null;
@@ -105,13 +111,14 @@ export class WebhookDeliveryService implements OnModuleDestroy {
       );
       return 'failed';
     }
+    const payload = await this.payload(em, row.event_id);
     const secrets = [this.box.open(row.secret_enc)];
     if (row.previous_secret_enc && row.previous_secret_expires_at && new Date(row.previous_secret_expires_at).getTime() > Date.now()) {
       secrets.push(this.box.open(row.previous_secret_enc));
     }
     const startedAt = new Date();
-    const outcome = await this.sender.send(row.url, row.payload, {
-      'scanlink-signature': signatureHeader(secrets, Math.floor(startedAt.getTime() / 1000), row.payload),
+    const outcome = await this.sender.send(row.url, payload, {
+      'scanlink-signature': signatureHeader(secrets, Math.floor(startedAt.getTime() / 1000), payload),
       'scanlink-event-id': row.event_id,
       'scanlink-event-type': row.event_type,
     });
@@ -202,7 +209,20 @@ export class WebhookDeliveryService implements OnModuleDestroy {
     return result.status;
   }
 
-  /** Delay before attempt `attempts + 1`: the spec's schedule (1 min, 5 min, 30 min, 2 h, 6 h, 24 h). */
+  /** The event's stored body, from the events module; bodies never change, so the fan-out to many endpoints reads it
+   * once. */
+  private payload(em: EntityManager, eventId: string): Promise<string> {
+    let payload = this.payloads.get(eventId);
+    if (payload === undefined) {
+      // The promise is cached, so the attempts of one event running at once share a single read.
+      payload = this.events.payload(em, eventId).then((p) => p ?? '');
+      payload.catch(() => this.payloads.delete(eventId));
+      this.payloads.set(eventId, payload);
+    }
+    return payload;
+  }
+
+  /** Delay before attempt `attempts + 1`: the schedule of docs/webhooks.md (1 min, 5 min, 30 min, 2 h, 6 h, 24 h). */
   retryDelayMs(attempts: number): number {
     const delays = this.config.webhookRetryDelaysMs;
     return delays[Math.min(attempts - 1, delays.length - 1)] ?? 60_000;
@@ -210,19 +230,20 @@ export class WebhookDeliveryService implements OnModuleDestroy {
 
   private async notifyOwner(endpointId: string): Promise<void> {
     try {
-      const [info] = await this.orm.em.fork().execute<{ owner_email: string; name: string; url: string; consecutive_failures: number; failing_since: Date }[]>(
-        `select o.owner_email, o.name, e.url, e.consecutive_failures, e.failing_since
-           from webhook_endpoints e join organizations o on o.id = e.organization_id where e.id = ?`,
+      const em = this.orm.em.fork();
+      const [info] = await em.execute<{ organization_id: string; url: string; consecutive_failures: number; failing_since: Date }[]>(
+        `select organization_id, url, consecutive_failures, failing_since from webhook_endpoints where id = ?`,
         [endpointId],
       );
-      if (!info) return;
+      const owner = info && (await organizationContact(em, info.organization_id));
+      if (!info || !owner) return;
       await this.mail.send({
-        to: info.owner_email,
+        to: owner.ownerEmail,
         subject: 'Scanlink: a webhook endpoint was disabled after repeated failures',
         text: [
           `Hello,`,
           ``,
-          `Scanlink disabled the webhook endpoint ${endpointId} of the workspace "${info.name}":`,
+          `Scanlink disabled the webhook endpoint ${endpointId} of the workspace "${owner.name}":`,
           `  URL: ${info.url}`,
           `  Consecutive failed deliveries: ${info.consecutive_failures}`,
           `  Failing since: ${new Date(info.failing_since).toISOString()}`,

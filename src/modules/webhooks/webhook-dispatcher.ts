@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { APP_CONFIG, AppConfig } from '../../common/config/config';
-import { WEBHOOKS_NOTIFY_CHANNEL } from '../events/events.service';
+import { WEBHOOKS_NOTIFY_CHANNEL } from './webhook-outbox';
 import { WebhookDeliveryService } from './webhook-delivery.service';
 
 /** The slice of node-postgres used here (pg ships without TypeScript types; it is MikroORM's own driver). */

@@ -1,5 +1,5 @@
 import type { Agent } from 'undici';
-import { createSafeAgent, safeFetch, SsrfBlockedError } from '../../common/http/safe-fetch';
+import { createSafeAgent, SsrfBlockedError } from '../../common/http/safe-fetch';
 
 export const DELIVERY_TIMEOUT_MS = 10_000;
 export const RESPONSE_BODY_LIMIT = 2048;
@@ -26,25 +26,41 @@ export class WebhookSender {
   async send(url: string, body: string, headers: Record<string, string>): Promise<AttemptOutcome> {
     const started = performance.now();
     const latency = () => Math.round(performance.now() - started);
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new Error(`timed out after ${this.timeoutMs} ms`)), this.timeoutMs);
     try {
-      const res = await safeFetch(this.agent, url, {
+      // undici's request() rather than fetch(): no WHATWG streams or header guards per attempt, a fraction of the CPU.
+      // Redirects are never followed (the dispatcher has no redirect interceptor); the body read stops at 2 KB.
+      const target = new URL(url);
+      const res = await this.agent.request({
+        origin: target.origin,
+        path: `${target.pathname}${target.search}`,
         method: 'POST',
-        body,
         headers: { 'content-type': 'application/json', 'user-agent': WEBHOOK_USER_AGENT, ...headers },
-        timeoutMs: this.timeoutMs,
-        maxBytes: RESPONSE_BODY_LIMIT,
-        onOversize: 'truncate',
-        maxRedirects: 0,
+        body,
+        signal: controller.signal,
       });
-      const ok = res.status >= 200 && res.status < 300;
+      const status = res.statusCode;
+      const ok = status >= 200 && status < 300;
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of res.body as AsyncIterable<Buffer>) {
+        const room = RESPONSE_BODY_LIMIT - size;
+        chunks.push(chunk.length > room ? chunk.subarray(0, room) : chunk);
+        size += Math.min(chunk.length, room);
+        if (size >= RESPONSE_BODY_LIMIT) break;
+      }
+      if (size >= RESPONSE_BODY_LIMIT) res.body.destroy();
       // Postgres text cannot hold NUL; a cut multi-byte character becomes U+FFFD.
-      const responseBody = res.body.toString('utf8').replace(/\0/g, '');
+      const responseBody = Buffer.concat(chunks).toString('utf8').replace(/\0/g, '');
       let error: string | null = null;
-      if (res.status >= 300 && res.status < 400) error = `Redirects are not followed (HTTP ${res.status})`;
-      else if (!ok) error = `Receiver answered HTTP ${res.status}`;
-      return { ok, statusCode: res.status, responseBody, latencyMs: latency(), error };
+      if (status >= 300 && status < 400) error = `Redirects are not followed (HTTP ${status})`;
+      else if (!ok) error = `Receiver answered HTTP ${status}`;
+      return { ok, statusCode: status, responseBody, latencyMs: latency(), error };
     } catch (err) {
       return { ok: false, statusCode: null, responseBody: null, latencyMs: latency(), error: describe(err, this.timeoutMs) };
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -55,6 +71,8 @@ export class WebhookSender {
 
 function describe(err: unknown, timeoutMs: number): string {
   if (err instanceof SsrfBlockedError) return `Blocked: ${err.message}`;
+  const cause = (err as { cause?: unknown }).cause;
+  if (cause instanceof SsrfBlockedError) return `Blocked: ${cause.message}`;
   const e = err as { name?: string; message?: string; code?: string; cause?: { code?: string; message?: string } };
   if (e.name === 'TimeoutError' || e.name === 'AbortError' || /timed out/.test(e.message ?? '')) {
     return `Timed out after ${timeoutMs} ms`;

@@ -32,7 +32,7 @@ export class WebhooksController {
       'At most 10 endpoints with source `api` and 50 per integration source (403 plan_limit_reached).',
   })
   @ApiCreatedResponse({ type: CreatedWebhookEndpointDto })
-  create(@Auth() auth: AuthContext, @Body() body: CreateWebhookDto) {
+  create(@Auth() auth: AuthContext, @Body() body: CreateWebhookDto): Promise<CreatedWebhookEndpointDto> {
     return this.webhooks.create(auth, body);
   }
 
@@ -40,7 +40,7 @@ export class WebhooksController {
   @RequiresScope('webhooks:read')
   @ApiOperation({ summary: 'List webhook endpoints', description: 'Newest first.' })
   @ApiOkResponse({ type: WebhookEndpointListDto })
-  list(@Auth() auth: AuthContext, @Query() query: ListWebhooksQueryDto) {
+  list(@Auth() auth: AuthContext, @Query() query: ListWebhooksQueryDto): Promise<WebhookEndpointListDto> {
     return this.webhooks.list(auth, query);
   }
 
@@ -48,7 +48,7 @@ export class WebhooksController {
   @RequiresScope('webhooks:read')
   @ApiOperation({ summary: 'Retrieve a webhook endpoint' })
   @ApiOkResponse({ type: WebhookEndpointDto })
-  retrieve(@Auth() auth: AuthContext, @Param('id') id: string) {
+  retrieve(@Auth() auth: AuthContext, @Param('id') id: string): Promise<WebhookEndpointDto> {
     return this.webhooks.retrieve(auth, id);
   }
 
@@ -59,7 +59,7 @@ export class WebhooksController {
     description: '`status: enabled` re-enables a disabled or auto_disabled endpoint and resets consecutive_failures to 0; `status: disabled` stops its open deliveries.',
   })
   @ApiOkResponse({ type: WebhookEndpointDto })
-  update(@Auth() auth: AuthContext, @Param('id') id: string, @Body() body: UpdateWebhookDto) {
+  update(@Auth() auth: AuthContext, @Param('id') id: string, @Body() body: UpdateWebhookDto): Promise<WebhookEndpointDto> {
     return this.webhooks.update(auth, id, body);
   }
 
@@ -69,7 +69,7 @@ export class WebhooksController {
   @RequiresScope('webhooks:write')
   @ApiOperation({ summary: 'Delete a webhook endpoint', description: 'Its delivery records go with it; archived events stay.' })
   @ApiOkResponse({ type: DeletedWebhookEndpointDto })
-  remove(@Auth() auth: AuthContext, @Param('id') id: string) {
+  remove(@Auth() auth: AuthContext, @Param('id') id: string): Promise<DeletedWebhookEndpointDto> {
     return this.webhooks.remove(auth, id);
   }
 
@@ -82,7 +82,7 @@ export class WebhooksController {
     description: 'Returns the new secret once. For 24 hours deliveries carry two v1 signatures: the new secret first, then the previous one.',
   })
   @ApiOkResponse({ type: WebhookSecretDto })
-  rotateSecret(@Auth() auth: AuthContext, @Param('id') id: string) {
+  rotateSecret(@Auth() auth: AuthContext, @Param('id') id: string): Promise<WebhookSecretDto> {
     return this.webhooks.rotateSecret(auth, id);
   }
 
@@ -97,7 +97,7 @@ export class WebhooksController {
       'and returns the delivery record after the first attempt: status_code, response_body, latency_ms.',
   })
   @ApiOkResponse({ type: WebhookDeliveryDto })
-  test(@Auth() auth: AuthContext, @Param('id') id: string) {
+  test(@Auth() auth: AuthContext, @Param('id') id: string): Promise<WebhookDeliveryDto> {
     return this.webhooks.test(auth, id);
   }
 
@@ -105,7 +105,7 @@ export class WebhooksController {
   @RequiresScope('webhooks:read')
   @ApiOperation({ summary: 'List deliveries of an endpoint', description: 'Newest first; `status` filters.' })
   @ApiOkResponse({ type: WebhookDeliveryListDto })
-  deliveries(@Auth() auth: AuthContext, @Param('id') id: string, @Query() query: ListDeliveriesQueryDto) {
+  deliveries(@Auth() auth: AuthContext, @Param('id') id: string, @Query() query: ListDeliveriesQueryDto): Promise<WebhookDeliveryListDto> {
     return this.webhooks.listDeliveries(auth, id, query);
   }
 }

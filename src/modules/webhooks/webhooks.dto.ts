@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayNotEmpty, IsArray, IsIn, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
 import { ListEnvelopeDto } from '../../common/http/list';
-import { EVENT_TYPES } from '../events/events.service';
+import { EVENT_TYPES } from '../events/event-types';
 import { DELIVERY_STATUSES } from './webhook-delivery.entity';
 import { ENDPOINT_SOURCES, ENDPOINT_STATUSES } from './webhook-endpoint.entity';
 import { IsOmittable } from '../../common/errors/validation';

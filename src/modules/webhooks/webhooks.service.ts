@@ -7,20 +7,31 @@ import { CursorCodec } from '../../common/http/cursor';
 import { ListEnvelope } from '../../common/http/list';
 import { pageByCreatedAt } from '../../common/http/pagination';
 import { hasPrefix } from '../../common/ids';
-import { recordEvent } from '../events/events.service';
+import { EventsService } from '../events/events.service';
 import { WebhookDelivery } from './webhook-delivery.entity';
 import { WebhookDeliveryService } from './webhook-delivery.service';
 import { EndpointSource, WebhookEndpoint } from './webhook-endpoint.entity';
+import { WebhookOutbox } from './webhook-outbox';
 import { newWebhookSecret } from './webhook-signature';
 import { HostLookup, systemLookup, validateWebhookUrl } from './webhook-url';
-import type { CreateWebhookDto, ListDeliveriesQueryDto, ListWebhooksQueryDto, UpdateWebhookDto } from './webhooks.dto';
+import type {
+  CreatedWebhookEndpointDto,
+  CreateWebhookDto,
+  DeletedWebhookEndpointDto,
+  ListDeliveriesQueryDto,
+  ListWebhooksQueryDto,
+  UpdateWebhookDto,
+  WebhookDeliveryDto,
+  WebhookEndpointDto,
+  WebhookSecretDto,
+} from './webhooks.dto';
 
-/** Decisions.md: 10 endpoints registered directly, 50 per integration platform. */
+/** 10 endpoints registered directly, 50 per integration platform (docs/webhooks.md). */
 export const ENDPOINT_LIMITS: Record<EndpointSource, number> = { api: 10, zapier: 50, make: 50, n8n: 50 };
-/** Spec: the old secret keeps signing for 24 hours after a rotation. */
+/** The old secret keeps signing for 24 hours after a rotation (docs/webhooks.md). */
 export const ROTATION_GRACE_MS = 24 * 3_600_000;
 
-export function presentEndpoint(e: WebhookEndpoint) {
+export function presentEndpoint(e: WebhookEndpoint): WebhookEndpointDto {
   return {
     id: e.id,
     object: 'webhook_endpoint' as const,
@@ -36,7 +47,7 @@ export function presentEndpoint(e: WebhookEndpoint) {
   };
 }
 
-export function presentDelivery(d: WebhookDelivery) {
+export function presentDelivery(d: WebhookDelivery): WebhookDeliveryDto {
   return {
     id: d.id,
     object: 'webhook_delivery' as const,
@@ -69,6 +80,8 @@ export class WebhooksService {
     private readonly em: EntityManager,
     private readonly cursors: CursorCodec,
     private readonly deliveries: WebhookDeliveryService,
+    private readonly events: EventsService,
+    private readonly outbox: WebhookOutbox,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -78,7 +91,7 @@ export class WebhooksService {
     return endpoint;
   }
 
-  async create(auth: AuthContext, dto: CreateWebhookDto) {
+  async create(auth: AuthContext, dto: CreateWebhookDto): Promise<CreatedWebhookEndpointDto> {
     const url = await validateWebhookUrl(dto.url, this.config.webhookAllowHosts, this.lookup);
     const source = dto.source ?? 'api';
     const secret = newWebhookSecret();
@@ -110,15 +123,15 @@ export class WebhooksService {
     return { ...presentEndpoint(endpoint), secret };
   }
 
-  list(auth: AuthContext, query: ListWebhooksQueryDto): Promise<ListEnvelope<ReturnType<typeof presentEndpoint>>> {
+  list(auth: AuthContext, query: ListWebhooksQueryDto): Promise<ListEnvelope<WebhookEndpointDto>> {
     return pageByCreatedAt(this.em, WebhookEndpoint, { organizationId: auth.organizationId }, { ...query }, this.cursors, presentEndpoint);
   }
 
-  async retrieve(auth: AuthContext, id: string) {
+  async retrieve(auth: AuthContext, id: string): Promise<WebhookEndpointDto> {
     return presentEndpoint(await this.find(auth, id));
   }
 
-  async update(auth: AuthContext, id: string, dto: UpdateWebhookDto) {
+  async update(auth: AuthContext, id: string, dto: UpdateWebhookDto): Promise<WebhookEndpointDto> {
     const url = dto.url !== undefined ? await validateWebhookUrl(dto.url, this.config.webhookAllowHosts, this.lookup) : undefined;
     const endpoint = await this.em.transactional(async (em) => {
       const e = await this.find(auth, id, em);
@@ -162,14 +175,14 @@ export class WebhooksService {
     return presentEndpoint(endpoint);
   }
 
-  async remove(auth: AuthContext, id: string) {
+  async remove(auth: AuthContext, id: string): Promise<DeletedWebhookEndpointDto> {
     const endpoint = await this.find(auth, id);
     // Its delivery records go with it (on delete cascade); archived events stay until their 30 days are over.
     await this.em.nativeDelete(WebhookEndpoint, { id: endpoint.id, organizationId: auth.organizationId });
     return { id: endpoint.id, object: 'webhook_endpoint' as const, deleted: true as const };
   }
 
-  async rotateSecret(auth: AuthContext, id: string) {
+  async rotateSecret(auth: AuthContext, id: string): Promise<WebhookSecretDto> {
     const secret = newWebhookSecret();
     const endpoint = await this.em.transactional(async (em) => {
       const e = await this.find(auth, id, em);
@@ -191,18 +204,18 @@ export class WebhooksService {
 
   /** Sends a `ping` through the real pipeline: an archived event, a delivery row, and the attempt made right here with
    * the worker's delivery code. A failed ping is retried on the normal schedule while the endpoint is enabled. */
-  async test(auth: AuthContext, id: string) {
+  async test(auth: AuthContext, id: string): Promise<WebhookDeliveryDto> {
     const endpoint = await this.find(auth, id);
-    const recorded = await this.em.transactional((em) =>
-      recordEvent(em, auth.organizationId, 'ping', { webhook_endpoint_id: endpoint.id }, [endpoint.id], { notify: false }),
-    );
-    const deliveryId = recorded!.deliveryIds[0];
+    const [deliveryId] = await this.em.transactional(async (em) => {
+      const event = await this.events.record(em, auth.organizationId, 'ping', { webhook_endpoint_id: endpoint.id });
+      return this.outbox.addDeliveries(em, [{ event, listener: [endpoint.id] }], { wake: false });
+    });
     await this.deliveries.attempt(deliveryId, 1, { anyEndpointStatus: true });
     const delivery = await this.em.fork().findOneOrFail(WebhookDelivery, { id: deliveryId });
     return presentDelivery(delivery);
   }
 
-  async listDeliveries(auth: AuthContext, id: string, query: ListDeliveriesQueryDto) {
+  async listDeliveries(auth: AuthContext, id: string, query: ListDeliveriesQueryDto): Promise<ListEnvelope<WebhookDeliveryDto>> {
     const endpoint = await this.find(auth, id);
     const where = { organizationId: auth.organizationId, endpointId: endpoint.id, ...(query.status ? { status: query.status } : {}) };
     return pageByCreatedAt(this.em, WebhookDelivery, where as never, { ...query, endpoint: endpoint.id }, this.cursors, presentDelivery);

@@ -26,7 +26,7 @@ export class QrCodeDto {
   @ApiProperty({ type: DesignResponseDto }) design!: DesignResponseDto;
   @ApiProperty({ type: String, nullable: true, example: 'fld_4bX9kQ2mT7vLp1sZ8nYc' }) folder_id!: string | null;
   @ApiProperty({ type: [String], example: ['spring', 'menu'] }) tags!: string[];
-  @ApiProperty({ example: 'http://localhost:3001/images/3f2a9c1b.svg' }) image_url!: string;
+  @ApiProperty({ type: String, nullable: true, example: 'http://localhost:3001/images/3f2a9c1b.svg' }) image_url!: string | null;
   @ApiProperty({ example: '/v1/qr-codes/qr_4bX9kQ2mT7vLp1sZ8nYc/download' }) download_url!: string;
   @ApiProperty() is_active!: boolean;
   @ApiProperty({ type: Number, nullable: true, description: 'null for static codes' }) scan_count!: number | null;

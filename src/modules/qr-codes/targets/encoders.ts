@@ -1,4 +1,4 @@
-/** Static payload encoders (decisions.md "QR codes"): what a static code's symbol holds. Pure functions. */
+/** Static payload encoders (docs/targets.md, "static payload"): what a static code's symbol holds. Pure functions. */
 
 /** WIFI: `\ ; , : "` are escaped with a backslash. */
 export function escapeWifi(s: string): string {

@@ -174,3 +174,13 @@ export function checkHttpUrl(s: string, field: string): string {
   }
   return s;
 }
+
+/** A URL as it can go in a Location header (percent-encoded, punycode host), or null when it is not an http(s) URL. */
+export function headerSafeUrl(value: string): string | null {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' || url.protocol === 'http:' ? url.href : null;
+  } catch {
+    return null;
+  }
+}

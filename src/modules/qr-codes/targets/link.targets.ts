@@ -1,5 +1,6 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ApiException } from '../../../common/errors/api.exception';
-import { checkHttpUrl, FieldReader, normalizePhone } from './fields';
+import { checkHttpUrl, FieldReader, headerSafeUrl, normalizePhone } from './fields';
 import type { StoredTarget, TargetHandler } from './target-handler';
 
 export const UTM_FIELDS = ['source', 'medium', 'campaign', 'term', 'content'] as const;
@@ -10,6 +11,29 @@ export const LINK_TYPES = [
   'youtube', 'googleform', 'googledoc', 'googlemaps', 'facebook', 'instagram', 'linkedin', 'twitter', 'tiktok',
   'spotify', 'pinterest', 'snapchat', 'soundcloud', 'paypal', 'zoom', 'calendly',
 ] as const;
+
+class UtmSchema {
+  @ApiPropertyOptional({ example: 'qr' }) source?: string;
+  @ApiPropertyOptional({ example: 'print' }) medium?: string;
+  @ApiPropertyOptional({ example: 'spring' }) campaign?: string;
+  @ApiPropertyOptional() term?: string;
+  @ApiPropertyOptional() content?: string;
+}
+export class UrlTarget {
+  @ApiProperty({ enum: ['url', ...LINK_TYPES], example: 'url', description: 'url or another link type (youtube, googleform, …; dynamic only)' }) type!: string;
+  @ApiProperty({ example: 'https://example.com/menu', description: 'http or https URL' }) destination!: string;
+  @ApiPropertyOptional({ type: UtmSchema, nullable: true, description: 'Merged into the destination at scan time (dynamic) or into the encoded URL (static)' }) utm?: UtmSchema;
+}
+export class WhatsappTarget {
+  @ApiProperty({ enum: ['whatsapp'] }) type!: string;
+  @ApiPropertyOptional({ example: '+15551234567' }) phone?: string;
+  @ApiPropertyOptional({ example: 'Hello!' }) message?: string;
+  @ApiPropertyOptional({ description: 'A WhatsApp link instead of phone/message', example: 'https://wa.me/15551234567' }) destination?: string;
+}
+export class TelegramTarget {
+  @ApiProperty({ enum: ['telegram'] }) type!: string;
+  @ApiProperty({ example: '@scanlink', description: 'A @username, a phone number or a t.me link' }) destination!: string;
+}
 
 function readUtm(r: FieldReader, current?: Utm | null): Utm | null | undefined {
   if (!(('utm') in r.input)) return undefined;
@@ -71,6 +95,7 @@ export function mergeUtm(destination: string, utm: Utm | null | undefined): stri
 function linkHandler(type: string, staticCapable: boolean): TargetHandler {
   return {
     type,
+    schema: UrlTarget,
     staticCapable,
     pageHolding: false,
     parse(r, kind) {
@@ -89,6 +114,13 @@ function linkHandler(type: string, staticCapable: boolean): TargetHandler {
       return { type, target: { destination, utm: utm === undefined ? (current.utm ?? null) : utm } };
     },
     payload: (t) => t.destination as string,
+    scan: {
+      fixedLocation(t) {
+        if (typeof t.destination !== 'string') return null;
+        const base = headerSafeUrl(t.destination);
+        return base && headerSafeUrl(mergeUtm(base, t.utm as Utm | null | undefined));
+      },
+    },
   };
 }
 
@@ -105,6 +137,7 @@ export function whatsappUrl(t: StoredTarget): string {
 
 export const whatsappHandler: TargetHandler = {
   type: 'whatsapp',
+  schema: WhatsappTarget,
   staticCapable: false,
   pageHolding: false,
   parse(r) {
@@ -121,7 +154,7 @@ export const whatsappHandler: TargetHandler = {
     r.only(['phone', 'message', 'destination']);
     if (r.has('destination')) {
       if (r.has('phone') || r.has('message')) r.fail('destination', 'cannot be combined with phone or message');
-      // Re-pointable to any http(s) page (spec PATCH rule 3).
+      // Re-pointable to any http(s) page (docs/targets.md).
       return { type: 'whatsapp', target: { destination: r.url('destination', { required: true }) } };
     }
     const phone = r.has('phone') ? r.phone('phone', { required: true }) : (current.phone as string | undefined);
@@ -130,6 +163,7 @@ export const whatsappHandler: TargetHandler = {
     return { type: 'whatsapp', target: { phone, message } };
   },
   payload: whatsappUrl,
+  scan: { fixedLocation: (t) => headerSafeUrl(whatsappUrl(t)) },
 };
 
 /** @username, a phone number, or a t.me link → https://t.me/… */
@@ -148,6 +182,7 @@ function telegramDestination(r: FieldReader): string {
 
 export const telegramHandler: TargetHandler = {
   type: 'telegram',
+  schema: TelegramTarget,
   staticCapable: false,
   pageHolding: false,
   parse(r) {
@@ -157,11 +192,12 @@ export const telegramHandler: TargetHandler = {
   patch(_current, r) {
     r.only(['destination']);
     const raw = r.string('destination', { required: true, max: 2048 })!;
-    // Any other http(s) page is fine too (spec PATCH rule 3).
+    // Any other http(s) page is fine too (docs/targets.md).
     if (/^https?:\/\//i.test(raw) && !/^https?:\/\/(t\.me|telegram\.me)\//i.test(raw)) {
       return { type: 'telegram', target: { destination: checkHttpUrl(raw, r.field('destination')) } };
     }
     return { type: 'telegram', target: { destination: telegramDestination(r) } };
   },
   payload: (t) => t.destination as string,
+  scan: { fixedLocation: (t) => (typeof t.destination === 'string' ? headerSafeUrl(t.destination) : null) },
 };

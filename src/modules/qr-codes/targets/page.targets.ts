@@ -1,11 +1,77 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ApiException } from '../../../common/errors/api.exception';
-import type { FieldReader } from './fields';
+import { type FieldReader, headerSafeUrl } from './fields';
+import { FORM_FIELD_TYPES, renderFormPage } from './pages/form-page';
+import { appstoresPage, linkPage, menuPage, reviewPage } from './pages/link-pages';
 import type { StoredTarget, TargetHandler } from './target-handler';
 
+export class AppstoresTarget {
+  @ApiProperty({ enum: ['appstores'] }) type!: string;
+  @ApiPropertyOptional({ example: 'https://apps.apple.com/app/id123' }) ios_url?: string;
+  @ApiPropertyOptional({ example: 'https://play.google.com/store/apps/details?id=com.example' }) android_url?: string;
+  @ApiPropertyOptional() fallback_url?: string;
+}
+class ReviewLink {
+  @ApiProperty({ example: 'google' }) platform!: string;
+  @ApiProperty({ example: 'https://g.page/r/example/review' }) url!: string;
+}
+class ReviewPage {
+  @ApiProperty({ example: 'How did we do?' }) title!: string;
+  @ApiProperty({ type: [ReviewLink] }) links!: ReviewLink[];
+  @ApiPropertyOptional() feedback_email?: string;
+}
+export class ReviewTarget {
+  @ApiProperty({ enum: ['review'] }) type!: string;
+  @ApiProperty({ type: ReviewPage }) review_page!: ReviewPage;
+}
+class PageLink {
+  @ApiProperty({ example: 'Our shop' }) title!: string;
+  @ApiProperty({ example: 'https://shop.example.com' }) url!: string;
+}
+export class LinkpageTarget {
+  @ApiProperty({ enum: ['linkpage'] }) type!: string;
+  @ApiProperty({ example: 'Find us online' }) title!: string;
+  @ApiPropertyOptional() description?: string;
+  @ApiProperty({ type: [PageLink] }) links!: PageLink[];
+}
+class FormField {
+  @ApiProperty({ example: 'email', pattern: '^[a-z][a-z0-9_]*$' }) name!: string;
+  @ApiProperty({ example: 'Your e-mail' }) label!: string;
+  @ApiPropertyOptional({ enum: FORM_FIELD_TYPES, default: 'text' }) type?: string;
+  @ApiPropertyOptional({ default: false }) required?: boolean;
+}
+export class FormTarget {
+  @ApiProperty({ enum: ['form'] }) type!: string;
+  @ApiProperty({ example: 'Join our newsletter' }) title!: string;
+  @ApiProperty({ type: [FormField] }) fields!: FormField[];
+  @ApiPropertyOptional({ example: 'I agree to receive e-mails.' }) consent_text?: string;
+}
+class MenuItem {
+  @ApiProperty({ example: 'Espresso' }) name!: string;
+  @ApiPropertyOptional({ example: '2.50' }) price?: string;
+  @ApiPropertyOptional() description?: string;
+}
+class MenuSection {
+  @ApiProperty({ example: 'Coffee' }) name!: string;
+  @ApiProperty({ type: [MenuItem] }) items!: MenuItem[];
+}
+export class MenupageTarget {
+  @ApiProperty({ enum: ['menupage'] }) type!: string;
+  @ApiProperty({ example: 'Menu' }) title!: string;
+  @ApiProperty({ type: [MenuSection] }) sections!: MenuSection[];
+}
+
 /** Page-holding types: hosted on the scan host, editable: false, never re-pointed through the API. */
-function page(type: string, fields: string[], read: (r: FieldReader) => StoredTarget, summary?: TargetHandler['summary']): TargetHandler {
+function page(
+  type: string,
+  own: Pick<TargetHandler, 'schema' | 'scan'>,
+  fields: string[],
+  read: (r: FieldReader) => StoredTarget,
+  summary?: TargetHandler['summary'],
+): TargetHandler {
   return {
     type,
+    ...own,
     staticCapable: false,
     pageHolding: true,
     parse(r) {
@@ -22,14 +88,30 @@ function page(type: string, fields: string[], read: (r: FieldReader) => StoredTa
   };
 }
 
-export const appstoresHandler = page('appstores', ['ios_url', 'android_url', 'fallback_url'], (r) => {
+const IOS = /iPhone|iPad|iPod/;
+const ANDROID = /Android/;
+
+/** iOS → ios_url, Android → android_url; any other device (or a missing store link) gets the page. */
+function storeLocation(t: StoredTarget, userAgent: string | undefined): string | null {
+  if (!userAgent) return null;
+  const field = IOS.test(userAgent) ? 'ios_url' : ANDROID.test(userAgent) ? 'android_url' : null;
+  const url = field ? t[field] : null;
+  return typeof url === 'string' && url ? headerSafeUrl(url) : null;
+}
+
+export const appstoresHandler = page(
+  'appstores',
+  { schema: AppstoresTarget, scan: { agentLocation: storeLocation, page: (c) => appstoresPage(c.target) } },
+  ['ios_url', 'android_url', 'fallback_url'],
+  (r) => {
   const ios = r.url('ios_url') ?? null;
   const android = r.url('android_url') ?? null;
   if (!ios && !android) r.fail('ios_url', 'or target.android_url is required');
   return { ios_url: ios, android_url: android, fallback_url: r.url('fallback_url') ?? null };
-});
+  },
+);
 
-export const reviewHandler = page('review', ['review_page'], (r) => {
+export const reviewHandler = page('review', { schema: ReviewTarget, scan: { page: (c) => reviewPage(c.target) } }, ['review_page'], (r) => {
   const p = r.object('review_page', { required: true })!;
   p.only(['title', 'links', 'feedback_email']);
   const links = p.array('links', { required: true, min: 1, max: 20 })!.map((l) => {
@@ -44,6 +126,7 @@ export const reviewHandler = page('review', ['review_page'], (r) => {
 
 export const linkpageHandler = page(
   'linkpage',
+  { schema: LinkpageTarget, scan: { page: (c) => linkPage(c.target) } },
   ['title', 'description', 'links'],
   (r) => ({
     title: r.string('title', { required: true, max: 255 }),
@@ -56,10 +139,9 @@ export const linkpageHandler = page(
   (t) => ({ title: t.title, link_count: (t.links as unknown[]).length }),
 );
 
-export const FORM_FIELD_TYPES = ['text', 'email', 'phone', 'textarea', 'number', 'date', 'checkbox'] as const;
-
 export const formHandler = page(
   'form',
+  { schema: FormTarget, scan: { page: (c) => renderFormPage(c) } },
   ['title', 'fields', 'consent_text'],
   (r) => {
     const names = new Set<string>();
@@ -88,6 +170,7 @@ export const formHandler = page(
 
 export const menupageHandler = page(
   'menupage',
+  { schema: MenupageTarget, scan: { page: (c) => menuPage(c.target) } },
   ['title', 'sections'],
   (r) => ({
     title: r.string('title', { required: true, max: 255 }),

@@ -1,9 +1,13 @@
 import { ApiException } from '../../../common/errors/api.exception';
-import { emailHandler, eventHandler, locationHandler, smsHandler, textHandler, vcardHandler, wifiHandler } from './content.targets';
+import { emailHandler, smsHandler, textHandler, wifiHandler } from './content.targets';
+import { eventHandler } from './event.target';
 import { linkHandlers, telegramHandler, urlHandler, whatsappHandler } from './link.targets';
+import { locationHandler } from './location.target';
 import { appstoresHandler, formHandler, linkpageHandler, menupageHandler, reviewHandler } from './page.targets';
-import type { TargetHandler } from './target-handler';
+import type { HostedResponse, ScannedCode, TargetHandler } from './target-handler';
+import { vcardHandler } from './vcard.target';
 
+/** Every target type. Adding one: a handler file beside this one and a line here (see docs/architecture.md). */
 const HANDLERS: TargetHandler[] = [
   urlHandler,
   ...linkHandlers,
@@ -42,3 +46,35 @@ export function storedHandler(type: string): TargetHandler {
   if (!h) throw new Error(`no target handler for stored type ${type}`);
   return h;
 }
+
+/** The handler of a type read from a cache (possibly written by another version), or undefined. */
+function scanHandler(type: string): TargetHandler | undefined {
+  return BY_TYPE.get(type);
+}
+
+/** The visitor-independent redirect of a dynamic code of `type`, or null (page-served types, unusable targets). */
+export function fixedLocation(type: string, target: Record<string, unknown>): string | null {
+  return scanHandler(type)?.scan.fixedLocation?.(target) ?? null;
+}
+
+/** The redirect chosen from the user agent (app store links), or null: then the page answers. */
+export function agentLocation(type: string, target: Record<string, unknown>, userAgent: string | undefined): string | null {
+  return scanHandler(type)?.scan.agentLocation?.(target, userAgent) ?? null;
+}
+
+/**
+ * The hosted page (suffix '') or a download (suffix '.vcf', '.ics') of a live, active code, or null when its type has
+ * none for that suffix (the caller answers 404).
+ */
+export function hostedPage(type: string, code: ScannedCode, suffix: string): HostedResponse | null {
+  const scan = scanHandler(type)?.scan;
+  if (!scan) return null;
+  if (suffix === '') return scan.page?.(code) ?? null;
+  return scan.downloads?.[suffix]?.(code) ?? null;
+}
+
+/** One schema per distinct request shape (the link types share url's), for the OpenAPI document. */
+export const TARGET_SCHEMAS = [...new Set(HANDLERS.map((h) => h.schema))];
+
+/** `type` → schema, for the discriminator of the `target` union. */
+export const TARGET_SCHEMA_BY_TYPE: ReadonlyMap<string, TargetHandler['schema']> = new Map(HANDLERS.map((h) => [h.type, h.schema]));

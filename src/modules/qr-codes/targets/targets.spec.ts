@@ -1,7 +1,7 @@
 import { ApiException } from '../../../common/errors/api.exception';
 import { FieldReader } from './fields';
 import { mergeUtm, whatsappUrl } from './link.targets';
-import { mapUrl } from './content.targets';
+import { mapUrl } from './location.target';
 import { handlerFor, STATIC_CAPABLE_TYPES, TARGET_TYPES } from './registry';
 
 const parse = (target: Record<string, unknown>, kind: 'dynamic' | 'static' = 'dynamic') =>
@@ -18,7 +18,7 @@ function fieldOf(fn: () => unknown): string | undefined {
 }
 
 describe('target handlers', () => {
-  it('knows every type of docs/targets.md, static only where decisions.md allows it', () => {
+  it('knows every type of docs/targets.md, static only where docs/targets.md allows it', () => {
     expect(TARGET_TYPES).toEqual(expect.arrayContaining(['url', 'youtube', 'googleform', 'text', 'email', 'sms', 'wifi', 'event', 'vcard', 'whatsapp', 'telegram', 'location', 'appstores', 'review', 'linkpage', 'form', 'menupage']));
     expect(STATIC_CAPABLE_TYPES.sort()).toEqual(['email', 'event', 'location', 'sms', 'text', 'url', 'vcard', 'wifi']);
   });
@@ -76,7 +76,7 @@ describe('target handlers', () => {
     expect(parse({ type: 'vcard', destination: 'BEGIN:VCARD\r\nFN:A\r\nEND:VCARD' }, 'static')).toEqual({ raw: 'BEGIN:VCARD\r\nFN:A\r\nEND:VCARD' });
   });
 
-  it('produces the static payloads of decisions.md', () => {
+  it('produces the static payloads of docs/targets.md', () => {
     const payload = (t: Record<string, unknown>) => handlerFor(t.type).payload(parse(t, 'static'));
     expect(payload({ type: 'url', destination: 'https://example.com/x' })).toBe('https://example.com/x');
     expect(payload({ type: 'text', text: 'Hi' })).toBe('Hi');

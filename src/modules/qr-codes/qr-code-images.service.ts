@@ -1,0 +1,67 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from '@mikro-orm/postgresql';
+import { ImagesService } from '../images/images.service';
+import type { Design } from '../rendering/design';
+import { RenderingService } from '../rendering/rendering.service';
+
+export type DownloadFormat = 'svg' | 'png';
+
+/**
+ * The images of QR codes: the stored SVG behind image_url and the design's logo. Rendering draws (pure), the images
+ * module stores; this decides when, and releases an image only when no code refers to it any more (images are
+ * content-addressed and may be shared by identical codes).
+ */
+@Injectable()
+export class QrCodeImagesService {
+  constructor(
+    private readonly em: EntityManager,
+    private readonly rendering: RenderingService,
+    private readonly images: ImagesService,
+  ) {}
+
+  /** 400 `payload_too_large` when the payload does not fit at the design's error correction. */
+  assertFits(payload: string, design: Design): void {
+    this.rendering.assertFits(payload, design);
+  }
+
+  /** The stored logo of a design (fetched, checked and stored once), or null when it has none. */
+  async prepareLogo(design: Design): Promise<string | null> {
+    return design.logo ? this.images.prepareLogo(design.logo.url) : null;
+  }
+
+  /** Draws the code's SVG and stores it; returns its key. */
+  async store(payload: string, design: Design, logoKey: string | null): Promise<string> {
+    return this.images.storeSvg(await this.rendering.renderSvg(payload, design, await this.logo(design, logoKey)));
+  }
+
+  /** The code drawn for a download: an SVG of `size` (its width/height attributes) or a PNG of `size` pixels. */
+  async draw(format: DownloadFormat, payload: string, design: Design, logoKey: string | null, size: number): Promise<Buffer | string> {
+    const logo = await this.logo(design, logoKey);
+    return format === 'png' ? this.rendering.renderPng(payload, design, logo, size) : this.rendering.renderSvg(payload, design, logo, size);
+  }
+
+  url(key: string): string {
+    return this.images.url(key);
+  }
+
+  /** Deletes the stored SVG unless a code still refers to it. */
+  async releaseImage(key: string): Promise<void> {
+    const [row] = await this.em.fork().execute<{ n: string }[]>('select count(*) as n from qr_codes where image_key = ?', [key]);
+    if (Number(row.n) === 0) await this.images.delete(key).catch(() => undefined);
+  }
+
+  /** Deletes the stored logo unless a code still refers to it. */
+  async releaseLogo(key: string): Promise<void> {
+    const [row] = await this.em.fork().execute<{ n: string }[]>('select count(*) as n from qr_codes where logo_key = ?', [key]);
+    if (Number(row.n) === 0) await this.images.delete(key).catch(() => undefined);
+  }
+
+  /** Deletes images already known to be unreferenced (purgeTrash's orphans). */
+  async deleteOrphans(keys: readonly string[]): Promise<void> {
+    for (const key of keys) await this.images.delete(key).catch(() => undefined);
+  }
+
+  private async logo(design: Design, logoKey: string | null): Promise<Buffer | null> {
+    return design.logo && logoKey ? this.images.logo(logoKey) : null;
+  }
+}

@@ -1,0 +1,32 @@
+import stableStringify from 'safe-stable-stringify';
+import type { AuthContext } from '../../common/auth/auth-context';
+import { ApiException } from '../../common/errors/api.exception';
+
+/** Equal as JSON whatever the key order (jsonb stores object keys in its own order): a PATCH that re-sends what is
+ * stored changes nothing, bumps no updated_at and emits no qr.updated. */
+export const sameJson = (a: unknown, b: unknown): boolean => stableStringify(a) === stableStringify(b);
+
+const MAX_TAGS = 10;
+const MAX_TAG_LENGTH = 50;
+
+export function normalizeTags(tags: unknown): string[] {
+  if (!Array.isArray(tags)) throw ApiException.invalid('tags', 'tags must be an array of strings');
+  const out: string[] = [];
+  for (const t of tags) {
+    if (typeof t !== 'string') throw ApiException.invalid('tags', 'tags must be an array of strings');
+    const s = t.trim();
+    if (!s) throw ApiException.invalid('tags', 'tags must not contain empty strings');
+    if (s.length > MAX_TAG_LENGTH) throw ApiException.invalid('tags', `each tag must be at most ${MAX_TAG_LENGTH} characters`);
+    if (!out.includes(s)) out.push(s);
+  }
+  if (out.length > MAX_TAGS) throw ApiException.invalid('tags', `tags must have at most ${MAX_TAGS} items`);
+  return out;
+}
+
+export function planLimitError(auth: AuthContext, current: number, requested = 1): ApiException {
+  return new ApiException(
+    'plan_limit_reached',
+    `The ${auth.plan.id} plan allows ${auth.plan.dynamic_qr_limit} live dynamic QR codes; ${current} exist`,
+    { limit: auth.plan.dynamic_qr_limit, current_count: current, requested, plan_id: auth.plan.id },
+  );
+}

@@ -1,0 +1,113 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { AuthContext } from '../../common/auth/auth-context';
+
+/**
+ * What other modules may read or write of qr_codes, each on the caller's EntityManager (often inside its transaction).
+ * qr-codes owns the table: any other statement on it belongs here.
+ */
+
+/** A dynamic code as the scan host and the lead form read it by its short code. */
+export interface CodeByShortCode {
+  id: string;
+  organizationId: string;
+  shortCode: string;
+  name: string;
+  kind: string;
+  type: string;
+  target: Record<string, unknown>;
+  status: string;
+  isActive: boolean;
+}
+
+interface CodeRow {
+  id: string;
+  organization_id: string;
+  short_code: string;
+  name: string;
+  kind: string;
+  type: string;
+  target: Record<string, unknown> | string;
+  status: string;
+  is_active: boolean;
+}
+
+/** The code with this short code on the default scan host, whatever its kind and state; null when there is none. */
+export async function findByShortCode(em: EntityManager, shortCode: string): Promise<CodeByShortCode | null> {
+  const rows = await em.execute<CodeRow[]>(
+    `select id, organization_id, short_code, name, kind, type, target, status, is_active
+       from qr_codes where coalesce(domain_id, '') = '' and short_code = ?`,
+    [shortCode],
+  );
+  const row = rows[0];
+  if (!row) return null;
+  return {
+    id: row.id,
+    organizationId: row.organization_id,
+    shortCode: row.short_code,
+    name: row.name,
+    kind: row.kind,
+    type: row.type,
+    target: typeof row.target === 'string' ? (JSON.parse(row.target) as Record<string, unknown>) : row.target,
+    status: row.status,
+    isActive: row.is_active,
+  };
+}
+
+/** True when a code with this id exists in any state (a batch item's reserved id already became a code). */
+export async function codeExists(em: EntityManager, id: string): Promise<boolean> {
+  const [row] = await em.execute<{ n: number }[]>('select 1 as n from qr_codes where id = ?', [id]);
+  return row !== undefined;
+}
+
+/** Kind and creation time of a live code of the workspace in the key's environment (analytics' range starts there);
+ * null when not found. */
+export async function findLiveCodeFacts(
+  em: EntityManager,
+  scope: Pick<AuthContext, 'organizationId' | 'environment'>,
+  id: string,
+): Promise<{ kind: string; createdAt: Date } | null> {
+  const [row] = await em.execute<{ kind: string; created_at: Date | string }[]>(
+    `select kind, created_at from qr_codes where id = ? and organization_id = ? and environment = ? and status = 'live'`,
+    [id, scope.organizationId, scope.environment],
+  );
+  return row ? { kind: row.kind, createdAt: new Date(row.created_at) } : null;
+}
+
+/** Counts a lead on a form code while it is still live, active and a dynamic form; false when it is not any more. */
+export async function countLead(em: EntityManager, codeId: string): Promise<boolean> {
+  const counted = await em.execute<Array<{ id: string }>>(
+    `update qr_codes set lead_count = lead_count + 1 where id = ? and status = 'live' and is_active and kind = 'dynamic' and type = 'form' returning id`,
+    [codeId],
+  );
+  return counted.length > 0;
+}
+
+/**
+ * The two parts of scan ingestion's single statement (analytics/scan-store.ts) that touch qr_codes, as CTE bodies.
+ * They stay here, with the table's other statements, and are composed into that statement rather than run apart, so
+ * an entry costs one round trip and returns one row.
+ */
+export const scanIngestSql = {
+  /** The dynamic codes named by `input.qr_code_id`, locked in id order (two workers storing scans of the same codes
+   * queue up instead of deadlocking on their rollup rows). The lock mode (no key update) does not block the
+   * foreign-key checks of concurrent scan inserts or lead writes. Columns: id, organization_id. */
+  lockCodes: (input: string): string => `select id, organization_id from qr_codes
+   where id in (select qr_code_id from ${input}) and kind = 'dynamic'
+   order by id
+     for no key update`,
+  /** Adds the rows of `ins` (qr_code_id, scanned_at) to the codes' scan_count and last_scan_at. */
+  addScans: (ins: string): string => `update qr_codes q
+     set scan_count = q.scan_count + s.n, last_scan_at = greatest(q.last_scan_at, s.last_at)
+    from (select qr_code_id, count(*) as n, max(scanned_at) as last_at from ${ins} group by 1) s
+   where q.id = s.qr_code_id
+  returning 1`,
+};
+
+/**
+ * Whether any code row names this custom domain: live, trashed or paused (a paused code comes back on restore).
+ * The domains module asks this before removing a domain; the foreign key qr_codes.domain_id backs it up.
+ */
+export async function domainHasCodes(em: EntityManager, domainId: string): Promise<boolean> {
+  const rows = await em.execute<{ one: number }[]>('select 1 as one from qr_codes where domain_id = ? limit 1', [domainId]);
+  return rows.length > 0;
+}

@@ -1,0 +1,169 @@
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../../common/config/config';
+import { clientIp, parseTrustProxy, type TrustProxy } from '../../common/http/client-address';
+import { pooledId } from './pooled-ids';
+import { answerScan, type ScanEntry, type ScanSuffix } from './scan-answer';
+import { ScanBuffer } from './scan-buffer';
+import { ScanCodeCache } from './scan-code-cache';
+import type { CachedCode } from './scan-contract';
+import { ScanEnricher } from './scan-enricher';
+import type { ScanAccessLog } from './scan-access-log';
+
+/** `/{short_code}`, `/{short_code}.vcf`, `/{short_code}.ics`, with an optional trailing slash and any query string
+ * (ignored). */
+export const SCAN_PATH = /^\/([0-9A-Za-z]{7})(\.vcf|\.ics)?\/?(?:\?|$)/;
+/** Any other one-segment path but `/health` and `/images`: a mistyped or truncated scan URL, answered with the 404 page (HTML for a
+ * person, not the API's JSON envelope). Deeper paths (`/images/…`) go on to Nest. */
+const OTHER_ONE_SEGMENT = /^\/(?!(?:health|images)\/?(?:\?|$))[^/?]*\/?(?:\?|$)/;
+const NO_CODE: ScanEntry = { code: null, location: null };
+
+type Done = (status: number, requestId: string) => void;
+const NO_LOG: Done = () => undefined;
+/** The access-record callback of one request (only built when the access log is on). */
+const logDone =
+  (access: ScanAccessLog, method: string, path: string, started: number): Done =>
+  (status, requestId) =>
+    access.record(method, path, status, requestId, started);
+
+/** Answers the request and returns true, or returns false (and does nothing) for a request Nest should get. */
+export type HotPathHandler = (req: IncomingMessage, res: ServerResponse) => boolean;
+
+export interface HotPathOptions {
+  /** Scanlink-Version header value. */
+  version: string;
+  /** Set only when the access log is enabled (nothing is computed for it otherwise): a summary per interval at
+   * `info`, a line per request at `debug` (scan-access-log.ts). */
+  access?: ScanAccessLog;
+}
+
+/** Headers the hot path sets itself on a page answer (a renderer's own copy is left out). */
+const OWN_HEADERS = new Set(['content-length', 'request-id', 'scanlink-version']);
+
+/**
+ * The scan host's hot path: GET/HEAD `/{short_code}` answered by a plain Node handler placed in front of Fastify
+ * and Nest (bootstrap.ts createScanApp), from the code cache, with no database write. A counted scan is enriched in
+ * memory and appended to the scan buffer after the answer is written.
+ */
+@Injectable()
+export class ScanHotPath implements OnApplicationShutdown {
+  private readonly logger = new Logger('ScanHotPath');
+  private readonly trust: TrustProxy;
+  private readonly enricher = new ScanEnricher();
+  private readonly scanBaseUrl: string;
+  private access?: ScanAccessLog;
+
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly cache: ScanCodeCache,
+    private readonly buffer: ScanBuffer,
+  ) {
+    this.trust = parseTrustProxy(config.trustProxy);
+    this.scanBaseUrl = config.scanBaseUrl;
+  }
+
+  handler(opts: HotPathOptions): HotPathHandler {
+    const { version, access } = opts;
+    this.access = access;
+    return (req, res) => {
+      const method = req.method;
+      if (method !== 'GET' && method !== 'HEAD') return false;
+      const url = req.url ?? '';
+      const match = SCAN_PATH.exec(url);
+      if (!match && !OTHER_ONE_SEGMENT.test(url)) return false;
+      const done = access ? logDone(access, method, match ? `/${match[1]}${match[2] ?? ''}` : access.otherPath(url), performance.now()) : NO_LOG;
+      if (!match) {
+        this.answer(req, res, NO_CODE, '', version, done);
+        return true;
+      }
+      const shortCode = match[1];
+      const suffix = (match[2] ?? '') as ScanSuffix;
+      const entry = this.cache.peek(shortCode);
+      if (entry) {
+        this.answer(req, res, entry, suffix, version, done);
+      } else {
+        this.cache.load(shortCode).then(
+          (loaded) => this.answer(req, res, loaded, suffix, version, done),
+          (err: Error) => this.unavailable(res, err, version, done),
+        );
+      }
+      return true;
+    };
+  }
+
+  /** The last access summary, once the HTTP server has stopped answering. */
+  onApplicationShutdown(): void {
+    this.access?.stop?.();
+  }
+
+  private answer(
+    req: IncomingMessage,
+    res: ServerResponse,
+    entry: ScanEntry,
+    suffix: ScanSuffix,
+    version: string,
+    done: Done,
+  ): void {
+    const requestId = pooledId('req');
+    const userAgent = req.headers['user-agent'];
+    let status: number;
+    let countable: boolean;
+    try {
+      const answer = answerScan(entry, { suffix, userAgent, scanBaseUrl: this.scanBaseUrl });
+      countable = answer.countable;
+      if (answer.location !== undefined) {
+        status = 302;
+        res.writeHead(302, {
+          Location: answer.location,
+          'Cache-Control': 'no-store',
+          'Content-Length': '0',
+          'Request-Id': requestId,
+          'Scanlink-Version': version,
+        });
+        res.end();
+      } else {
+        const page = answer.page;
+        const body = typeof page.body === 'string' ? Buffer.from(page.body) : page.body;
+        const headers: OutgoingHttpHeaders = { 'Content-Length': String(body.length), 'Request-Id': requestId, 'Scanlink-Version': version };
+        for (const [name, value] of Object.entries(page.headers)) if (!OWN_HEADERS.has(name.toLowerCase())) headers[name] = value;
+        status = page.status;
+        res.writeHead(status, headers);
+        res.end(req.method === 'HEAD' ? undefined : body);
+      }
+    } catch (err) {
+      this.logger.error(`scan answer failed (request ${requestId}): ${(err as Error).stack ?? String(err)}`);
+      if (!res.headersSent) {
+        res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store', 'Request-Id': requestId, 'Scanlink-Version': version });
+      }
+      res.end(req.method === 'HEAD' ? undefined : 'Internal error');
+      done(500, requestId);
+      return;
+    }
+    if (countable && req.method === 'GET') this.count(req, entry.code!, userAgent);
+    done(status, requestId);
+  }
+
+  /** Postgres (and so the code) unreachable on a cache miss: a retryable 503, nothing counted. */
+  private unavailable(res: ServerResponse, err: Error, version: string, done: Done): void {
+    const requestId = pooledId('req');
+    this.logger.error(`code lookup failed (request ${requestId}): ${err.message}`);
+    res.writeHead(503, {
+      'Content-Type': 'text/plain; charset=utf-8',
+      'Cache-Control': 'no-store',
+      'Retry-After': '5',
+      'Request-Id': requestId,
+      'Scanlink-Version': version,
+    });
+    res.end('Temporarily unavailable, please try again.');
+    done(503, requestId);
+  }
+
+  /** Appends the scan (derived facts only: the IP is used here for the geo lookup and dropped). Bots are left out. */
+  private count(req: IncomingMessage, code: CachedCode, userAgent: string | undefined): void {
+    const ua = this.enricher.userAgent(userAgent);
+    if (ua.bot) return;
+    this.buffer.add(
+      this.enricher.record(pooledId('scan'), code, ua, clientIp(req, this.trust), req.headers.referer, req.headers['accept-language']),
+    );
+  }
+}

@@ -1,8 +1,0 @@
-import { Module } from '@nestjs/common';
-import { WebhookDeliveryModule } from './webhook-delivery.module';
-import { WebhooksController } from './webhooks.controller';
-import { WebhooksService } from './webhooks.service';
-
-/** API process: /v1/webhooks. */
-@Module({ imports: [WebhookDeliveryModule], controllers: [WebhooksController], providers: [WebhooksService] })
-export class WebhooksModule {}
