@@ -5,6 +5,7 @@ import { Migration20261122005000_batches } from './Migration20261122005000_batch
 import { Migration20261123000000_scans } from './Migration20261123000000_scans';
 import { Migration20261123100000_scan_totals } from './Migration20261123100000_scan_totals';
 import { Migration20261123200000_folder_environment } from './Migration20261123200000_folder_environment';
+import { Migration20261123210000_webhook_environment } from './Migration20261123210000_webhook_environment';
 
 /** Applied in this order by `npm run migrate`, the local runner and the test runner. */
 export const migrationsList = [
@@ -15,4 +16,5 @@ export const migrationsList = [
   { name: 'Migration20261123000000_scans', class: Migration20261123000000_scans },
   { name: 'Migration20261123100000_scan_totals', class: Migration20261123100000_scan_totals },
   { name: 'Migration20261123200000_folder_environment', class: Migration20261123200000_folder_environment },
+  { name: 'Migration20261123210000_webhook_environment', class: Migration20261123210000_webhook_environment },
 ];

@@ -132,8 +132,17 @@ export async function storeScans(em: EntityManager, events: EventsService, recor
         if (inserted.length === 0) return { inserted: 0, events: 0 };
         await addScans(tx, perCode(inserted));
         // Only dispatched events are recorded (docs/webhooks.md), at one probe per entry: a workspace nobody listens to writes no events at all.
+        // Each event takes its code's environment: a test-mode code's scans reach only test endpoints.
+        const environmentOf = new Map(codes.map((c) => [c.id, c.environment]));
         const ordered = [...inserted].sort((a, b) => +new Date(a.scanned_at) - +new Date(b.scanned_at));
-        const ids = await events.emitMany(tx, 'qr.scanned', ordered.map((scan) => ({ organizationId: scan.organization_id, data: scannedEventData(scan) })));
+        const ids = await events.emitMany(
+          tx,
+          'qr.scanned',
+          ordered.map((scan) => ({
+            owner: { organizationId: scan.organization_id, environment: environmentOf.get(scan.qr_code_id)! },
+            data: scannedEventData(scan),
+          })),
+        );
         const recorded = ids.filter((id) => id !== null).length;
         return { inserted: inserted.length, events: recorded };
       });

@@ -15,7 +15,7 @@ export class EventsController {
   @ApiOperation({
     summary: 'List events',
     description:
-      'The event archive, newest first: every event dispatched to at least one enabled endpoint in the last 30 days. ' +
+      'The event archive of the key\'s environment (test or live), newest first: every event dispatched to at least one enabled endpoint in the last 30 days. ' +
       'Events nobody subscribed to are not recorded. Reading the archive never re-sends anything.',
   })
   @ApiOkResponse({ type: EventListDto })
@@ -25,7 +25,7 @@ export class EventsController {
 
   @Get(':id')
   @RequiresScope('webhooks:read')
-  @ApiOperation({ summary: 'Retrieve an event', description: 'Events can be fetched for 30 days.' })
+  @ApiOperation({ summary: 'Retrieve an event', description: 'Events can be fetched for 30 days; another environment\'s event is 404.' })
   @ApiOkResponse({ type: EventDto })
   retrieve(@Auth() auth: AuthContext, @Param('id') id: string): Promise<EventDto> {
     return this.archive.retrieve(auth, id);

@@ -1,11 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { newId } from '../../common/ids';
-import { EVENT_SUBSCRIBERS, type EventSubscriber, type RecordedEvent } from './event-subscriber';
+import { EVENT_SUBSCRIBERS, type EventOwner, type EventSubscriber, ownerKey, type RecordedEvent } from './event-subscriber';
 import type { EventEnvelope, EventType } from './event-types';
 
+/** One event to write: its owner (workspace and environment) and its `data`. */
 export interface NewEvent {
-  organizationId: string;
+  owner: EventOwner;
   data: object;
 }
 
@@ -19,26 +20,27 @@ export class EventsService {
   constructor(@Inject(EVENT_SUBSCRIBERS) private readonly subscribers: readonly EventSubscriber[]) {}
 
   /**
-   * Records `type` for the workspace inside the caller's transaction and returns the `evt_…` id, or null when nobody
-   * listens (nothing is written then). Call it with the transactional EM:
-   * `em.transactional(async (em) => { …change…; await events.emit(em, orgId, 'qr.updated', presented) })`.
+   * Records `type` for the owner (workspace and environment: the AuthContext, the code, the batch) inside the caller's
+   * transaction and returns the `evt_…` id, or null when nobody listens in that environment (nothing is written then).
+   * Call it with the transactional EM:
+   * `em.transactional(async (em) => { …change…; await events.emit(em, auth, 'qr.updated', presented) })`.
    */
-  async emit(em: EntityManager, organizationId: string, type: EventType, data: object): Promise<string | null> {
-    const [id] = await this.emitMany(em, type, [{ organizationId, data }]);
+  async emit(em: EntityManager, owner: EventOwner, type: EventType, data: object): Promise<string | null> {
+    const [id] = await this.emitMany(em, type, [{ owner, data }]);
     return id;
   }
 
   /** emit() for many events of one type at once (scan ingestion: one entry's qr.scanned events), in this order. Returns
-   * each event's id, or null where its workspace has no listener. */
+   * each event's id, or null where its owner has no listener. */
   async emitMany(em: EntityManager, type: EventType, items: readonly NewEvent[]): Promise<Array<string | null>> {
     if (items.length === 0) return [];
-    const orgIds = [...new Set(items.map((i) => i.organizationId))];
-    const heard = await Promise.all(this.subscribers.map((s) => s.listeners(em, orgIds, type)));
-    const wanted = items.filter((i) => heard.some((l) => l.has(i.organizationId)));
+    const owners = [...new Map(items.map((i) => [ownerKey(i.owner), { organizationId: i.owner.organizationId, environment: i.owner.environment }])).values()];
+    const heard = await Promise.all(this.subscribers.map((s) => s.listeners(em, owners, type)));
+    const wanted = items.filter((i) => heard.some((l) => l.has(ownerKey(i.owner))));
     if (wanted.length === 0) return items.map(() => null);
     const recorded = await this.insert(em, type, wanted);
     for (const [n, subscriber] of this.subscribers.entries()) {
-      const mine = recorded.filter((e) => heard[n].has(e.organizationId)).map((event) => ({ event, listener: heard[n].get(event.organizationId) }));
+      const mine = recorded.filter((e) => heard[n].has(ownerKey(e))).map((event) => ({ event, listener: heard[n].get(ownerKey(event)) }));
       if (mine.length) await subscriber.record(em, mine);
     }
     const ids = new Map(wanted.map((w, i) => [w, recorded[i].id]));
@@ -46,8 +48,8 @@ export class EventsService {
   }
 
   /** Writes events unconditionally (no subscriber is asked), e.g. a webhook test ping that its caller delivers itself. */
-  async record(em: EntityManager, organizationId: string, type: EventType, data: object): Promise<RecordedEvent> {
-    const [event] = await this.insert(em, type, [{ organizationId, data }]);
+  async record(em: EntityManager, owner: EventOwner, type: EventType, data: object): Promise<RecordedEvent> {
+    const [event] = await this.insert(em, type, [{ owner, data }]);
     return event;
   }
 
@@ -59,13 +61,16 @@ export class EventsService {
 
   private async insert(em: EntityManager, type: EventType, items: readonly NewEvent[]): Promise<RecordedEvent[]> {
     const createdAt = new Date();
-    const events = items.map((i) => ({ id: newId('evt'), organizationId: i.organizationId, type, createdAt }));
+    const events = items.map((i) => ({ id: newId('evt'), organizationId: i.owner.organizationId, environment: i.owner.environment, type, createdAt }));
     const params: unknown[] = [];
     events.forEach((e, n) => {
       const envelope: EventEnvelope = { id: e.id, object: 'event', type, created_at: createdAt.toISOString(), data: items[n].data };
-      params.push(e.id, e.organizationId, type, JSON.stringify(envelope), createdAt);
+      params.push(e.id, e.organizationId, e.environment, type, JSON.stringify(envelope), createdAt);
     });
-    await em.execute(`insert into events (id, organization_id, type, payload, created_at) values ${events.map(() => '(?, ?, ?, ?, ?)').join(', ')}`, params);
+    await em.execute(
+      `insert into events (id, organization_id, environment, type, payload, created_at) values ${events.map(() => '(?, ?, ?, ?, ?, ?)').join(', ')}`,
+      params,
+    );
     return events;
   }
 }
