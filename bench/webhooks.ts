@@ -46,10 +46,12 @@ async function main() {
     }
     return org.id;
   }
+  /** Bench workspaces' endpoints and events are live. */
+  const live = (organizationId: string) => ({ organizationId, environment: 'live' as const });
 
   // Warm-up: connections, JIT, Bull scripts.
   const warm = await workspace('Warm-up', [rx.url('/warm')], ['*']);
-  for (let i = 0; i < 50; i++) await em().transactional((tx) => events.emit(tx, warm, 'qr.updated', { i }));
+  for (let i = 0; i < 50; i++) await em().transactional((tx) => events.emit(tx, live(warm), 'qr.updated', { i }));
   await waitFor(() => rx.forPath('/warm').length >= 50, 'warm-up deliveries', 60_000);
 
   // 1. Event-to-first-attempt latency.
@@ -59,7 +61,7 @@ async function main() {
     if (r.path === '/latency') latencies.push(r.at - Date.parse(JSON.parse(r.body).created_at));
   };
   for (let i = 0; i < LATENCY_EVENTS; i++) {
-    await em().transactional((tx) => events.emit(tx, latOrg, 'qr.scanned', { qr_code_id: 'qr_bench', n: i }));
+    await em().transactional((tx) => events.emit(tx, live(latOrg), 'qr.scanned', { qr_code_id: 'qr_bench', n: i }));
     await new Promise((r) => setTimeout(r, 20));
   }
   await waitFor(() => latencies.length >= LATENCY_EVENTS, 'latency deliveries', 60_000);
@@ -86,7 +88,7 @@ async function main() {
     Array.from({ length: 4 }, async () => {
       while (next < EVENTS) {
         const i = next++;
-        await em().transactional((tx) => events.emit(tx, burstOrg, 'qr.created', { id: `qr_${i}`, name: `Code ${i}` }));
+        await em().transactional((tx) => events.emit(tx, live(burstOrg), 'qr.created', { id: `qr_${i}`, name: `Code ${i}` }));
       }
     }),
   );

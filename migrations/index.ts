@@ -6,6 +6,7 @@ import { Migration20261123000000_scans } from './Migration20261123000000_scans';
 import { Migration20261123100000_scan_totals } from './Migration20261123100000_scan_totals';
 import { Migration20261123200000_folder_environment } from './Migration20261123200000_folder_environment';
 import { Migration20261123210000_domains } from './Migration20261123210000_domains';
+import { Migration20261123220000_webhook_environment } from './Migration20261123220000_webhook_environment';
 
 /** Applied in this order by `npm run migrate`, the local runner and the test runner. */
 export const migrationsList = [
@@ -17,4 +18,5 @@ export const migrationsList = [
   { name: 'Migration20261123100000_scan_totals', class: Migration20261123100000_scan_totals },
   { name: 'Migration20261123200000_folder_environment', class: Migration20261123200000_folder_environment },
   { name: 'Migration20261123210000_domains', class: Migration20261123210000_domains },
+  { name: 'Migration20261123220000_webhook_environment', class: Migration20261123220000_webhook_environment },
 ];

@@ -27,7 +27,7 @@ describe('Event archive (/v1/events)', () => {
   });
 
   const emit = (type: Parameters<EventsService['emit']>[2], data: object, o: TestOrg = org) =>
-    db(t).transactional((em) => events.emit(em, o.organizationId, type, data));
+    db(t).transactional((em) => events.emit(em, { organizationId: o.organizationId, environment: 'live' }, type, data));
 
   it('lists dispatched events newest first, filters by type and pages with a cursor', async () => {
     const ids: string[] = [];

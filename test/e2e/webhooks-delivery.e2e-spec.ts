@@ -8,6 +8,7 @@ import { createWorkerApp } from '../../src/app/bootstrap';
 import { QUEUES } from '../../src/common/queue/queues';
 import { EventsService } from '../../src/modules/events/events.service';
 import type { EventType } from '../../src/modules/events/event-types';
+import { ownerKey } from '../../src/modules/events/event-subscriber';
 import { WebhookOutbox } from '../../src/modules/webhooks/webhook-outbox';
 import { TestReceiver, waitFor } from '../../src/modules/webhooks/testing/receiver';
 import { WebhookDeliveryService } from '../../src/modules/webhooks/webhook-delivery.service';
@@ -45,14 +46,16 @@ describe('Webhook delivery (worker)', () => {
     expect(res.status).toBe(201);
     return res.body as { id: string; secret: string };
   }
+  /** This file's workspaces use live keys: their endpoints and events are live. */
+  const live = (o: TestOrg) => ({ organizationId: o.organizationId, environment: 'live' as const });
   const emit = (type: Parameters<EventsService['emit']>[2], data: object, o: TestOrg = org) =>
-    db(t).transactional((em) => events.emit(em, o.organizationId, type, data));
+    db(t).transactional((em) => events.emit(em, live(o), type, data));
   /** An event and its deliveries written without NOTIFY and with no job: only the database knows about them. */
   const recordQuietly = (type: EventType, data: object) =>
     db(t).transactional(async (em) => {
       const outbox = t.app.get(WebhookOutbox, { strict: false });
-      const listener = (await outbox.listeners(em, [org.organizationId], type)).get(org.organizationId)!;
-      const event = await events.record(em, org.organizationId, type, data);
+      const listener = (await outbox.listeners(em, [live(org)], type)).get(ownerKey(live(org)))!;
+      const event = await events.record(em, live(org), type, data);
       return { eventId: event.id, deliveryIds: await outbox.addDeliveries(em, [{ event, listener }], { wake: false }) };
     });
   const getEndpoint = async (id: string) => (await http(t.origin, 'GET', `/v1/webhooks/${id}`, { key: org.apiKey })).body;
@@ -93,7 +96,7 @@ describe('Webhook delivery (worker)', () => {
 
     await expect(
       db(t).transactional(async (em) => {
-        await events.emit(em, o.organizationId, 'qr.updated', { id: 'qr_rolled_back' });
+        await events.emit(em, live(o), 'qr.updated', { id: 'qr_rolled_back' });
         throw new Error('the change failed');
       }),
     ).rejects.toThrow('the change failed');

@@ -4,6 +4,9 @@ import { randomBase62 } from '../ids';
 /** `live` keys and data, or the isolated `test` environment (`qr_test_…` keys). */
 export type Environment = 'live' | 'test';
 
+/** Both environments, in a fixed order. */
+export const ENVIRONMENTS: readonly Environment[] = ['live', 'test'];
+
 const KEY_PATTERN = /^qr_(live|test)_[0-9A-Za-z]{32}$/;
 
 export function generateApiKey(environment: Environment): string {

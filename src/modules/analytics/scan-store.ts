@@ -3,11 +3,14 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ScanContext, ScanRecord } from '../scan/scan-contract';
 import type { EventsService } from '../events/events.service';
 import { scanIngestSql } from '../qr-codes/qr-codes.repository';
+import { ENVIRONMENTS, type Environment } from '../../common/auth/api-key-format';
 
 /** A stored scan as `insert … returning` gives it back. */
 interface InsertedScan extends ScanContext {
   id: string;
   organization_id: string;
+  /** The code's environment (joined in the statement's final select). */
+  environment: Environment;
   qr_code_id: string;
   scanned_at: Date | string;
 }
@@ -93,9 +96,10 @@ with input as (
   ${scanIngestSql.addScans('ins')}
 )
 select count(*)::int as inserted,
-       coalesce(json_agg(ins order by ins.scanned_at, ins.id) filter (where ins.organization_id in (select jsonb_array_elements_text(?::jsonb))),
+       coalesce(json_agg(to_jsonb(ins) || jsonb_build_object('environment', c.environment) order by ins.scanned_at, ins.id)
+                  filter (where ins.organization_id || '/' || c.environment in (select jsonb_array_elements_text(?::jsonb))),
                 '[]'::json) as subscribed
-  from ins`;
+  from ins join codes c on c.id = ins.qr_code_id`;
 
 const MAX_TRIES = 5;
 
@@ -116,22 +120,26 @@ export interface StoreResult {
 export async function storeScans(em: EntityManager, events: EventsService, records: ScanRecord[]): Promise<StoreResult> {
   if (records.length === 0) return { inserted: 0, events: 0 };
   const input = JSON.stringify(records);
-  const orgIds = [...new Set(records.map((r) => r.organization_id))];
+  const owners = [...new Set(records.map((r) => r.organization_id))].flatMap((organizationId) =>
+    ENVIRONMENTS.map((environment) => ({ organizationId, environment })),
+  );
   for (let attempt = 1; ; attempt++) {
     try {
       return await em.fork().transactional(async (tx) => {
         // Only dispatched events are recorded (docs/webhooks.md): one probe per entry, before the insert, so the
         // statement sends back only the new scans that become events.
-        const audience = await events.audience(tx, 'qr.scanned', orgIds);
+        // Each event takes its code's environment (a test-mode code's scans reach only test endpoints); the code's
+        // environment is read in the statement, so the probe asks both environments of each workspace.
+        const audience = await events.audience(tx, 'qr.scanned', owners);
         const [row] = await tx.execute<{ inserted: number; subscribed: InsertedScan[] | string }[]>(STORE_SQL, [
           input,
-          JSON.stringify(audience.organizationIds),
+          JSON.stringify(audience.ownerKeys),
         ]);
         const subscribed = typeof row.subscribed === 'string' ? (JSON.parse(row.subscribed) as InsertedScan[]) : row.subscribed;
         const ids = await events.emitMany(
           tx,
           'qr.scanned',
-          subscribed.map((scan) => ({ organizationId: scan.organization_id, data: scannedEventData(scan) })),
+          subscribed.map((scan) => ({ owner: { organizationId: scan.organization_id, environment: scan.environment }, data: scannedEventData(scan) })),
           audience,
         );
         return { inserted: row.inserted, events: ids.filter((id) => id !== null).length };

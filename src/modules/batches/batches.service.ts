@@ -248,7 +248,7 @@ export class BatchesService {
       );
       if (rows.length === 0) return;
       const fresh = await em.findOneOrFail(Batch, { id: batch.id }, { refresh: true });
-      await this.events.emit(em, batch.organizationId, 'batch.completed', presentBatch(fresh));
+      await this.events.emit(em, batch, 'batch.completed', presentBatch(fresh));
     });
   }
 
@@ -260,7 +260,7 @@ export class BatchesService {
       );
       if (rows.length === 0) return;
       const fresh = await em.findOneOrFail(Batch, { id: batch.id }, { refresh: true });
-      await this.events.emit(em, batch.organizationId, 'batch.failed', presentBatch(fresh));
+      await this.events.emit(em, batch, 'batch.failed', presentBatch(fresh));
     });
   }
 

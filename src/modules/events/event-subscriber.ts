@@ -1,10 +1,24 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Environment } from '../../common/auth/api-key-format';
 import type { EventType } from './event-types';
 
-/** An event as the outbox stored it (its body is in events.payload). */
-export interface RecordedEvent {
-  id: string;
+/**
+ * Whose event it is: the workspace and the environment (test or live) of the object or key that caused it. An
+ * AuthContext, a code or a batch is one. Events, and everything subscribers do with them, stay in their environment.
+ */
+export interface EventOwner {
   organizationId: string;
+  environment: Environment;
+}
+
+/** The key of an owner in a `listeners` map. */
+export function ownerKey(owner: EventOwner): string {
+  return `${owner.organizationId}/${owner.environment}`;
+}
+
+/** An event as the outbox stored it (its body is in events.payload). */
+export interface RecordedEvent extends EventOwner {
+  id: string;
   type: EventType;
   createdAt: Date;
 }
@@ -17,9 +31,10 @@ export interface RecordedEvent {
  * back with the event. An event no subscriber listens to is not recorded at all.
  */
 export interface EventSubscriber<Listener = unknown> {
-  /** For each workspace of `organizationIds` that has a listener for `type`, the subscriber's own description of it
-   * (opaque to the outbox: for webhooks, the subscribed endpoint ids). Workspaces left out have none. */
-  listeners(em: EntityManager, organizationIds: readonly string[], type: EventType): Promise<ReadonlyMap<string, Listener>>;
+  /** For each owner (workspace and environment) of `owners` that has a listener for `type`, keyed by `ownerKey`, the
+   * subscriber's own description of it (opaque to the outbox: for webhooks, the subscribed endpoint ids of that
+   * environment). Owners left out have none. */
+  listeners(em: EntityManager, owners: readonly EventOwner[], type: EventType): Promise<ReadonlyMap<string, Listener>>;
   /** Writes the subscriber's own rows for events just recorded (the event rows exist already). */
   record(em: EntityManager, events: ReadonlyArray<{ event: RecordedEvent; listener: Listener }>): Promise<void>;
 }

@@ -15,7 +15,7 @@ export function presentEvent(e: EventRecord): EventDto {
   return JSON.parse(e.payload) as EventDto;
 }
 
-/** Read-only event archive (GET /events): only what was dispatched, for 30 days. */
+/** Read-only event archive (GET /events): only what was dispatched, for 30 days, in the caller's environment. */
 @Injectable()
 export class EventsArchiveService {
   constructor(
@@ -28,13 +28,18 @@ export class EventsArchiveService {
   }
 
   list(auth: AuthContext, query: ListEventsQueryDto): Promise<ListEnvelope<EventDto>> {
-    const where = { organizationId: auth.organizationId, createdAt: { $gte: this.cutoff() }, ...(query.type ? { type: query.type } : {}) };
+    const where = {
+      organizationId: auth.organizationId,
+      environment: auth.environment,
+      createdAt: { $gte: this.cutoff() },
+      ...(query.type ? { type: query.type } : {}),
+    };
     return pageByCreatedAt(this.em, EventRecord, where as never, { ...query }, this.cursors, presentEvent);
   }
 
   async retrieve(auth: AuthContext, id: string): Promise<EventDto> {
     const row = hasPrefix(id, 'evt')
-      ? await this.em.findOne(EventRecord, { id, organizationId: auth.organizationId, createdAt: { $gte: this.cutoff() } })
+      ? await this.em.findOne(EventRecord, { id, organizationId: auth.organizationId, environment: auth.environment, createdAt: { $gte: this.cutoff() } })
       : null;
     if (!row) throw ApiException.notFound('event', id);
     return presentEvent(row);

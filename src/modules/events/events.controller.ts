@@ -15,10 +15,10 @@ export class EventsController {
   @ApiOperation({
     summary: 'List events',
     description:
-      'The event archive, newest first: every event dispatched to at least one enabled endpoint in the last 30 days. ' +
-      'Events nobody subscribed to are not recorded, so the list stays empty until a webhook endpoint subscribes (POST ' +
-      '/v1/webhooks with `events`, e.g. `["*"]`); later events then appear here whether or not their delivery ' +
-      'succeeds. Reading the archive never re-sends anything.',
+      'The event archive of the key\'s environment (test or live), newest first: every event dispatched to at least one ' +
+      'enabled endpoint of that environment in the last 30 days. Events nobody subscribed to are not recorded, so the ' +
+      'list stays empty until a webhook endpoint subscribes (POST /v1/webhooks with `events`, e.g. `["*"]`); later ' +
+      'events then appear here whether or not their delivery succeeds. Reading the archive never re-sends anything.',
   })
   @ApiOkResponse({ type: EventListDto })
   list(@Auth() auth: AuthContext, @Query() query: ListEventsQueryDto): Promise<EventListDto> {
@@ -27,7 +27,7 @@ export class EventsController {
 
   @Get(':id')
   @RequiresScope('webhooks:read')
-  @ApiOperation({ summary: 'Retrieve an event', description: 'Events can be fetched for 30 days.' })
+  @ApiOperation({ summary: 'Retrieve an event', description: 'Events can be fetched for 30 days; another environment\'s event is 404.' })
   @ApiOkResponse({ type: EventDto })
   retrieve(@Auth() auth: AuthContext, @Param('id') id: string): Promise<EventDto> {
     return this.archive.retrieve(auth, id);

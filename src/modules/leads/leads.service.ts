@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/postgresql';
 import type { Redis } from 'ioredis';
+import type { Environment } from '../../common/auth/api-key-format';
 import { APP_CONFIG, AppConfig } from '../../common/config/config';
 import { newId } from '../../common/ids';
 import { REDIS } from '../../common/redis/redis.provider';
@@ -17,6 +18,8 @@ export type LeadScanContext = Pick<ScanContext, 'country' | 'city' | 'device' | 
 export interface FormCode {
   id: string;
   organizationId: string;
+  /** the code's environment, which its lead.captured events take */
+  environment: Environment;
   shortCode: string;
   target: Record<string, unknown>;
 }
@@ -54,7 +57,7 @@ export class LeadsService {
     const row = await findByShortCode(this.em, shortCode);
     if (!row || row.status === 'trashed' || row.kind !== 'dynamic' || row.type !== 'form') return { status: 404 };
     if (row.status !== 'live' || !row.isActive) return { status: 410 };
-    return { found: { id: row.id, organizationId: row.organizationId, shortCode, target: row.target } };
+    return { found: { id: row.id, organizationId: row.organizationId, environment: row.environment, shortCode, target: row.target } };
   }
 
   /**
@@ -93,7 +96,7 @@ export class LeadsService {
         `insert into leads (id, organization_id, qr_code_id, fields, scan_context, created_at) values (?, ?, ?, ?::jsonb, ?::jsonb, ?)`,
         [lead.id, code.organizationId, code.id, JSON.stringify(fields), JSON.stringify(scanContext), createdAt],
       );
-      await this.events.emit(em, code.organizationId, 'lead.captured', lead);
+      await this.events.emit(em, code, 'lead.captured', lead);
       return lead;
     });
   }

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AuthContext } from '../../common/auth/auth-context';
+import type { Environment } from '../../common/auth/api-key-format';
 
 /**
  * What other modules may read or write of qr_codes, each on the caller's EntityManager (often inside its transaction).
@@ -10,6 +11,7 @@ import type { AuthContext } from '../../common/auth/auth-context';
 export interface CodeByShortCode {
   id: string;
   organizationId: string;
+  environment: Environment;
   shortCode: string;
   name: string;
   kind: string;
@@ -22,6 +24,7 @@ export interface CodeByShortCode {
 interface CodeRow {
   id: string;
   organization_id: string;
+  environment: Environment;
   short_code: string;
   name: string;
   kind: string;
@@ -34,7 +37,7 @@ interface CodeRow {
 /** The code with this short code on the default scan host, whatever its kind and state; null when there is none. */
 export async function findByShortCode(em: EntityManager, shortCode: string): Promise<CodeByShortCode | null> {
   const rows = await em.execute<CodeRow[]>(
-    `select id, organization_id, short_code, name, kind, type, target, status, is_active
+    `select id, organization_id, environment, short_code, name, kind, type, target, status, is_active
        from qr_codes where coalesce(domain_id, '') = '' and short_code = ?`,
     [shortCode],
   );
@@ -43,6 +46,7 @@ export async function findByShortCode(em: EntityManager, shortCode: string): Pro
   return {
     id: row.id,
     organizationId: row.organization_id,
+    environment: row.environment,
     shortCode: row.short_code,
     name: row.name,
     kind: row.kind,
@@ -90,8 +94,8 @@ export async function countLead(em: EntityManager, codeId: string): Promise<bool
 export const scanIngestSql = {
   /** The dynamic codes named by `input.qr_code_id`, locked in id order (two workers storing scans of the same codes
    * queue up instead of deadlocking on their rollup rows). The lock mode (no key update) does not block the
-   * foreign-key checks of concurrent scan inserts or lead writes. Columns: id, organization_id. */
-  lockCodes: (input: string): string => `select id, organization_id from qr_codes
+   * foreign-key checks of concurrent scan inserts or lead writes. Columns: id, organization_id, environment. */
+  lockCodes: (input: string): string => `select id, organization_id, environment from qr_codes
    where id in (select qr_code_id from ${input}) and kind = 'dynamic'
    order by id
      for no key update`,

@@ -128,7 +128,7 @@ export class QrCodesService {
             updatedAt: now,
           });
           await em.flush();
-          await this.events.emit(em, auth.organizationId, 'qr.created', this.present(code));
+          await this.events.emit(em, auth, 'qr.created', this.present(code));
           return code;
         });
         this.invalidate(code);
@@ -226,7 +226,7 @@ export class QrCodesService {
         const locked = await this.findLive(auth, id, em);
         em.assign(locked, { ...changes, updatedAt: new Date() });
         await em.flush();
-        await this.events.emit(em, auth.organizationId, 'qr.updated', this.present(locked));
+        await this.events.emit(em, auth, 'qr.updated', this.present(locked));
         Object.assign(code, locked);
       });
     } catch (err) {
@@ -246,7 +246,7 @@ export class QrCodesService {
       const now = new Date();
       em.assign(code, { status: 'trashed', deletedAt: now, updatedAt: now });
       await em.flush();
-      await this.events.emit(em, auth.organizationId, 'qr.deleted', this.present(code));
+      await this.events.emit(em, auth, 'qr.deleted', this.present(code));
       return code;
     });
     this.invalidate(code);
@@ -266,7 +266,7 @@ export class QrCodesService {
       if (!locked) throw ApiException.notFound('QR code', id);
       em.assign(locked, { status: 'live', deletedAt: null, updatedAt: new Date() });
       await em.flush();
-      await this.events.emit(em, auth.organizationId, 'qr.restored', this.present(locked));
+      await this.events.emit(em, auth, 'qr.restored', this.present(locked));
       return locked;
     });
     this.invalidate(restored);

@@ -180,7 +180,7 @@ export class ScanCodeCache implements OnModuleInit, OnApplicationShutdown {
   private async read(shortCode: string): Promise<CachedCode | null> {
     const row = await findByShortCode(this.orm.em.fork(), shortCode);
     if (!row || row.kind !== 'dynamic') return null;
-    const { kind: _kind, ...code } = row;
+    const { kind: _kind, environment: _environment, ...code } = row;
     return code;
   }
 }

@@ -1,4 +1,5 @@
 import { Entity, OptionalProps, PrimaryKey, Property } from '@mikro-orm/core';
+import type { Environment } from '../../common/auth/api-key-format';
 import { newId } from '../../common/ids';
 
 export const ENDPOINT_STATUSES = ['enabled', 'disabled', 'auto_disabled'] as const;
@@ -12,6 +13,8 @@ export class WebhookEndpoint {
   [OptionalProps]?: 'createdAt' | 'updatedAt' | 'status' | 'consecutiveFailures' | 'source';
   @PrimaryKey({ type: 'text' }) id: string = newId('we');
   @Property({ type: 'text' }) organizationId!: string;
+  /** The creating key's environment: only keys of that environment see it, and only that environment's events reach it. */
+  @Property({ type: 'text' }) environment!: Environment;
   @Property({ type: 'text' }) url!: string;
   @Property({ type: 'text', nullable: true }) description: string | null = null;
   @Property({ type: 'text[]', columnType: 'text[]' }) events!: string[];

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { newId } from '../../common/ids';
-import type { EventSubscriber, RecordedEvent } from '../events/event-subscriber';
+import { type EventOwner, type EventSubscriber, ownerKey, type RecordedEvent } from '../events/event-subscriber';
 import type { EventType } from '../events/event-types';
 
 /** Postgres NOTIFY channel: the payload is the comma-separated ids of deliveries that became due. NOTIFY is delivered
@@ -10,13 +10,15 @@ export const WEBHOOKS_NOTIFY_CHANNEL = 'scanlink_webhooks';
 /** Delivery ids per NOTIFY (a payload must stay under Postgres's 8000 bytes; an id is about 23). */
 const IDS_PER_NOTIFY = 200;
 
-/** Workspaces of the given ids with an enabled endpoint subscribed to the type (or '*'), with those endpoint ids. */
+/** The given (workspace, environment) pairs with an enabled endpoint of that environment subscribed to the type (or
+ * '*'), with those endpoint ids: a test-mode event never reaches a live endpoint, nor the other way round. */
 const LISTENERS_SQL = `
-select organization_id, array_agg(id order by id) as ids
+select organization_id, environment, array_agg(id order by id) as ids
   from webhook_endpoints
- where organization_id in (select jsonb_array_elements_text(?::jsonb))
+ where (organization_id, environment) in (select o.organization_id, o.environment
+                                            from jsonb_to_recordset(?::jsonb) as o(organization_id text, environment text))
    and status = 'enabled' and events && array[?, '*']::text[]
- group by organization_id`;
+ group by organization_id, environment`;
 
 /**
  * Webhooks as an event subscriber: the endpoints that listen to an event, and one delivery row per (event, endpoint)
@@ -24,9 +26,10 @@ select organization_id, array_agg(id order by id) as ids
  */
 @Injectable()
 export class WebhookOutbox implements EventSubscriber<string[]> {
-  async listeners(em: EntityManager, organizationIds: readonly string[], type: EventType): Promise<ReadonlyMap<string, string[]>> {
-    const rows = await em.execute<{ organization_id: string; ids: string[] }[]>(LISTENERS_SQL, [JSON.stringify(organizationIds), type]);
-    return new Map(rows.map((r) => [r.organization_id, r.ids]));
+  async listeners(em: EntityManager, owners: readonly EventOwner[], type: EventType): Promise<ReadonlyMap<string, string[]>> {
+    const input = owners.map((o) => ({ organization_id: o.organizationId, environment: o.environment }));
+    const rows = await em.execute<{ organization_id: string; environment: EventOwner['environment']; ids: string[] }[]>(LISTENERS_SQL, [JSON.stringify(input), type]);
+    return new Map(rows.map((r) => [ownerKey({ organizationId: r.organization_id, environment: r.environment }), r.ids]));
   }
 
   async record(em: EntityManager, events: ReadonlyArray<{ event: RecordedEvent; listener: string[] }>): Promise<void> {

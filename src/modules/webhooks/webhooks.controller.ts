@@ -28,7 +28,8 @@ export class WebhooksController {
   @ApiOperation({
     summary: 'Create a webhook endpoint',
     description:
-      'Registers an https URL for the given event types (or ["*"]). The response carries the signing `secret`, shown only here. ' +
+      'Registers an https URL for the given event types (or ["*"]) in the key\'s environment: it receives only that environment\'s events. ' +
+      'The response carries the signing `secret`, shown only here. ' +
       'At most 10 endpoints with source `api` and 50 per integration source (403 plan_limit_reached).',
   })
   @ApiCreatedResponse({ type: CreatedWebhookEndpointDto })
@@ -38,7 +39,7 @@ export class WebhooksController {
 
   @Get()
   @RequiresScope('webhooks:read')
-  @ApiOperation({ summary: 'List webhook endpoints', description: 'Newest first.' })
+  @ApiOperation({ summary: 'List webhook endpoints', description: 'The endpoints of the key\'s environment, newest first.' })
   @ApiOkResponse({ type: WebhookEndpointListDto })
   list(@Auth() auth: AuthContext, @Query() query: ListWebhooksQueryDto): Promise<WebhookEndpointListDto> {
     return this.webhooks.list(auth, query);

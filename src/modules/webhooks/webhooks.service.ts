@@ -86,7 +86,7 @@ export class WebhooksService {
   ) {}
 
   private async find(auth: AuthContext, id: string, em: EntityManager = this.em): Promise<WebhookEndpoint> {
-    const endpoint = hasPrefix(id, 'we') ? await em.findOne(WebhookEndpoint, { id, organizationId: auth.organizationId }) : null;
+    const endpoint = hasPrefix(id, 'we') ? await em.findOne(WebhookEndpoint, { id, organizationId: auth.organizationId, environment: auth.environment }) : null;
     if (!endpoint) throw ApiException.notFound('webhook endpoint', id);
     return endpoint;
   }
@@ -111,6 +111,7 @@ export class WebhooksService {
       }
       const e = em.create(WebhookEndpoint, {
         organizationId: auth.organizationId,
+        environment: auth.environment,
         url,
         description: dto.description ?? null,
         events: normalizeEvents(dto.events),
@@ -124,7 +125,7 @@ export class WebhooksService {
   }
 
   list(auth: AuthContext, query: ListWebhooksQueryDto): Promise<ListEnvelope<WebhookEndpointDto>> {
-    return pageByCreatedAt(this.em, WebhookEndpoint, { organizationId: auth.organizationId }, { ...query }, this.cursors, presentEndpoint);
+    return pageByCreatedAt(this.em, WebhookEndpoint, { organizationId: auth.organizationId, environment: auth.environment }, { ...query }, this.cursors, presentEndpoint);
   }
 
   async retrieve(auth: AuthContext, id: string): Promise<WebhookEndpointDto> {
@@ -178,7 +179,7 @@ export class WebhooksService {
   async remove(auth: AuthContext, id: string): Promise<DeletedWebhookEndpointDto> {
     const endpoint = await this.find(auth, id);
     // Its delivery records go with it (on delete cascade); archived events stay until their 30 days are over.
-    await this.em.nativeDelete(WebhookEndpoint, { id: endpoint.id, organizationId: auth.organizationId });
+    await this.em.nativeDelete(WebhookEndpoint, { id: endpoint.id, organizationId: auth.organizationId, environment: auth.environment });
     return { id: endpoint.id, object: 'webhook_endpoint' as const, deleted: true as const };
   }
 
@@ -207,7 +208,7 @@ export class WebhooksService {
   async test(auth: AuthContext, id: string): Promise<WebhookDeliveryDto> {
     const endpoint = await this.find(auth, id);
     const [deliveryId] = await this.em.transactional(async (em) => {
-      const event = await this.events.record(em, auth.organizationId, 'ping', { webhook_endpoint_id: endpoint.id });
+      const event = await this.events.record(em, endpoint, 'ping', { webhook_endpoint_id: endpoint.id });
       return this.outbox.addDeliveries(em, [{ event, listener: [endpoint.id] }], { wake: false });
     });
     await this.deliveries.attempt(deliveryId, 1, { anyEndpointStatus: true });
