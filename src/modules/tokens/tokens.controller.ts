@@ -1,11 +1,10 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
-import { ApiCreatedResponse, ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import { DashboardAuth } from '../../common/auth/decorators';
-import { type ListEnvelope, ListEnvelopeDto } from '../../common/http/list';
 import { DashboardGuard, DASHBOARD_SESSION } from './dashboard.guard';
 import type { DashboardSession } from './dashboard-auth.service';
-import { ApiKeyDto, CreatedApiKeyDto, CreateTokenDto, ListTokensQueryDto, RotateTokenDto } from './dto/tokens.dto';
+import { ApiKeyDto, ApiKeyListDto, CreatedApiKeyDto, CreateTokenDto, ListTokensQueryDto, RotateTokenDto } from './dto/tokens.dto';
 import { TokensService } from './tokens.service';
 import { NoBody } from '../../common/http/no-body';
 
@@ -30,10 +29,8 @@ export class TokensController {
 
   @Get()
   @ApiOperation({ summary: 'List API keys', description: 'Newest first. Only prefixes are shown.' })
-  @ApiOkResponse({
-    schema: { allOf: [{ $ref: getSchemaPath(ListEnvelopeDto) }, { properties: { data: { type: 'array', items: { $ref: getSchemaPath(ApiKeyDto) } } } }] },
-  })
-  list(@Session() session: DashboardSession, @Query() query: ListTokensQueryDto): Promise<ListEnvelope<ApiKeyDto>> {
+  @ApiOkResponse({ type: ApiKeyListDto })
+  list(@Session() session: DashboardSession, @Query() query: ListTokensQueryDto): Promise<ApiKeyListDto> {
     return this.tokens.list(session, query);
   }
 

@@ -1,12 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { ApiException } from '../../common/errors/api.exception';
-import type { ListEnvelope } from '../../common/http/list';
 import { AccountsService } from '../accounts/accounts.service';
 import type { ApiKey } from '../accounts/api-key.entity';
 import { ApiKeysService } from '../accounts/api-keys.service';
 import type { Organization } from '../accounts/organization.entity';
 import type { DashboardSession } from './dashboard-auth.service';
-import type { ApiKeyDto, CreatedApiKeyDto, CreateTokenDto, ListTokensQueryDto } from './dto/tokens.dto';
+import type { ApiKeyDto, ApiKeyListDto, CreatedApiKeyDto, CreateTokenDto, ListTokensQueryDto } from './dto/tokens.dto';
 
 export function presentKey(key: ApiKey): ApiKeyDto {
   return {
@@ -49,7 +48,7 @@ export class TokensService {
     return { ...presentKey(key), key: secret };
   }
 
-  async list(session: DashboardSession, query: ListTokensQueryDto): Promise<ListEnvelope<ApiKeyDto>> {
+  async list(session: DashboardSession, query: ListTokensQueryDto): Promise<ApiKeyListDto> {
     const org = await this.organization(session);
     return this.keys.list(org.id, query, presentKey);
   }

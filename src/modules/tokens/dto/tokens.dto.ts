@@ -1,3 +1,4 @@
+import { ListEnvelopeDto } from '../../../common/http/list';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMinSize, ArrayUnique, IsArray, IsIn, IsInt, IsOptional, IsString, Length, Max, Min, Matches, ValidateIf } from 'class-validator';
 import { SCOPES } from '../../../common/auth/scopes';
@@ -52,4 +53,8 @@ export class ListTokensQueryDto {
 
   @ApiPropertyOptional() @IsOmittable() @IsString()
   cursor?: string;
+}
+
+export class ApiKeyListDto extends ListEnvelopeDto {
+  @ApiProperty({ type: [ApiKeyDto] }) data!: ApiKeyDto[];
 }
