@@ -9,6 +9,8 @@ import { newId, newShortCode } from '../src/common/ids';
 import { ormConfig } from '../src/mikro-orm.config';
 import { AccountsService } from '../src/modules/accounts/accounts.service';
 import { loadPlans } from '../src/modules/accounts/plans';
+import type { CreateGs1QrCodeDto } from '../src/modules/qr-codes/dto/gs1.dto';
+import { prepareGs1 } from '../src/modules/qr-codes/targets/gs1.target';
 import { ROOT } from './scan-load';
 
 export const DESTINATION = 'https://example.com/spring?ref=poster';
@@ -35,6 +37,27 @@ export async function seedRedirect(config: AppConfig): Promise<{ orm: MikroORM; 
     [codeId, org.id, shortCode, JSON.stringify({ destination: DESTINATION, utm: { source: 'qr' } })],
   );
   return { orm, em, codeId, shortCode };
+}
+
+/** The GS1 resolver path bench:scan requests: a lot below a GTIN, answered by the code of that level. */
+export const GS1_PATH = '/01/09506000134352/10/LOT42';
+
+/** One live dynamic GS1 code for GS1_PATH (default link DESTINATION, a pip link) in the workspace of `codeId`. */
+export async function seedGs1Resolver(em: EntityManager, codeId: string): Promise<string> {
+  const draft = prepareGs1({
+    type: 'gs1',
+    primary_key: { ai: '01', value: '09506000134352' },
+    qualifiers: [{ ai: '10', value: 'LOT42' }],
+    destination: DESTINATION,
+    links: [{ linkType: 'gs1:pip', href: 'https://example.com/pip', hreflang: ['en'] }],
+  } as CreateGs1QrCodeDto);
+  const id = newId('qr');
+  await em.execute(
+    `insert into qr_codes (id, organization_id, kind, name, type, short_code, target, design, environment, gs1_key)
+     select ?, organization_id, 'dynamic', 'Bench GS1', 'gs1', ?, ?::jsonb, '{}'::jsonb, 'live', ? from qr_codes where id = ?`,
+    [id, newShortCode(), JSON.stringify(draft.target), draft.gs1Key, codeId],
+  );
+  return id;
 }
 
 /**

@@ -10,6 +10,8 @@
  *  - The worker is stopped while those run; then it drains the newest of what they queued (scans/s), and a sustained
  *    load runs with the worker consuming, printing the stream backlog every second. Finally qr_codes.scan_count must
  *    equal the scans it drained plus the sustained run's redirects.
+ *  - A GS1 run: the same autocannon load on the GS1 Digital Link resolver (`/01/{gtin}/10/{lot}`, a 307), against
+ *    the same bare server, with the same figures.
  * BENCH_SECONDS (default 5) sets the length of one run; BENCH_CPU_PROFILE=1 profiles the scan process and writes
  * bench/scan-profile.txt.
  */
@@ -24,7 +26,7 @@ import { loadConfig } from '../src/common/config/config';
 import { parseScanEntry } from '../src/modules/analytics/scan-entry';
 import { SCAN_STREAM } from '../src/modules/scan/scan-contract';
 import { summarizeCpuProfile } from './cpu-profile';
-import { BARE_SERVER, compileProcesses, seedRedirect } from './scan-seed';
+import { BARE_SERVER, compileProcesses, GS1_PATH, seedGs1Resolver, seedRedirect } from './scan-seed';
 import { autocannon, ensureWrk, freePort, median, rate, ROOT, type Run, startChild, stopChild, wrk, wrkScript } from './scan-load';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -103,6 +105,7 @@ async function measure(way: Way, bareUrl: string, scanUrl: string, bare: ChildPr
 async function main() {
   const config = loadConfig(process.env);
   const { orm, em, codeId, shortCode } = await seedRedirect(config);
+  const gs1CodeId = await seedGs1Resolver(em, codeId);
   const data = process.env.LOCAL_DATA_DIR ?? join(ROOT, '.local', `bench-${process.pid}`);
   const build = join(data, 'build');
   const t0 = Date.now();
@@ -121,8 +124,11 @@ async function main() {
   const scan = await startChild([...nodeArgs, join(build, 'src', 'main.scan.js')], { ...processEnv, SCAN_PORT: String(scanPort) }, 'scan process');
   const bareUrl = `http://127.0.0.1:${barePort}/${shortCode}`;
   const scanUrl = `http://127.0.0.1:${scanPort}/${shortCode}`;
+  const gs1Url = `http://127.0.0.1:${scanPort}${GS1_PATH}`;
   const check = await fetch(scanUrl, { redirect: 'manual', headers: { 'user-agent': 'bench' } });
   console.log(`scan host (LOG_LEVEL ${processEnv.LOG_LEVEL ?? 'default: info'}): ${check.status} Location ${check.headers.get('location')}`);
+  const gs1Check = await fetch(gs1Url, { redirect: 'manual', headers: { 'user-agent': 'bench' } });
+  console.log(`GS1 resolver ${GS1_PATH}: ${gs1Check.status} Location ${gs1Check.headers.get('location')}`);
   const redis = new Redis(config.redisUrl);
   const tally = new StreamTally(redis);
 
@@ -139,14 +145,21 @@ async function main() {
   const inflight = (runs: Run[]) => runs.reduce((a, r) => a + (r.botSent ?? 0) + (r.browserSent ?? 0) - r.requests, 0);
   const within = (recorded: number, low: number, high: number) =>
     `${n(recorded)} scans queued, expected ${n(low)}–${n(high)} (wrk does not wait for the requests in flight when it stops) ${recorded >= low && recorded <= high ? 'OK' : 'MISMATCH'}`;
+  const exact = (recorded: number, runs: Run[]) => {
+    const sent = runs.reduce((a, r) => a + r.redirects, 0);
+    return `${n(recorded)} scans queued = ${n(sent)} redirects answered ${recorded === sent ? 'OK' : 'MISMATCH'}`;
+  };
   const ways: Way[] = [
     {
       name: `1. autocannon, ${CONNECTIONS} connections, one iPhone user agent`,
       run: (url, server, isScan) => autocannon(url, Math.round(rate(isScan ? warmScan : warmBare) * SECONDS), CONNECTIONS, server),
-      check: (recorded, runs) => {
-        const sent = runs.reduce((a, r) => a + r.redirects, 0);
-        return `${n(recorded)} scans queued = ${n(sent)} redirects answered ${recorded === sent ? 'OK' : 'MISMATCH'}`;
-      },
+      check: exact,
+    },
+    {
+      // The same load on the GS1 Digital Link resolver (307 after two cache lookups: the lot's level and the GTIN's).
+      name: `GS1. autocannon, ${CONNECTIONS} connections, one iPhone user agent, GS1 resolver ${GS1_PATH} (scan side only)`,
+      run: (url, server, isScan) => autocannon(isScan ? gs1Url : url, Math.round(rate(isScan ? warmScan : warmBare) * SECONDS), CONNECTIONS, server),
+      check: exact,
     },
   ];
   if (wrkBin) {
@@ -179,7 +192,7 @@ async function main() {
   await sleep(1000);
   await tally.next();
 
-  await ingestion(processEnv, build, scan, scanUrl, warmScan, redis, tally.total, em, codeId);
+  await ingestion(processEnv, build, scan, scanUrl, warmScan, redis, tally.total, em, [codeId, gs1CodeId]);
   if (nodeArgs.length > 0) {
     const file = readdirSync(profileDir).find((f) => f.endsWith('.cpuprofile'));
     if (file) {
@@ -194,7 +207,7 @@ async function main() {
 
 /** The worker (compiled, its own process) drains what the runs queued, then consumes during a sustained load. */
 async function ingestion(
-  env: NodeJS.ProcessEnv, build: string, scan: ChildProcess, scanUrl: string, warmScan: Run, redis: Redis, queuedAbove: number, em: EntityManager, codeId: string,
+  env: NodeJS.ProcessEnv, build: string, scan: ChildProcess, scanUrl: string, warmScan: Run, redis: Redis, queuedAbove: number, em: EntityManager, codeIds: string[],
 ) {
   console.log(`\n=== ingestion: one worker (${load()}) ===`);
   let queued = queuedAbove;
@@ -233,8 +246,9 @@ async function ingestion(
   );
   await sleep(500);
   await stopChild(worker);
-  const [row] = await em.execute<{ scan_count: string }[]>('select scan_count from qr_codes where id = ?', [codeId]);
-  const [days] = await em.execute<{ n: string | null }[]>('select sum(count) as n from scan_days where qr_code_id = ?', [codeId]);
+  // The kept scans may be of the short code or of the GS1 code (whichever way ran last): both codes are summed.
+  const [row] = await em.execute<{ scan_count: string }[]>('select sum(scan_count) as scan_count from qr_codes where id in (?)', [codeIds]);
+  const [days] = await em.execute<{ n: string | null }[]>('select sum(count) as n from scan_days where qr_code_id in (?)', [codeIds]);
   const expected = queued + sustained.redirects;
   const stored = Number(row.scan_count);
   console.log(

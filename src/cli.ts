@@ -18,7 +18,7 @@ async function publishInvalidations(config: AppConfig, codes: PausedCode[]): Pro
   // Warnings to stderr: stdout carries only the command's JSON.
   const redis = createRedis(config.redisUrl, 'cli', (m) => process.stderr.write(`${m}\n`));
   try {
-    for (const c of codes) await redis.publish(CHANNELS.qrInvalidate, JSON.stringify({ id: c.id, short_code: c.short_code, domain_id: c.domain_id }));
+    for (const c of codes) await redis.publish(CHANNELS.qrInvalidate, JSON.stringify({ id: c.id, short_code: c.short_code, domain_id: c.domain_id, gs1_key: c.gs1_key }));
   } finally {
     redis.disconnect();
   }
@@ -121,13 +121,13 @@ export async function runCommand(command: string, flags: Flags, config: AppConfi
       const next = plan(flags);
       const em = orm.em.fork();
       await setPlan(em, org.id, next);
-      const paused = await pauseAboveLimit(em, org.id, plans[next].dynamic_qr_limit);
+      const paused = await pauseAboveLimit(em, org.id, plans[next].dynamic_qr_limit, plans[next].gs1_limit);
       if (paused.length) await publishInvalidations(config, paused);
       return { organization_id: org.id, plan: next, paused: paused.map((p) => p.id) };
     }
     case 'trash:empty': {
       const org = await accounts.getOrganization(required(flags, 'org'));
-      const { deleted, orphanKeys } = await purgeTrash(orm.em.fork(), { organizationId: org.id });
+      const { deleted, orphanKeys } = await purgeTrash(orm.em.fork(), { organizationId: org.id, gs1RetirementDays: config.gs1RetirementDays });
       await deleteStoredObjects(config, orphanKeys);
       return { organization_id: org.id, deleted };
     }

@@ -12,7 +12,7 @@ class ErrorBodyDto {
   @ApiProperty({ example: 'req_7fQ2mX9kLp4sT1vZ8nYcB3' }) request_id!: string;
   @ApiPropertyOptional({ example: 'name', description: 'The offending field' }) field?: string;
   @ApiPropertyOptional({ type: [String], example: ['name'] }) fields?: string[];
-  @ApiPropertyOptional({ description: 'GS1 Digital Link refusals (GS1 codes are not yet available on this server)' }) gs1_code?: string;
+  @ApiPropertyOptional({ example: 'GS1_CHECK_DIGIT', description: 'GS1 Digital Link refusals: GS1_CHECK_DIGIT, GS1_UNKNOWN_AI, GS1_QUALIFIER_ORDER, GS1_VALUE_FORMAT, …, GS1_IDENTIFIER_TAKEN, GS1_IDENTIFIER_RETIRED, GS1_IDENTIFIER_IMMUTABLE, NOT_ENTITLED (docs/gs1.md)' }) gs1_code?: string;
   @ApiPropertyOptional({ example: 250, description: 'Plan limit' }) limit?: number;
   @ApiPropertyOptional({ example: 250 }) current_count?: number;
   @ApiPropertyOptional({ example: 1 }) requested?: number;
@@ -37,11 +37,14 @@ const ERROR_RESPONSES: Record<string, string> = {
 /** Errors only some operations answer, by `METHOD path` (`POST *`: every POST). */
 const OPERATION_ERRORS: Record<string, Record<string, string>> = {
   'POST *': { '409': 'idempotency_conflict: the same Idempotency-Key was used with a different body' },
-  'POST /v1/qr-codes': { '409': 'idempotency_conflict: the same Idempotency-Key was used with a different body' },
-  'PATCH /v1/qr-codes/{id}': {
-    '409': 'target_not_editable: `target` sent for a page-holding code; nothing applied',
-    '422': 'domain_id_immutable or code_not_editable (a static code field other than name, folder_id, design)',
+  'POST /v1/qr-codes': {
+    '409': 'idempotency_conflict (same Idempotency-Key, different body); gs1_identifier_taken or gs1_identifier_retired (with gs1_code)',
   },
+  'PATCH /v1/qr-codes/{id}': {
+    '409': 'target_not_editable: `target` sent for a page-holding or GS1 code; nothing applied',
+    '422': 'domain_id_immutable, code_not_editable (a static code field other than name, folder_id, design) or gs1_identifier_immutable (gs1_code GS1_IDENTIFIER_IMMUTABLE)',
+  },
+  'POST /v1/qr-codes/{id}/restore': { '409': 'gs1_identifier_taken: another code took the GS1 identifier of this paused code' },
   'GET /v1/qr-codes/{id}/analytics': { '422': 'static_code_not_supported: static codes have no analytics' },
   'GET /v1/batches/{id}/download': { '422': 'batch_processing: the batch has not finished' },
 };

@@ -3,11 +3,8 @@ import { InjectQueue } from '@nestjs/bull';
 import { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { RequestContext } from '@mikro-orm/core';
 import type { Queue } from 'bull';
-import { plainToInstance } from 'class-transformer';
-import { validate } from 'class-validator';
 import type { AuthContext } from '../../common/auth/auth-context';
 import { ApiException } from '../../common/errors/api.exception';
-import { validationException } from '../../common/errors/validation';
 import { CursorCodec } from '../../common/http/cursor';
 import { pageByCreatedAt } from '../../common/http/pagination';
 import { newId } from '../../common/ids';
@@ -16,7 +13,7 @@ import { findOrganization } from '../accounts/organizations.repository';
 import { PLAN_CATALOG, PlanCatalog } from '../accounts/plans';
 import { EventsService } from '../events/events.service';
 import { codeExists } from '../qr-codes/qr-codes.repository';
-import { CreateQrCodeDto } from '../qr-codes/dto/qr-code.dto';
+import { parseCreateBody } from '../qr-codes/dto/create-body';
 import { QrCodesService } from '../qr-codes/qr-codes.service';
 import { parseDesign } from '../rendering/design';
 import { Batch, BatchItem } from './batch.entity';
@@ -202,16 +199,12 @@ export class BatchesService {
       try {
         const request = { ...item.request };
         delete request.design; // the batch design applies to every item
-        if (request.type === 'gs1') {
-          throw new ApiException('gs1_invalid', 'GS1 Digital Link codes are not available on this server yet', { gs1_code: 'NOT_SUPPORTED' });
-        }
         if (request.target && typeof request.target === 'object' && !Array.isArray(request.target)) {
           const target = request.target as Record<string, unknown>;
           request.target = { ...target, type: inferTargetType(target) };
         }
-        const dto = plainToInstance(CreateQrCodeDto, request);
-        const errors = await validate(dto, { whitelist: true, forbidNonWhitelisted: true });
-        if (errors.length) throw validationException(errors);
+        // A standard or a GS1 item (`type: "gs1"`), checked and created exactly as POST /v1/qr-codes does.
+        const dto = await parseCreateBody(request);
         if (logo && 'error' in logo) throw logo.error;
         await this.qrCodes.create(auth, dto, {
           id: item.qrCodeId,

@@ -1,5 +1,4 @@
 import stableStringify from 'safe-stable-stringify';
-import type { AuthContext } from '../../common/auth/auth-context';
 import { ApiException } from '../../common/errors/api.exception';
 
 /** Equal as JSON whatever the key order (jsonb stores object keys in its own order): a PATCH that re-sends what is
@@ -21,12 +20,4 @@ export function normalizeTags(tags: unknown): string[] {
   }
   if (out.length > MAX_TAGS) throw ApiException.invalid('tags', `tags must have at most ${MAX_TAGS} items`);
   return out;
-}
-
-export function planLimitError(auth: AuthContext, current: number, requested = 1): ApiException {
-  return new ApiException(
-    'plan_limit_reached',
-    `The ${auth.plan.id} plan allows ${auth.plan.dynamic_qr_limit} live dynamic QR codes; ${current} exist`,
-    { limit: auth.plan.dynamic_qr_limit, current_count: current, requested, plan_id: auth.plan.id },
-  );
 }

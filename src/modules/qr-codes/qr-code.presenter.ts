@@ -15,11 +15,14 @@ export function shortUrl(code: Pick<QrCode, 'kind' | 'shortCode'>, scanBaseUrl: 
 /** The QR code object (QrCodeDto). Also the `data` of qr.* events. */
 export function presentQrCode(code: QrCode, urls: PresentUrls): QrCodeDto {
   const handler = storedHandler(code.type);
-  const short = shortUrl(code, urls.scanBaseUrl);
-  const target: Record<string, unknown> = { type: code.type, ...code.target };
-  delete target.raw;
-  if (code.target.raw !== undefined) target.destination = code.target.raw;
-  target.editable = code.kind === 'dynamic' && !handler.pageHolding;
+  // A type encoding a URL of its own (GS1 Digital Link) reports it as the short URL of its dynamic codes.
+  const short = handler.encodedUrl && code.kind === 'dynamic' ? handler.encodedUrl(code.target, code.kind, urls.scanBaseUrl) : shortUrl(code, urls.scanBaseUrl);
+  const target: Record<string, unknown> = { type: code.type, ...(handler.present ? handler.present(code.target, code.kind, urls.scanBaseUrl) : code.target) };
+  if (!handler.present) {
+    delete target.raw;
+    if (code.target.raw !== undefined) target.destination = code.target.raw;
+    target.editable = code.kind === 'dynamic' && !handler.pageHolding;
+  }
   if (handler.pageHolding) target.destination = short;
   if (handler.summary) target.summary = handler.summary(code.target, { leadCount: code.leadCount });
   const utm = code.kind === 'dynamic' && LINK_FAMILY.has(code.type) ? ((code.target.utm as QrCodeDto['utm']) ?? null) : null;

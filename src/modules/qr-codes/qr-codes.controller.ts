@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
-import { ApiCreatedResponse, ApiExtraModels, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiCreatedResponse, ApiExtraModels, ApiOkResponse, ApiOperation, ApiProduces, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { TARGET_SCHEMAS } from './dto/target-schemas';
 import type { FastifyReply } from 'fastify';
 import { Auth, AuthContext } from '../../common/auth/auth-context';
@@ -8,10 +8,12 @@ import { ApiException } from '../../common/errors/api.exception';
 import { CreateQrCodeDto, DownloadQueryDto, ListQrCodesQueryDto, UpdateQrCodeDto } from './dto/qr-code.dto';
 import { DeletedQrCodeDto, QrCodeDto, QrCodeListDto } from './dto/qr-code-response.dto';
 import { QrCodesService } from './qr-codes.service';
+import { parseCreateBody } from './dto/create-body';
+import { CreateGs1QrCodeDto, Gs1TargetResponseDto } from './dto/gs1.dto';
 import { NoBody } from '../../common/http/no-body';
 
 @ApiTags('QR codes')
-@ApiExtraModels(...TARGET_SCHEMAS)
+@ApiExtraModels(...TARGET_SCHEMAS, CreateQrCodeDto, CreateGs1QrCodeDto, Gs1TargetResponseDto)
 @Controller('qr-codes')
 export class QrCodesController {
   constructor(private readonly qrCodes: QrCodesService) {}
@@ -22,14 +24,35 @@ export class QrCodesController {
     summary: 'Create a QR code',
     description:
       'Dynamic codes encode a short scan URL and count against the plan limit; static codes encode their payload directly. ' +
+      'A GS1 Digital Link body (`type: "gs1"`) encodes `https://<host>/01/<gtin14>/…`: dynamic ones are resolved by the ' +
+      'scan host and count against the separate GS1 limit; static ones point at your own resolver (`domain`) and are uncapped. ' +
       'The SVG image is rendered and stored on creation. `type` defaults to `dynamic` for every target type, Wi-Fi ' +
       'included: a dynamic Wi-Fi code opens a hosted page showing the network name and password (editable later, ' +
       'counted in analytics), while a static one (`"type": "static"`) encodes `WIFI:…` so the phone offers its own ' +
       '"Join network" prompt but can never be changed. Choose static for Wi-Fi codes meant to join a network in one tap.',
   })
+  @ApiBody({
+    description: 'A standard body (`target`), or a GS1 Digital Link body when `type` is `gs1` (docs/gs1.md).',
+    schema: { oneOf: [{ $ref: getSchemaPath(CreateQrCodeDto) }, { $ref: getSchemaPath(CreateGs1QrCodeDto) }] },
+    examples: {
+      url: { value: { target: { type: 'url', destination: 'https://example.com/menu' }, name: 'Spring menu' } },
+      gs1: {
+        value: {
+          type: 'gs1',
+          mode: 'dynamic',
+          name: 'Crew neck T-shirt',
+          primary_key: { ai: '01', value: '09506000134352' },
+          qualifiers: [{ ai: '10', value: 'LOT42' }],
+          destination: 'https://brand.example/product',
+          links: [{ linkType: 'gs1:pip', href: 'https://brand.example/en/product', hreflang: ['en'] }],
+        },
+      },
+      gs1_static: { value: { type: 'gs1', mode: 'static', primary_key: { ai: '01', value: '9506000134352' }, domain: 'id.brand.example' } },
+    },
+  })
   @ApiCreatedResponse({ type: QrCodeDto })
-  create(@Auth() auth: AuthContext, @Body() body: CreateQrCodeDto): Promise<QrCodeDto> {
-    return this.qrCodes.create(auth, body);
+  async create(@Auth() auth: AuthContext, @Body() body: Record<string, unknown>): Promise<QrCodeDto> {
+    return this.qrCodes.create(auth, await parseCreateBody(body));
   }
 
   @Get()
@@ -54,7 +77,9 @@ export class QrCodesController {
     summary: 'Update a QR code',
     description:
       'Dynamic codes: name, target fields, design, folder_id, tags, is_active. Static codes: name, folder_id, design. ' +
-      '`target` on a page-holding code → 409 target_not_editable, nothing applied.',
+      '`target` on a page-holding code → 409 target_not_editable, nothing applied. Dynamic GS1 codes: top-level ' +
+      '`destination`, `links`, `overrides` besides name, design, folder_id, tags, is_active; naming `primary_key`, ' +
+      '`qualifiers`, `attributes`, `domain`, `domain_id`, `mode` or `gs1_key` → 422 gs1_identifier_immutable.',
   })
   @ApiOkResponse({ type: QrCodeDto })
   update(@Auth() auth: AuthContext, @Param('id') id: string, @Body() body: UpdateQrCodeDto): Promise<QrCodeDto> {

@@ -41,8 +41,22 @@ export async function findByShortCode(em: EntityManager, shortCode: string): Pro
        from qr_codes where coalesce(domain_id, '') = '' and short_code = ?`,
     [shortCode],
   );
-  const row = rows[0];
-  if (!row) return null;
+  return rows[0] ? codeOf(rows[0]) : null;
+}
+
+/** The dynamic GS1 code with this identifier (gs1_key) on the default scan host: the live one, else the trashed one,
+ * else the newest paused one (paused codes do not hold their identifier); null when there is none. */
+export async function findByGs1Key(em: EntityManager, gs1Key: string): Promise<CodeByShortCode | null> {
+  const rows = await em.execute<CodeRow[]>(
+    `select id, organization_id, environment, short_code, name, kind, type, target, status, is_active
+       from qr_codes where coalesce(domain_id, '') = '' and gs1_key = ? and kind = 'dynamic'
+      order by case status when 'live' then 0 when 'trashed' then 1 else 2 end, updated_at desc limit 1`,
+    [gs1Key],
+  );
+  return rows[0] ? codeOf(rows[0]) : null;
+}
+
+function codeOf(row: CodeRow): CodeByShortCode {
   return {
     id: row.id,
     organizationId: row.organization_id,

@@ -10,18 +10,21 @@ import { newId, newShortCode } from '../../common/ids';
 import { CHANNELS } from '../../common/queue/channels';
 import { REDIS } from '../../common/redis/redis.provider';
 import { EventsService } from '../events/events.service';
-import { lockOrganization } from '../accounts/organizations.repository';
 import { folderExists } from '../folders/folders.repository';
 import { Design, parseDesign, storedDesign } from '../rendering/design';
 import type { CreateQrCodeDto, ListQrCodesQueryDto, UpdateQrCodeDto } from './dto/qr-code.dto';
 import type { DeletedQrCodeDto, QrCodeDto } from './dto/qr-code-response.dto';
 import { QrCode } from './qr-code.entity';
+import { GS1_PATCH_ONLY_FIELDS, type CreateGs1QrCodeDto } from './dto/gs1.dto';
+import { assertGs1IdentifierFree, assertRoomFor, countLive, gs1TakenError, isGs1KeyConflict, planCountOf } from './qr-code-limits';
+import { assertGs1Patch, patchGs1 } from './targets/gs1.target';
+import { codeDraft } from './qr-code-draft';
 import { QrCodeImagesService } from './qr-code-images.service';
 import { listQrCodes } from './qr-codes.list';
 import { presentQrCode, shortUrl } from './qr-code.presenter';
 import { FieldReader } from './targets/fields';
-import { normalizeTags, planLimitError, sameJson } from './qr-code-rules';
-import { handlerFor, storedHandler } from './targets/registry';
+import { normalizeTags, sameJson } from './qr-code-rules';
+import { storedHandler } from './targets/registry';
 
 @Injectable()
 export class QrCodesService {
@@ -42,17 +45,14 @@ export class QrCodesService {
 
   /** What the symbol encodes: the short URL for dynamic codes, the payload for static ones. */
   payloadOf(code: Pick<QrCode, 'kind' | 'shortCode' | 'type' | 'target'>): string {
-    return code.kind === 'dynamic' ? shortUrl(code, this.config.scanBaseUrl)! : storedHandler(code.type).payload(code.target);
+    const handler = storedHandler(code.type);
+    if (handler.encodedUrl) return handler.encodedUrl(code.target, code.kind, this.config.scanBaseUrl);
+    return code.kind === 'dynamic' ? shortUrl(code, this.config.scanBaseUrl)! : handler.payload(code.target);
   }
 
-  /** Locks the workspace row so plan counts cannot race, then counts its live dynamic codes. */
-  async countLiveDynamic(em: EntityManager, organizationId: string): Promise<number> {
-    await lockOrganization(em, organizationId);
-    const [row] = await em.execute<{ n: string }[]>(
-      `select count(*) as n from qr_codes where organization_id = ? and kind = 'dynamic' and status = 'live'`,
-      [organizationId],
-    );
-    return Number(row.n);
+  /** Locks the workspace row so plan counts cannot race, then counts its live dynamic codes (GS1 codes apart). */
+  countLiveDynamic(em: EntityManager, organizationId: string): Promise<number> {
+    return countLive(em, organizationId, 'dynamic');
   }
 
   async assertFolder(auth: AuthContext, folderId: string | null | undefined, em: EntityManager = this.em): Promise<void> {
@@ -71,53 +71,41 @@ export class QrCodesService {
 
   async create(
     auth: AuthContext,
-    body: CreateQrCodeDto,
+    body: CreateQrCodeDto | CreateGs1QrCodeDto,
     opts: { id?: string; design?: Record<string, unknown>; logoKey?: string | null } = {},
   ): Promise<QrCodeDto> {
-    const kind = body.type ?? 'dynamic';
-    const handler = handlerFor(body.target.type);
-    if (kind === 'static' && !handler.staticCapable) {
-      throw ApiException.invalid('type', `${handler.type} codes are dynamic only; type 'static' is honoured for url, text, email, sms, wifi, event, vcard and location`);
-    }
-    if (kind === 'dynamic' && auth.plan.dynamic_qr_limit === 0) {
-      throw new ApiException('plan_restricted', `The ${auth.plan.id} plan includes static codes only; create it with type 'static' or upgrade`, {
-        plan_id: auth.plan.id,
-      });
-    }
-    const target = handler.parse(new FieldReader(body.target), kind);
+    const draft = codeDraft(auth, body, this.config.scanBaseUrl);
+    const { kind, type, target, gs1Key } = draft;
+    const count = planCountOf(draft);
     const design = parseDesign(opts.design ?? body.design ?? {});
     const tags = body.tags === undefined ? [] : normalizeTags(body.tags);
     await this.assertFolder(auth, body.folder_id);
     // Everything that can refuse the request is checked before the logo is fetched and stored, so a refused request
     // leaves no logo behind (the plan limit is checked again, race-safe, in the transaction below).
-    this.images.assertFits(this.payloadOf({ kind, shortCode: newShortCode(), type: handler.type, target }), design);
-    if (kind === 'dynamic') {
-      const current = await this.countLiveDynamic(this.em, auth.organizationId);
-      if (current + 1 > auth.plan.dynamic_qr_limit) throw planLimitError(auth, current);
-    }
+    this.images.assertFits(this.payloadOf({ kind, shortCode: newShortCode(), type, target }), design);
+    if (count) await assertRoomFor(this.em, auth, count);
+    if (gs1Key) await assertGs1IdentifierFree(this.em, null, gs1Key);
     const logoKey = design.logo ? (opts.logoKey !== undefined ? opts.logoKey : await this.images.prepareLogo(design)) : null;
 
     for (let attempt = 0; ; attempt++) {
       const shortCode = newShortCode();
       const id = opts.id ? `${kind === 'dynamic' ? 'qr' : 'sqr'}_${opts.id.replace(/^s?qr_/, '')}` : newId(kind === 'dynamic' ? 'qr' : 'sqr');
       const now = new Date();
-      const draft = { kind, shortCode, type: handler.type, target };
-      const payload = this.payloadOf(draft); // fits: checked above (every short code has the same length)
+      const payload = this.payloadOf({ kind, shortCode, type, target }); // fits: checked above (every short code has the same length)
       const imageKey = await this.images.store(payload, design, logoKey);
       try {
         const code = await this.em.transactional(async (em) => {
-          if (kind === 'dynamic') {
-            const current = await this.countLiveDynamic(em, auth.organizationId);
-            if (current + 1 > auth.plan.dynamic_qr_limit) throw planLimitError(auth, current);
-          }
+          if (count) await assertRoomFor(em, auth, count);
+          if (gs1Key) await assertGs1IdentifierFree(em, null, gs1Key);
           const code = em.create(QrCode, {
             id,
             organizationId: auth.organizationId,
             kind,
-            name: body.name ?? `${kind === 'dynamic' ? 'Campaign' : 'Static'} ${shortCode}`,
-            type: handler.type,
+            name: body.name ?? draft.defaultName ?? `${kind === 'dynamic' ? 'Campaign' : 'Static'} ${shortCode}`,
+            type,
             shortCode,
             target,
+            gs1Key,
             design: design as unknown as Record<string, unknown>,
             folderId: body.folder_id ?? null,
             tags,
@@ -135,9 +123,11 @@ export class QrCodesService {
         return this.present(code);
       } catch (err) {
         await this.images.releaseImage(imageKey);
-        if (err instanceof UniqueConstraintViolationException && attempt < 5) continue;
+        const gs1Conflict = isGs1KeyConflict(err);
+        if (err instanceof UniqueConstraintViolationException && !gs1Conflict && attempt < 5) continue;
         // A logo this request fetched (not one a batch passed in) goes too, unless another code uses it.
         if (logoKey && opts.logoKey === undefined) await this.images.releaseLogo(logoKey);
+        if (gs1Conflict) throw gs1TakenError(gs1Key!);
         throw err;
       }
     }
@@ -163,6 +153,9 @@ export class QrCodesService {
     const code = await this.findLive(auth, id);
     const handler = storedHandler(code.type);
     // Refusals first: nothing is applied when any part of the request is refused.
+    if (code.type === 'gs1') assertGs1Patch(code.kind, body);
+    const gs1Only = GS1_PATCH_ONLY_FIELDS.find((f) => body[f] !== undefined && code.type !== 'gs1');
+    if (gs1Only) throw ApiException.invalid(gs1Only, `Unknown field '${gs1Only}' (only GS1 codes take it)`);
     if (body.domain_id !== undefined && body.domain_id !== code.domainId) {
       throw new ApiException('domain_id_immutable', 'domain_id cannot change after creation', { field: 'domain_id' });
     }
@@ -185,6 +178,7 @@ export class QrCodesService {
       }
       next = handler.patch(code.target, new FieldReader(fields));
     }
+    if (code.type === 'gs1' && (body.destination ?? body.links ?? body.overrides) !== undefined) next = { type: 'gs1', target: patchGs1(code.target, body) };
     const tags = body.tags === undefined ? undefined : normalizeTags(body.tags);
     if (body.folder_id !== undefined) await this.assertFolder(auth, body.folder_id);
     let design: Design | undefined;
@@ -258,16 +252,17 @@ export class QrCodesService {
     if (!code) throw ApiException.notFound('QR code', id);
     if (code.status === 'live') return this.present(code);
     const restored = await this.em.transactional(async (em) => {
-      if (code.kind === 'dynamic') {
-        const current = await this.countLiveDynamic(em, auth.organizationId);
-        if (current + 1 > auth.plan.dynamic_qr_limit) throw planLimitError(auth, current);
-      }
+      const count = planCountOf(code);
+      if (count) await assertRoomFor(em, auth, count);
       const locked = await em.findOne(QrCode, { id, organizationId: auth.organizationId, environment: auth.environment, status: { $in: ['trashed', 'paused'] } });
       if (!locked) throw ApiException.notFound('QR code', id);
       em.assign(locked, { status: 'live', deletedAt: null, updatedAt: new Date() });
       await em.flush();
       await this.events.emit(em, auth, 'qr.restored', this.present(locked));
       return locked;
+    }).catch((err: unknown) => {
+      // A paused GS1 code whose identifier another code took meanwhile.
+      throw isGs1KeyConflict(err) ? gs1TakenError(code.gs1Key!) : err;
     });
     this.invalidate(restored);
     return this.present(restored);
@@ -288,10 +283,10 @@ export class QrCodesService {
   }
 
   /** Scan processes drop the code from their caches (docs/scan-host.md: a new destination works on the next scan). */
-  invalidate(code: Pick<QrCode, 'id' | 'shortCode' | 'domainId' | 'kind'>): void {
+  invalidate(code: Pick<QrCode, 'id' | 'shortCode' | 'domainId' | 'kind' | 'gs1Key'>): void {
     if (code.kind !== 'dynamic') return;
     this.redis
-      .publish(CHANNELS.qrInvalidate, JSON.stringify({ id: code.id, short_code: code.shortCode, domain_id: code.domainId }))
+      .publish(CHANNELS.qrInvalidate, JSON.stringify({ id: code.id, short_code: code.shortCode, domain_id: code.domainId, gs1_key: code.gs1Key }))
       .catch((err: Error) => this.logger.warn(`cache invalidation publish failed: ${err.message}`));
   }
 }

@@ -8,23 +8,31 @@ export interface PausedCode {
   id: string;
   short_code: string;
   domain_id: string | null;
+  gs1_key: string | null;
 }
 
-/** Pauses the newest live dynamic codes above `limit` (state "paused": deleted_at set, not in the Trash). */
-export async function pauseAboveLimit(em: EntityManager, organizationId: string, limit: number): Promise<PausedCode[]> {
+/** Pauses the newest live dynamic codes above `limit` and the newest live dynamic GS1 codes above `gs1Limit` (each
+ * count apart, as the plan counts them; state "paused": deleted_at set, not in the Trash). */
+export async function pauseAboveLimit(em: EntityManager, organizationId: string, limit: number, gs1Limit = Infinity): Promise<PausedCode[]> {
   return em.transactional(async (tx) => {
     await lockOrganization(tx, organizationId);
-    return tx.execute<PausedCode[]>(
-      `update qr_codes set status = 'paused', deleted_at = now(), updated_at = now()
-        where id in (
-          -- keep the oldest limit codes; everything newer is paused
-          select id from qr_codes where organization_id = ? and kind = 'dynamic' and status = 'live'
-          order by created_at asc, id asc
-          offset ?
-        )
-        returning id, short_code, domain_id`,
-      [organizationId, limit],
-    );
+    const paused: PausedCode[] = [];
+    for (const [gs1, keep] of [[false, limit], [true, gs1Limit]] as const) {
+      if (keep === Infinity) continue;
+      const rows = await tx.execute<PausedCode[]>(
+        `update qr_codes set status = 'paused', deleted_at = now(), updated_at = now()
+          where id in (
+            -- keep the oldest codes up to the limit; everything newer is paused
+            select id from qr_codes where organization_id = ? and kind = 'dynamic' and status = 'live' and (type = 'gs1') = ?
+            order by created_at asc, id asc
+            offset ?
+          )
+          returning id, short_code, domain_id, gs1_key`,
+        [organizationId, gs1, keep],
+      );
+      paused.push(...rows);
+    }
+    return paused;
   });
 }
 
@@ -35,8 +43,13 @@ export interface PurgedCode {
 }
 
 /** Permanently deletes trashed codes (never paused ones): one workspace, or every workspace's codes trashed before
- * `olderThan`. Returns the storage keys no longer referenced, for the caller to delete. */
-export async function purgeTrash(em: EntityManager, opts: { organizationId?: string; olderThan?: Date; batch?: number }): Promise<{ deleted: number; orphanKeys: string[] }> {
+ * `olderThan`. A dynamic GS1 code's identifier is retired on its host for `gs1RetirementDays` (GS1_RETIREMENT_DAYS,
+ * default 365) in the same statement.
+ * Returns the storage keys no longer referenced, for the caller to delete. */
+export async function purgeTrash(
+  em: EntityManager,
+  opts: { organizationId?: string; olderThan?: Date; batch?: number; gs1RetirementDays?: number },
+): Promise<{ deleted: number; orphanKeys: string[] }> {
   let deleted = 0;
   const orphanKeys = new Set<string>();
   for (;;) {
@@ -51,8 +64,16 @@ export async function purgeTrash(em: EntityManager, opts: { organizationId?: str
       params.push(opts.olderThan);
     }
     const rows = await em.execute<PurgedCode[]>(
-      `delete from qr_codes where id in (select id from qr_codes where ${conditions.join(' and ')} limit ?) returning id, image_key, logo_key`,
-      [...params, opts.batch ?? 500],
+      `with d as (
+         delete from qr_codes where id in (select id from qr_codes where ${conditions.join(' and ')} limit ?)
+         returning id, image_key, logo_key, domain_id, gs1_key
+       ), retired as (
+         insert into gs1_retired_identifiers (domain_key, gs1_key, retired_until)
+         select distinct coalesce(domain_id, ''), gs1_key, now() + make_interval(days => ?) from d where gs1_key is not null
+         on conflict (domain_key, gs1_key) do update set retired_until = greatest(gs1_retired_identifiers.retired_until, excluded.retired_until)
+       )
+       select id, image_key, logo_key from d`,
+      [...params, opts.batch ?? 500, opts.gs1RetirementDays ?? 365],
     );
     deleted += rows.length;
     for (const r of rows) {

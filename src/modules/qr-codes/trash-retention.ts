@@ -26,7 +26,7 @@ export class TrashRetentionProcessor {
   @Process(TRASH_RETENTION_JOB)
   async purge(): Promise<{ deleted: number }> {
     const olderThan = new Date(Date.now() - this.config.trashRetentionDays * 86_400_000);
-    const { deleted, orphanKeys } = await purgeTrash(this.orm.em.fork(), { olderThan });
+    const { deleted, orphanKeys } = await purgeTrash(this.orm.em.fork(), { olderThan, gs1RetirementDays: this.config.gs1RetirementDays });
     await this.images.deleteOrphans(orphanKeys);
     if (deleted) this.logger.log(`trash retention: ${deleted} code(s) deleted permanently`);
     return { deleted };

@@ -5,7 +5,7 @@ import { LRUCache } from 'lru-cache';
 import { APP_CONFIG, AppConfig } from '../../common/config/config';
 import { CHANNELS } from '../../common/queue/channels';
 import { createRedis, REDIS } from '../../common/redis/redis.provider';
-import { findByShortCode } from '../qr-codes/qr-codes.repository';
+import { findByGs1Key, findByShortCode } from '../qr-codes/qr-codes.repository';
 import type { ScanEntry } from './scan-answer';
 import { type CachedCode, SCAN_CODE_KEY_PREFIX } from './scan-contract';
 import { fixedLocation } from './scan-destination';
@@ -21,6 +21,8 @@ const entrySize = (entry: ScanEntry): number => 512 + (entry.code ? JSON.stringi
 /** Unknown short codes are remembered briefly (in this process only), so guessing codes does not reach Postgres. */
 const NEGATIVE_TTL_MS = 5_000;
 const SHORT_CODE = /^[0-9A-Za-z]{7}$/;
+/** A GS1 identifier (gs1_key, `/01/09506000134352/10/LOT42`): the other kind of key, for the resolver's lookups. */
+const GS1_KEY = /^\/\d{2,4}\/[^?#\s]{1,400}$/;
 
 /** SET the code only if absent and only if no invalidation happened since the fill read the generation. */
 const SET_IF_UNCHANGED = `
@@ -39,7 +41,7 @@ function isCachedCode(v: unknown): v is CachedCode {
 const entryOf = (code: CachedCode | null): ScanEntry => ({ code, location: code ? fixedLocation(code) : null });
 
 /**
- * Codes for the scan host: an in-process LRU in front of a Redis copy shared by every scan process, in front of one
+ * Codes for the scan host, by short code or by GS1 identifier (the resolver's keys start with `/`): an in-process LRU in front of a Redis copy shared by every scan process, in front of one
  * Postgres read (concurrent misses for a code share it). CHANNELS.qrInvalidate drops a code from both in every
  * scan process, so a new destination works on the next scan.
  */
@@ -127,14 +129,17 @@ export class ScanCodeCache implements OnModuleInit, OnApplicationShutdown {
   }
 
   private onInvalidate(message: string): void {
-    let shortCode: unknown;
+    let keys: unknown[];
     try {
-      shortCode = (JSON.parse(message) as { short_code?: unknown }).short_code;
+      const m = JSON.parse(message) as { short_code?: unknown; gs1_key?: unknown };
+      keys = [m.short_code, m.gs1_key];
     } catch {
       return;
     }
-    if (typeof shortCode !== 'string' || !SHORT_CODE.test(shortCode)) return;
-    this.invalidate(shortCode).catch((err: Error) => this.logger.warn(`cache invalidation of a code failed in Redis: ${err.message}`));
+    for (const key of keys) {
+      if (typeof key !== 'string' || !(SHORT_CODE.test(key) || GS1_KEY.test(key))) continue;
+      this.invalidate(key).catch((err: Error) => this.logger.warn(`cache invalidation of a code failed in Redis: ${err.message}`));
+    }
   }
 
   private async fill(shortCode: string, token: object): Promise<ScanEntry> {
@@ -176,9 +181,11 @@ export class ScanCodeCache implements OnModuleInit, OnApplicationShutdown {
     }
   }
 
-  /** The dynamic code with this short code on the default scan host, whatever its state; null when there is none. */
-  private async read(shortCode: string): Promise<CachedCode | null> {
-    const row = await findByShortCode(this.orm.em.fork(), shortCode);
+  /** The dynamic code with this short code (or GS1 identifier, keys starting with `/`) on the default scan host,
+   * whatever its state; null when there is none. */
+  private async read(key: string): Promise<CachedCode | null> {
+    const em = this.orm.em.fork();
+    const row = key.startsWith('/') ? await findByGs1Key(em, key) : await findByShortCode(em, key);
     if (!row || row.kind !== 'dynamic') return null;
     const { kind: _kind, environment: _environment, ...code } = row;
     return code;

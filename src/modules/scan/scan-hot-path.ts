@@ -9,6 +9,9 @@ import { ScanCodeCache } from './scan-code-cache';
 import type { CachedCode } from './scan-contract';
 import { ScanEnricher } from './scan-enricher';
 import type { ScanAccessLog } from './scan-access-log';
+import { ownPathsOf } from '../qr-codes/targets/registry';
+import type { OwnPaths } from '../qr-codes/targets/target-handler';
+import { ownPathAnswer, type OwnPathResult, writeOwnPathAnswer } from './scan-own-paths';
 
 /** `/{short_code}`, `/{short_code}.vcf`, `/{short_code}.ics`, with an optional trailing slash and any query string
  * (ignored). */
@@ -51,6 +54,7 @@ export class ScanHotPath implements OnApplicationShutdown {
   private readonly trust: TrustProxy;
   private readonly enricher = new ScanEnricher();
   private readonly scanBaseUrl: string;
+  private readonly scanOrigin: string;
   private access?: ScanAccessLog;
 
   constructor(
@@ -60,6 +64,7 @@ export class ScanHotPath implements OnApplicationShutdown {
   ) {
     this.trust = parseTrustProxy(config.trustProxy);
     this.scanBaseUrl = config.scanBaseUrl;
+    this.scanOrigin = new URL(config.scanBaseUrl).origin;
   }
 
   handler(opts: HotPathOptions): HotPathHandler {
@@ -67,6 +72,9 @@ export class ScanHotPath implements OnApplicationShutdown {
     this.access = access;
     return (req, res) => {
       const method = req.method;
+      // Paths a target type answers itself (GS1 Digital Link `/01/…`, any method: OPTIONS too), before short codes.
+      const own = ownPathsOf(req.url ?? '');
+      if (own) return this.ownPath(own, req, res, version, access ? logDone(access, method ?? '', access.otherPath(req.url ?? ''), performance.now()) : NO_LOG);
       if (method !== 'GET' && method !== 'HEAD') return false;
       const url = req.url ?? '';
       const match = SCAN_PATH.exec(url);
@@ -141,6 +149,23 @@ export class ScanHotPath implements OnApplicationShutdown {
     }
     if (countable && req.method === 'GET') this.count(req, entry.code!, userAgent);
     done(status, requestId);
+  }
+
+  /** A request on a target type's own paths (scan-own-paths.ts), counted like a short-code scan when it names a code. */
+  private ownPath(paths: OwnPaths, req: IncomingMessage, res: ServerResponse, version: string, done: Done): true {
+    const write = (result: OwnPathResult): void => {
+      const requestId = pooledId('req');
+      done(writeOwnPathAnswer(req, res, result.answer, { 'Request-Id': requestId, 'Scanlink-Version': version }), requestId);
+      if (result.counted && req.method === 'GET') this.count(req, result.counted, req.headers['user-agent']);
+    };
+    try {
+      const result = ownPathAnswer(paths, req, this.scanOrigin, this.cache);
+      if ('then' in result) result.then(write, (err: Error) => this.unavailable(res, err, version, done));
+      else write(result);
+    } catch (err) {
+      this.unavailable(res, err as Error, version, done);
+    }
+    return true;
   }
 
   /** Postgres (and so the code) unreachable on a cache miss: a retryable 503, nothing counted. */

@@ -13,4 +13,11 @@ describe('status pages', () => {
     expect(String(gone.body)).toContain('This code is no longer active');
     expectPageHeaders(gone);
   });
+
+  it('answers a 400 page for an invalid GS1 Digital Link', () => {
+    const bad = renderStatusPage(400);
+    expect(bad.status).toBe(400);
+    expect(String(bad.body)).toContain('This link is not valid');
+    expectPageHeaders(bad);
+  });
 });

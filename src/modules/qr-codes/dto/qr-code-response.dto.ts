@@ -1,4 +1,5 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
+import { Gs1TargetResponseDto } from './gs1.dto';
 import { ListEnvelopeDto } from '../../../common/http/list';
 import { DesignResponseDto } from '../../rendering/design.dto';
 
@@ -10,6 +11,7 @@ class UtmDto {
   @ApiPropertyOptional() content?: string;
 }
 
+@ApiExtraModels(Gs1TargetResponseDto)
 export class QrCodeDto {
   @ApiProperty({ example: 'qr_4bX9kQ2mT7vLp1sZ8nYc' }) id!: string;
   @ApiProperty({ enum: ['qr_code'] }) object!: string;
@@ -17,9 +19,12 @@ export class QrCodeDto {
   @ApiProperty({ example: 'Spring menu' }) name!: string;
   @ApiProperty({ example: 'url', description: 'The target type (url, text, email, sms, wifi, event, vcard, location, whatsapp, …)' }) type!: string;
   @ApiProperty({ example: 'aB3dE9x' }) short_code!: string;
-  @ApiProperty({ type: String, nullable: true, example: 'http://localhost:3001/aB3dE9x' }) short_url!: string | null;
+  @ApiProperty({ type: String, nullable: true, example: 'http://localhost:3001/aB3dE9x', description: 'null for static codes; a dynamic GS1 code reports its Digital Link URI' }) short_url!: string | null;
   @ApiProperty({
-    description: 'The target with its response-only fields `editable` (and `summary` for linkpage, form, menupage). Page-holding codes carry their hosted page URL (= short_url) in `destination`.',
+    description:
+      'The target with its response-only fields `editable` (and `summary` for linkpage, form, menupage). Page-holding codes carry their hosted page URL (= short_url) in `destination`. ' +
+      'GS1 codes (`type: gs1`) carry their identifier, links and Digital Link URI (`destination`) as Gs1TargetResponseDto.',
+    anyOf: [{ type: 'object', additionalProperties: true }, { $ref: getSchemaPath(Gs1TargetResponseDto) }],
     example: { type: 'url', destination: 'https://example.com/menu', utm: { source: 'qr', campaign: 'spring' }, editable: true },
   })
   target!: object;

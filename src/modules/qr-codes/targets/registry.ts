@@ -1,10 +1,12 @@
 import { ApiException } from '../../../common/errors/api.exception';
 import { emailHandler, smsHandler, textHandler, wifiHandler } from './content.targets';
 import { eventHandler } from './event.target';
+import { FieldReader } from './fields';
+import { gs1Handler } from './gs1.target';
 import { linkHandlers, telegramHandler, urlHandler, whatsappHandler } from './link.targets';
 import { locationHandler } from './location.target';
 import { appstoresHandler, formHandler, linkpageHandler, menupageHandler, reviewHandler } from './page.targets';
-import type { HostedResponse, ScannedCode, TargetHandler } from './target-handler';
+import type { HostedResponse, OwnPaths, ScannedCode, TargetHandler } from './target-handler';
 import { vcardHandler } from './vcard.target';
 
 /** Every target type. Adding one: a handler file beside this one and a line here (see docs/architecture.md). */
@@ -25,17 +27,23 @@ const HANDLERS: TargetHandler[] = [
   linkpageHandler,
   formHandler,
   menupageHandler,
+  gs1Handler,
 ];
 
 const BY_TYPE = new Map(HANDLERS.map((h) => [h.type, h]));
+/** Types a request names in `target.type` (GS1 has a body of its own). */
+const TARGET_HANDLERS = HANDLERS.filter((h) => !h.ownBody);
+const REQUEST_TYPES = new Map(TARGET_HANDLERS.map((h) => [h.type, h]));
 
-export const TARGET_TYPES = HANDLERS.map((h) => h.type);
-export const STATIC_CAPABLE_TYPES = HANDLERS.filter((h) => h.staticCapable).map((h) => h.type);
+export const TARGET_TYPES = TARGET_HANDLERS.map((h) => h.type);
+export const STATIC_CAPABLE_TYPES = TARGET_HANDLERS.filter((h) => h.staticCapable).map((h) => h.type);
 export const LINK_FAMILY = new Set(['url', ...linkHandlers.map((h) => h.type)]);
 
 export function handlerFor(type: unknown, field = 'target.type'): TargetHandler {
   if (type === undefined || type === null || type === '') throw ApiException.invalid(field, `${field} is required`);
-  const h = typeof type === 'string' ? BY_TYPE.get(type) : undefined;
+  const own = typeof type === 'string' ? BY_TYPE.get(type) : undefined;
+  if (own?.ownBody) own.parse(new FieldReader({}), 'dynamic'); // refuses, saying which body creates such codes
+  const h = typeof type === 'string' ? REQUEST_TYPES.get(type) : undefined;
   if (!h) throw ApiException.invalid(field, `${field} must be one of ${TARGET_TYPES.join(', ')}`);
   return h;
 }
@@ -73,8 +81,15 @@ export function hostedPage(type: string, code: ScannedCode, suffix: string): Hos
   return scan.downloads?.[suffix]?.(code) ?? null;
 }
 
+/** The type whose own paths (TargetScan.ownPaths) `url` is on, or null: the scan host asks before short codes. */
+const OWN_PATHS = HANDLERS.flatMap((h) => (h.scan.ownPaths ? [h.scan.ownPaths] : []));
+export function ownPathsOf(url: string): OwnPaths | null {
+  for (const paths of OWN_PATHS) if (paths.claims(url)) return paths;
+  return null;
+}
+
 /** One schema per distinct request shape (the link types share url's), for the OpenAPI document. */
-export const TARGET_SCHEMAS = [...new Set(HANDLERS.map((h) => h.schema))];
+export const TARGET_SCHEMAS = [...new Set(TARGET_HANDLERS.map((h) => h.schema))];
 
 /** `type` → schema, for the discriminator of the `target` union. */
-export const TARGET_SCHEMA_BY_TYPE: ReadonlyMap<string, TargetHandler['schema']> = new Map(HANDLERS.map((h) => [h.type, h.schema]));
+export const TARGET_SCHEMA_BY_TYPE: ReadonlyMap<string, TargetHandler['schema']> = new Map(TARGET_HANDLERS.map((h) => [h.type, h.schema]));

@@ -26,10 +26,49 @@ export interface ScannedCode {
  * A type with none of them answers the 404 page.
  */
 export interface TargetScan {
+  /** Paths the type answers itself instead of `/{short_code}` (GS1 Digital Link: `/01/{gtin}/…`). */
+  ownPaths?: OwnPaths;
   fixedLocation?(target: StoredTarget): string | null;
   agentLocation?(target: StoredTarget, userAgent: string | undefined): string | null;
   page?(code: ScannedCode): HostedResponse | null;
   downloads?: Readonly<Record<string, (code: ScannedCode) => HostedResponse | null>>;
+}
+
+/** A request on a path a type owns (TargetScan.ownPaths), any method. */
+export interface OwnPathRequest {
+  method: string;
+  /** the request target as received: path and query */
+  url: string;
+  accept?: string;
+  acceptLanguage?: string;
+  /** `https://scan.example.com`: the origin the request was made to */
+  origin: string;
+}
+
+/** A code as an own-path answer reads it (the scan host's cached copy has at least this). */
+export interface OwnPathCode extends ScannedCode {
+  name: string;
+  status: string;
+  isActive: boolean;
+}
+
+/** What the scan host writes: `statusPage` asks for its own 400/404/410 page with these headers added. */
+export interface OwnPathAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body?: string;
+  statusPage?: boolean;
+  /** a GET answered for this code is a scan (bots left out by the scan host) */
+  countCodeId?: string;
+}
+
+/** The cache keys the answer needs and how to answer once they are looked up, or an answer that needs none. */
+export type OwnPathPlan = { keys: string[]; answer(codes: OwnPathCode[]): OwnPathAnswer } | { answer: OwnPathAnswer };
+
+export interface OwnPaths {
+  /** true when `url` (path and query) is one of the type's paths; cheap, called for every scan host request */
+  claims(url: string): boolean;
+  plan(req: OwnPathRequest): OwnPathPlan;
 }
 
 /** Everything a target type decides: its request schema, validation at creation, PATCH rules, the static payload, the
@@ -48,6 +87,12 @@ export interface TargetHandler {
   patch(current: StoredTarget, r: FieldReader): { type: string; target: StoredTarget };
   /** What a static code encodes. */
   payload(target: StoredTarget): string;
+  /** Created through a request body of its own (GS1: `type: "gs1"` at the top level), never as `target.type`. */
+  readonly ownBody?: boolean;
+  /** Codes of both kinds encode this URL instead of the short URL or payload (GS1: the Digital Link URI). */
+  encodedUrl?(target: StoredTarget, kind: QrKind, scanBaseUrl: string): string;
+  /** The response's `target` fields when they differ from the stored ones (GS1); `editable` included. */
+  present?(target: StoredTarget, kind: QrKind, scanBaseUrl: string): Record<string, unknown>;
   summary?(target: StoredTarget, counts: { leadCount: number }): Record<string, unknown>;
   /** How the scan host answers a scan of a dynamic code of this type. */
   readonly scan: TargetScan;

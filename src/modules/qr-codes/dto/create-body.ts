@@ -1,0 +1,21 @@
+import { plainToInstance } from 'class-transformer';
+import { validate } from 'class-validator';
+import { ApiException } from '../../../common/errors/api.exception';
+import { validationException } from '../../../common/errors/validation';
+import { CreateGs1QrCodeDto } from './gs1.dto';
+import { CreateQrCodeDto } from './qr-code.dto';
+
+/**
+ * A `POST /v1/qr-codes` body (also a batch item): a standard body, or a GS1 body when `type` is `gs1`. Checked like the
+ * global validation pipe checks a DTO (unknown fields, types), with the DTO its `type` selects.
+ */
+export async function parseCreateBody(raw: unknown): Promise<CreateQrCodeDto | CreateGs1QrCodeDto> {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw ApiException.invalid(undefined, 'The body must be a JSON object');
+  const dto: CreateQrCodeDto | CreateGs1QrCodeDto =
+    (raw as { type?: unknown }).type === 'gs1'
+      ? plainToInstance(CreateGs1QrCodeDto, raw, { enableImplicitConversion: false })
+      : plainToInstance(CreateQrCodeDto, raw, { enableImplicitConversion: false });
+  const errors = await validate(dto, { whitelist: true, forbidNonWhitelisted: true, validationError: { target: false, value: false } });
+  if (errors.length) throw validationException(errors);
+  return dto;
+}

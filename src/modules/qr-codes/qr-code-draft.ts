@@ -1,0 +1,49 @@
+import type { AuthContext } from '../../common/auth/auth-context';
+import { ApiException } from '../../common/errors/api.exception';
+import type { CreateGs1QrCodeDto } from './dto/gs1.dto';
+import type { CreateQrCodeDto } from './dto/qr-code.dto';
+import { assertEntitled } from './qr-code-limits';
+import type { QrKind } from './qr-code.entity';
+import { FieldReader } from './targets/fields';
+import { gs1Uri, prepareGs1 } from './targets/gs1.target';
+import { handlerFor } from './targets/registry';
+
+/** A new code before it has an id, short code and image: what its body's type rules make of it. */
+export interface CodeDraft {
+  kind: QrKind;
+  type: string;
+  target: Record<string, unknown>;
+  /** the GS1 identifier unique per host (dynamic GS1 codes), else null */
+  gs1Key: string | null;
+  defaultName?: string;
+}
+
+export const isGs1Body = (body: CreateQrCodeDto | CreateGs1QrCodeDto): body is CreateGs1QrCodeDto => (body as { type?: string }).type === 'gs1';
+
+/** Validates a creation body (standard or GS1) up to what needs the database (folder, plan counts, uniqueness). Single
+ * creation and batch items both come through here. */
+export function codeDraft(auth: AuthContext, body: CreateQrCodeDto | CreateGs1QrCodeDto, scanBaseUrl: string): CodeDraft {
+  return isGs1Body(body) ? gs1Draft(auth, body, scanBaseUrl) : standardDraft(auth, body);
+}
+
+/** A standard body: its target type's rules. */
+function standardDraft(auth: AuthContext, body: CreateQrCodeDto): CodeDraft {
+  const kind = body.type ?? 'dynamic';
+  const handler = handlerFor(body.target.type);
+  if (kind === 'static' && !handler.staticCapable) {
+    throw ApiException.invalid('type', `${handler.type} codes are dynamic only; type 'static' is honoured for url, text, email, sms, wifi, event, vcard and location`);
+  }
+  if (kind === 'dynamic') assertEntitled(auth, 'dynamic');
+  return { kind, type: handler.type, target: handler.parse(new FieldReader(body.target), kind), gs1Key: null };
+}
+
+/** A GS1 body (docs/gs1.md): the identifier is checked before the plan, so a bad one is 400 on every plan. */
+function gs1Draft(auth: AuthContext, body: CreateGs1QrCodeDto, scanBaseUrl: string): CodeDraft {
+  if (body.domain_id) throw ApiException.invalid('domain_id', 'Custom domains for GS1 codes are not available on this server yet; omit domain_id to use the scan host');
+  const draft = prepareGs1(body);
+  if (draft.kind === 'dynamic') assertEntitled(auth, 'gs1');
+  const target = draft.target as unknown as Record<string, unknown>;
+  // Unnamed: the Digital Link URI (also the resolver's itemDescription).
+  const defaultName = gs1Uri(target, draft.kind, scanBaseUrl).slice(0, 255);
+  return { kind: draft.kind, type: 'gs1', target, gs1Key: draft.gs1Key, defaultName };
+}

@@ -1,0 +1,84 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { AuthContext } from '../../common/auth/auth-context';
+import { ApiException } from '../../common/errors/api.exception';
+import { lockOrganization } from '../accounts/organizations.repository';
+
+/** Which plan count a live code takes: GS1 dynamic codes have a limit of their own (`gs1_limit`), apart from the QR
+ * limit (`dynamic_qr_limit`); static codes (GS1 included) take none. */
+export type PlanCount = 'dynamic' | 'gs1';
+
+export const planCountOf = (code: { kind: string; type: string }): PlanCount | null =>
+  code.kind !== 'dynamic' ? null : code.type === 'gs1' ? 'gs1' : 'dynamic';
+
+const limitOf = (auth: AuthContext, which: PlanCount): number => (which === 'gs1' ? auth.plan.gs1_limit : auth.plan.dynamic_qr_limit);
+
+/** Locks the workspace row so plan counts cannot race, then counts its live codes of that count. */
+export async function countLive(em: EntityManager, organizationId: string, which: PlanCount): Promise<number> {
+  await lockOrganization(em, organizationId);
+  const [row] = await em.execute<{ n: string }[]>(
+    `select count(*) as n from qr_codes where organization_id = ? and kind = 'dynamic' and status = 'live' and (type = 'gs1') = ?`,
+    [organizationId, which === 'gs1'],
+  );
+  return Number(row.n);
+}
+
+export function planLimitError(auth: AuthContext, current: number, requested = 1, which: PlanCount = 'dynamic'): ApiException {
+  const limit = limitOf(auth, which);
+  const what = which === 'gs1' ? 'live dynamic GS1 codes' : 'live dynamic QR codes';
+  return new ApiException('plan_limit_reached', `The ${auth.plan.id} plan allows ${limit} ${what}; ${current} exist`, {
+    limit,
+    current_count: current,
+    requested,
+    plan_id: auth.plan.id,
+  });
+}
+
+/** 403 plan_limit_reached unless one more code of that count fits (locks the workspace row: call inside the
+ * transaction that inserts). */
+export async function assertRoomFor(em: EntityManager, auth: AuthContext, which: PlanCount): Promise<void> {
+  const current = await countLive(em, auth.organizationId, which);
+  if (current + 1 > limitOf(auth, which)) throw planLimitError(auth, current, 1, which);
+}
+
+/** 403 plan_restricted when the plan has no room at all for that count (free: static codes only). */
+export function assertEntitled(auth: AuthContext, which: PlanCount): void {
+  if (limitOf(auth, which) > 0) return;
+  if (which === 'gs1') {
+    throw new ApiException('plan_restricted', `The ${auth.plan.id} plan includes static GS1 codes only; create it with mode 'static' or upgrade`, {
+      plan_id: auth.plan.id,
+      gs1_code: 'NOT_ENTITLED',
+    });
+  }
+  throw new ApiException('plan_restricted', `The ${auth.plan.id} plan includes static codes only; create it with type 'static' or upgrade`, { plan_id: auth.plan.id });
+}
+
+const hostKey = (domainId: string | null): string => domainId ?? '';
+
+/**
+ * 409 when a dynamic GS1 identifier cannot be used on that host: a live or trashed code holds it
+ * (gs1_identifier_taken), or a permanently deleted one retired it less than GS1_RETIREMENT_DAYS ago
+ * (gs1_identifier_retired). Across workspaces: the host resolves the identifier, whoever owns the code.
+ */
+export async function assertGs1IdentifierFree(em: EntityManager, domainId: string | null, gs1Key: string, exceptId?: string): Promise<void> {
+  const [row] = await em.execute<{ taken: boolean; retired: boolean }[]>(
+    `select exists (select 1 from qr_codes where coalesce(domain_id, '') = ? and gs1_key = ? and status in ('live','trashed') and id <> ?) as taken,
+            exists (select 1 from gs1_retired_identifiers where domain_key = ? and gs1_key = ? and retired_until > now()) as retired`,
+    [hostKey(domainId), gs1Key, exceptId ?? '', hostKey(domainId), gs1Key],
+  );
+  if (row.taken) throw gs1TakenError(gs1Key);
+  if (row.retired) {
+    throw new ApiException('gs1_identifier_retired', `The GS1 identifier ${gs1Key} was retired on this host when its code was deleted permanently; it cannot be used again yet`, {
+      field: 'primary_key',
+      gs1_code: 'GS1_IDENTIFIER_RETIRED',
+    });
+  }
+}
+
+export const gs1TakenError = (gs1Key: string): ApiException =>
+  new ApiException('gs1_identifier_taken', `A GS1 code for ${gs1Key} already exists on this host (live or in the Trash)`, {
+    field: 'primary_key',
+    gs1_code: 'GS1_IDENTIFIER_TAKEN',
+  });
+
+/** True for the unique index that keeps one live or trashed code per GS1 identifier and host. */
+export const isGs1KeyConflict = (err: unknown): boolean => (err as { constraint?: string }).constraint === 'qr_codes_gs1_key_uq';
