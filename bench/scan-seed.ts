@@ -1,8 +1,8 @@
 /** What bench:scan and bench:scan-cpu share: the redirect code they load, and the processes compiled as production
  * runs them (tsc, no ts-node), from the working tree or from a git revision. */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, symlinkSync } from 'node:fs';
-import { join } from 'node:path';
+import { cpSync, existsSync, mkdirSync, symlinkSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { AppConfig } from '../src/common/config/config';
 import { newId, newShortCode } from '../src/common/ids';
@@ -76,4 +76,7 @@ export function compileProcesses(revision: string, outDir: string): void {
     project = join(tree, 'tsconfig.build.json');
   }
   execFileSync(process.execPath, [tsc, '-p', project, '--outDir', outDir], { cwd: ROOT, stdio: 'inherit' });
+  // What `nest build` copies beside the compiled files (nest-cli.json assets): the GS1 Syntax Dictionary.
+  const data = join(dirname(project), 'src', 'modules', 'gs1', 'data');
+  if (existsSync(data)) cpSync(data, join(outDir, 'src', 'modules', 'gs1', 'data'), { recursive: true, filter: (f) => !f.endsWith('.md') });
 }

@@ -10,6 +10,7 @@ import { newId, newShortCode } from '../../common/ids';
 import { CHANNELS } from '../../common/queue/channels';
 import { REDIS } from '../../common/redis/redis.provider';
 import { EventsService } from '../events/events.service';
+import { gs1Dictionary } from '../gs1/syntax-dictionary';
 import { folderExists } from '../folders/folders.repository';
 import { Design, parseDesign, storedDesign } from '../rendering/design';
 import type { CreateQrCodeDto, ListQrCodesQueryDto, UpdateQrCodeDto } from './dto/qr-code.dto';
@@ -37,7 +38,9 @@ export class QrCodesService {
     private readonly events: EventsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(REDIS) private readonly redis: Redis,
-  ) {}
+  ) {
+    gs1Dictionary(); // a missing or malformed GS1 Syntax Dictionary stops the process at boot, not a request later
+  }
 
   present(code: QrCode): QrCodeDto {
     return presentQrCode(code, { scanBaseUrl: this.config.scanBaseUrl, imageUrl: (k) => this.images.url(k) });

@@ -9,6 +9,7 @@ import { ScanCodeCache } from './scan-code-cache';
 import type { CachedCode } from './scan-contract';
 import { ScanEnricher } from './scan-enricher';
 import type { ScanAccessLog } from './scan-access-log';
+import { gs1Dictionary } from '../gs1/syntax-dictionary';
 import { ownPathsOf } from '../qr-codes/targets/registry';
 import type { OwnPaths } from '../qr-codes/targets/target-handler';
 import { ownPathAnswer, type OwnPathResult, writeOwnPathAnswer } from './scan-own-paths';
@@ -65,6 +66,7 @@ export class ScanHotPath implements OnApplicationShutdown {
     this.trust = parseTrustProxy(config.trustProxy);
     this.scanBaseUrl = config.scanBaseUrl;
     this.scanOrigin = new URL(config.scanBaseUrl).origin;
+    gs1Dictionary(); // the resolver's data: a missing or malformed file stops the process at boot
   }
 
   handler(opts: HotPathOptions): HotPathHandler {
