@@ -37,7 +37,10 @@ const ERROR_RESPONSES: Record<string, string> = {
 /** Errors only some operations answer, by `METHOD path` (`POST *`: every POST). */
 const OPERATION_ERRORS: Record<string, Record<string, string>> = {
   'POST *': { '409': 'idempotency_conflict: the same Idempotency-Key was used with a different body' },
-  'POST /v1/qr-codes': { '409': 'idempotency_conflict: the same Idempotency-Key was used with a different body' },
+  'POST /v1/qr-codes': {
+    '409': 'idempotency_conflict: the same Idempotency-Key was used with a different body',
+    '422': 'domain_not_verified: `domain_id` names a custom domain whose DNS record is not verified yet',
+  },
   'PATCH /v1/qr-codes/{id}': {
     '409': 'target_not_editable: `target` sent for a page-holding code; nothing applied',
     '422': 'domain_id_immutable or code_not_editable (a static code field other than name, folder_id, design)',

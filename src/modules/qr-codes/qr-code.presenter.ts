@@ -8,8 +8,14 @@ export interface PresentUrls {
   imageUrl(key: string): string;
 }
 
-export function shortUrl(code: Pick<QrCode, 'kind' | 'shortCode'>, scanBaseUrl: string): string | null {
-  return code.kind === 'dynamic' ? `${scanBaseUrl}/${code.shortCode}` : null;
+/** The origin a code's scan URLs start with: `https://<hostname>` on a custom domain, else SCAN_BASE_URL (no
+ * trailing slash). Dynamic GS1 codes build their Digital Link URI on it too. */
+export function scanOrigin(code: Pick<QrCode, 'domainHostname'>, scanBaseUrl: string): string {
+  return code.domainHostname ? `https://${code.domainHostname}` : scanBaseUrl;
+}
+
+export function shortUrl(code: Pick<QrCode, 'kind' | 'shortCode' | 'domainHostname'>, scanBaseUrl: string): string | null {
+  return code.kind === 'dynamic' ? `${scanOrigin(code, scanBaseUrl)}/${code.shortCode}` : null;
 }
 
 /** The QR code object (QrCodeDto). Also the `data` of qr.* events. */
@@ -31,6 +37,7 @@ export function presentQrCode(code: QrCode, urls: PresentUrls): QrCodeDto {
     type: code.type,
     short_code: code.shortCode,
     short_url: short,
+    domain_id: code.domainId,
     target,
     design: presentDesign(storedDesign(code.design), code.logoKey !== null),
     folder_id: code.folderId,

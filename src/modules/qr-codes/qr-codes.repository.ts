@@ -34,12 +34,14 @@ interface CodeRow {
   is_active: boolean;
 }
 
-/** The code with this short code on the default scan host, whatever its kind and state; null when there is none. */
-export async function findByShortCode(em: EntityManager, shortCode: string): Promise<CodeByShortCode | null> {
+/** The code with this short code on a host (`domainId` null = the default scan host), whatever its kind and state;
+ * null when there is none. Short codes are unique per host (the unique index on (coalesce(domain_id, ''), short_code),
+ * which this query matches). */
+export async function findByShortCode(em: EntityManager, domainId: string | null, shortCode: string): Promise<CodeByShortCode | null> {
   const rows = await em.execute<CodeRow[]>(
     `select id, organization_id, environment, short_code, name, kind, type, target, status, is_active
-       from qr_codes where coalesce(domain_id, '') = '' and short_code = ?`,
-    [shortCode],
+       from qr_codes where coalesce(domain_id, '') = ? and short_code = ?`,
+    [domainId ?? '', shortCode],
   );
   const row = rows[0];
   if (!row) return null;
@@ -106,12 +108,3 @@ export const scanIngestSql = {
    where q.id = s.qr_code_id
   returning 1`,
 };
-
-/**
- * Whether any code row names this custom domain: live, trashed or paused (a paused code comes back on restore).
- * The domains module asks this before removing a domain; the foreign key qr_codes.domain_id backs it up.
- */
-export async function domainHasCodes(em: EntityManager, domainId: string): Promise<boolean> {
-  const rows = await em.execute<{ one: number }[]>('select 1 as one from qr_codes where domain_id = ? limit 1', [domainId]);
-  return rows.length > 0;
-}

@@ -12,6 +12,7 @@ import { REDIS } from '../../common/redis/redis.provider';
 import { EventsService } from '../events/events.service';
 import { lockOrganization } from '../accounts/organizations.repository';
 import { folderExists } from '../folders/folders.repository';
+import { codeDomainError, resolveCodeDomain } from '../domains/code-domain';
 import { Design, parseDesign, storedDesign } from '../rendering/design';
 import type { CreateQrCodeDto, ListQrCodesQueryDto, UpdateQrCodeDto } from './dto/qr-code.dto';
 import type { DeletedQrCodeDto, QrCodeDto } from './dto/qr-code-response.dto';
@@ -41,7 +42,7 @@ export class QrCodesService {
   }
 
   /** What the symbol encodes: the short URL for dynamic codes, the payload for static ones. */
-  payloadOf(code: Pick<QrCode, 'kind' | 'shortCode' | 'type' | 'target'>): string {
+  payloadOf(code: Pick<QrCode, 'kind' | 'shortCode' | 'type' | 'target' | 'domainHostname'>): string {
     return code.kind === 'dynamic' ? shortUrl(code, this.config.scanBaseUrl)! : storedHandler(code.type).payload(code.target);
   }
 
@@ -68,7 +69,6 @@ export class QrCodesService {
 
   /** Creates a code. `opts.id` reserves the id (batches: a resumed worker finds the code instead of creating it twice);
    * `opts.design` replaces the body's design (a batch's design applies to every item). */
-
   async create(
     auth: AuthContext,
     body: CreateQrCodeDto,
@@ -88,9 +88,10 @@ export class QrCodesService {
     const design = parseDesign(opts.design ?? body.design ?? {});
     const tags = body.tags === undefined ? [] : normalizeTags(body.tags);
     await this.assertFolder(auth, body.folder_id);
+    const domain = await resolveCodeDomain(this.em, auth, kind, body.domain_id);
     // Everything that can refuse the request is checked before the logo is fetched and stored, so a refused request
     // leaves no logo behind (the plan limit is checked again, race-safe, in the transaction below).
-    this.images.assertFits(this.payloadOf({ kind, shortCode: newShortCode(), type: handler.type, target }), design);
+    this.images.assertFits(this.payloadOf({ kind, shortCode: newShortCode(), type: handler.type, target, domainHostname: domain?.hostname ?? null }), design);
     if (kind === 'dynamic') {
       const current = await this.countLiveDynamic(this.em, auth.organizationId);
       if (current + 1 > auth.plan.dynamic_qr_limit) throw planLimitError(auth, current);
@@ -101,7 +102,7 @@ export class QrCodesService {
       const shortCode = newShortCode();
       const id = opts.id ? `${kind === 'dynamic' ? 'qr' : 'sqr'}_${opts.id.replace(/^s?qr_/, '')}` : newId(kind === 'dynamic' ? 'qr' : 'sqr');
       const now = new Date();
-      const draft = { kind, shortCode, type: handler.type, target };
+      const draft = { kind, shortCode, type: handler.type, target, domainHostname: domain?.hostname ?? null };
       const payload = this.payloadOf(draft); // fits: checked above (every short code has the same length)
       const imageKey = await this.images.store(payload, design, logoKey);
       try {
@@ -117,6 +118,7 @@ export class QrCodesService {
             name: body.name ?? `${kind === 'dynamic' ? 'Campaign' : 'Static'} ${shortCode}`,
             type: handler.type,
             shortCode,
+            domainId: domain?.id ?? null, domainHostname: draft.domainHostname,
             target,
             design: design as unknown as Record<string, unknown>,
             folderId: body.folder_id ?? null,
@@ -135,10 +137,10 @@ export class QrCodesService {
         return this.present(code);
       } catch (err) {
         await this.images.releaseImage(imageKey);
-        if (err instanceof UniqueConstraintViolationException && attempt < 5) continue;
+        if (err instanceof UniqueConstraintViolationException && attempt < 5) continue; // short codes are unique per domain
         // A logo this request fetched (not one a batch passed in) goes too, unless another code uses it.
         if (logoKey && opts.logoKey === undefined) await this.images.releaseLogo(logoKey);
-        throw err;
+        throw codeDomainError(err, domain);
       }
     }
   }

@@ -2,6 +2,8 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../common/config/config';
 import { clientIp, parseTrustProxy, type TrustProxy } from '../../common/http/client-address';
+import { DomainHostCache } from '../domains/domain-host-cache';
+import { siteKey } from '../domains/scan-site';
 import { pooledId } from './pooled-ids';
 import { answerScan, type ScanEntry, type ScanSuffix } from './scan-answer';
 import { ScanBuffer } from './scan-buffer';
@@ -57,6 +59,7 @@ export class ScanHotPath implements OnApplicationShutdown {
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly cache: ScanCodeCache,
     private readonly buffer: ScanBuffer,
+    private readonly sites: DomainHostCache,
   ) {
     this.trust = parseTrustProxy(config.trustProxy);
     this.scanBaseUrl = config.scanBaseUrl;
@@ -72,17 +75,19 @@ export class ScanHotPath implements OnApplicationShutdown {
       const match = SCAN_PATH.exec(url);
       if (!match && !OTHER_ONE_SEGMENT.test(url)) return false;
       const done = access ? logDone(access, method, match ? `/${match[1]}${match[2] ?? ''}` : access.otherPath(url), performance.now()) : NO_LOG;
-      if (!match) {
+      // Host → site: the default scan host (null), a verified custom domain (its id), or no site (the 404 page).
+      const site = match ? this.sites.siteOf(req.headers.host) : undefined;
+      if (!match || site === undefined) {
         this.answer(req, res, NO_CODE, '', version, done);
         return true;
       }
       const shortCode = match[1];
       const suffix = (match[2] ?? '') as ScanSuffix;
-      const entry = this.cache.peek(shortCode);
+      const entry = this.cache.peek(siteKey(site, shortCode));
       if (entry) {
         this.answer(req, res, entry, suffix, version, done);
       } else {
-        this.cache.load(shortCode).then(
+        this.cache.load(site, shortCode).then(
           (loaded) => this.answer(req, res, loaded, suffix, version, done),
           (err: Error) => this.unavailable(res, err, version, done),
         );

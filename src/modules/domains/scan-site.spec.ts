@@ -1,0 +1,25 @@
+import { defaultSiteHosts, hostnameOf, siteKey } from './scan-site';
+
+describe('scan sites', () => {
+  it('reads the host name of a Host header: lower case, no port, no trailing dot', () => {
+    expect(hostnameOf('Go.Acme.Example')).toBe('go.acme.example');
+    expect(hostnameOf('go.acme.example:443')).toBe('go.acme.example');
+    expect(hostnameOf('go.acme.example.')).toBe('go.acme.example');
+    expect(hostnameOf('go.acme.example.:8080')).toBe('go.acme.example');
+    expect(hostnameOf('[::1]:3001')).toBe('[::1]');
+    expect(hostnameOf('[::1]')).toBe('[::1]');
+    expect(hostnameOf('')).toBe('');
+  });
+
+  it('answers the default site on SCAN_BASE_URL\'s host, and on every local name when that one is local', () => {
+    expect(defaultSiteHosts('https://scan.scanlink.example')).toEqual(['scan.scanlink.example']);
+    expect(defaultSiteHosts('https://SCAN.example:8443/')).toEqual(['scan.example']);
+    expect(defaultSiteHosts('http://localhost:3001')).toEqual(expect.arrayContaining(['localhost', '127.0.0.1', '[::1]']));
+    expect(defaultSiteHosts('http://127.0.0.1:3001')).toContain('localhost');
+  });
+
+  it('keys cache entries by site', () => {
+    expect(siteKey(null, 'AbC1234')).toBe(':AbC1234');
+    expect(siteKey('dom_abc', 'AbC1234')).toBe('dom_abc:AbC1234');
+  });
+});
