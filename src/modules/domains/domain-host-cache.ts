@@ -5,7 +5,7 @@ import { APP_CONFIG, AppConfig } from '../../common/config/config';
 import { CHANNELS } from '../../common/queue/channels';
 import { createRedis } from '../../common/redis/redis.provider';
 import { DomainsRepository } from './domains.repository';
-import { defaultSiteHosts, hostnameOf, type ScanSite } from './scan-site';
+import { defaultSiteMatcher, hostnameOf, type ScanSite } from './scan-site';
 
 /** Reload the whole map this often even without a message (a safety net for a lost pub/sub message). */
 const REFRESH_MS = 60_000;
@@ -21,7 +21,7 @@ const MAX_MEMO = 10_000;
 @Injectable()
 export class DomainHostCache implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('DomainHostCache');
-  private readonly defaults: ReadonlySet<string>;
+  private readonly isDefault: (name: string) => boolean;
   /** Verified custom domains: host name → domain id. */
   private hosts = new Map<string, string>();
   /** Raw `Host` values already resolved to a site (never an unknown host, so it cannot be filled with junk for
@@ -36,7 +36,7 @@ export class DomainHostCache implements OnModuleInit, OnApplicationShutdown {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly orm: MikroORM,
   ) {
-    this.defaults = new Set(defaultSiteHosts(config.scanBaseUrl));
+    this.isDefault = defaultSiteMatcher(config.scanBaseUrl);
   }
 
   async onModuleInit(): Promise<void> {
@@ -67,7 +67,7 @@ export class DomainHostCache implements OnModuleInit, OnApplicationShutdown {
     const known = this.memo.get(host);
     if (known !== undefined) return known;
     const name = hostnameOf(host);
-    const site = this.defaults.has(name) ? null : this.hosts.get(name);
+    const site = this.isDefault(name) ? null : this.hosts.get(name);
     if (site !== undefined) {
       if (this.memo.size >= MAX_MEMO) this.memo.clear();
       this.memo.set(host, site);

@@ -1,4 +1,4 @@
-import { defaultSiteHosts, hostnameOf, siteKey } from './scan-site';
+import { defaultSiteMatcher, hostnameOf, siteKey } from './scan-site';
 
 describe('scan sites', () => {
   it('reads the host name of a Host header: lower case, no port, no trailing dot', () => {
@@ -12,10 +12,14 @@ describe('scan sites', () => {
   });
 
   it('answers the default site on SCAN_BASE_URL\'s host, and on every local name when that one is local', () => {
-    expect(defaultSiteHosts('https://scan.scanlink.example')).toEqual(['scan.scanlink.example']);
-    expect(defaultSiteHosts('https://SCAN.example:8443/')).toEqual(['scan.example']);
-    expect(defaultSiteHosts('http://localhost:3001')).toEqual(expect.arrayContaining(['localhost', '127.0.0.1', '[::1]']));
-    expect(defaultSiteHosts('http://127.0.0.1:3001')).toContain('localhost');
+    const remote = defaultSiteMatcher('https://SCAN.scanlink.example:8443/');
+    expect(remote('scan.scanlink.example')).toBe(true);
+    expect(['localhost', '127.0.0.1', 'go.acme.example', 'scanlink.example'].some(remote)).toBe(false);
+    for (const base of ['http://localhost:3001', 'http://127.0.0.1:3001', 'https://scan.localhost']) {
+      const local = defaultSiteMatcher(base);
+      expect(['localhost', '127.0.0.1', '[::1]', '0.0.0.0', 'scan.localhost'].every(local)).toBe(true);
+      expect(local('go.acme.example')).toBe(false);
+    }
   });
 
   it('keys cache entries by site', () => {

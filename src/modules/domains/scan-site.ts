@@ -8,9 +8,11 @@
  */
 export type ScanSite = string | null;
 
-/** Names that reach this machine itself: when SCAN_BASE_URL is one of them, the default site answers on all of them
- * (local runs and tests reach the scan host as localhost or 127.0.0.1 alike). */
+/** Names that reach this machine itself (with every `*.localhost` name, RFC 6761): when SCAN_BASE_URL is one of
+ * them, the default site answers on all of them (local runs, tests and the compose file's `scan.localhost` reach the
+ * scan host by different local names). */
 const LOCAL_NAMES = ['localhost', '127.0.0.1', '[::1]', '0.0.0.0'];
+const isLocalName = (name: string): boolean => LOCAL_NAMES.includes(name) || name.endsWith('.localhost');
 
 /** The host name of a `Host` header value: lower case, without port or trailing dot (`[::1]` keeps its brackets,
  * as URL.hostname writes it). */
@@ -27,10 +29,10 @@ export function hostnameOf(host: string): string {
   return name.endsWith('.') ? name.slice(0, -1) : name;
 }
 
-/** The host names of the default site: SCAN_BASE_URL's, plus every local name when that one is local. */
-export function defaultSiteHosts(scanBaseUrl: string): string[] {
+/** Whether a host name (hostnameOf) is the default site's: SCAN_BASE_URL's, or any local name when that one is local. */
+export function defaultSiteMatcher(scanBaseUrl: string): (name: string) => boolean {
   const own = hostnameOf(new URL(scanBaseUrl).host);
-  return LOCAL_NAMES.includes(own) ? [...LOCAL_NAMES] : [own];
+  return isLocalName(own) ? isLocalName : (name) => name === own;
 }
 
 /** The cache key of `key` (a short code, a GS1 identifier) on a site: `<domain id or empty>:<key>`. */
