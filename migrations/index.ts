@@ -8,6 +8,7 @@ import { Migration20261123200000_folder_environment } from './Migration202611232
 import { Migration20261123210000_domains } from './Migration20261123210000_domains';
 import { Migration20261123220000_webhook_environment } from './Migration20261123220000_webhook_environment';
 import { Migration20261124010000_gs1_retirement } from './Migration20261124010000_gs1_retirement';
+import { Migration20261124020000_code_domain_hostname } from './Migration20261124020000_code_domain_hostname';
 
 /** Applied in this order by `npm run migrate`, the local runner and the test runner. */
 export const migrationsList = [
@@ -21,4 +22,5 @@ export const migrationsList = [
   { name: 'Migration20261123210000_domains', class: Migration20261123210000_domains },
   { name: 'Migration20261123220000_webhook_environment', class: Migration20261123220000_webhook_environment },
   { name: 'Migration20261124010000_gs1_retirement', class: Migration20261124010000_gs1_retirement },
+  { name: 'Migration20261124020000_code_domain_hostname', class: Migration20261124020000_code_domain_hostname },
 ];

@@ -39,6 +39,7 @@ const OPERATION_ERRORS: Record<string, Record<string, string>> = {
   'POST *': { '409': 'idempotency_conflict: the same Idempotency-Key was used with a different body' },
   'POST /v1/qr-codes': {
     '409': 'idempotency_conflict (same Idempotency-Key, different body); gs1_identifier_taken or gs1_identifier_retired (with gs1_code)',
+    '422': 'domain_not_verified: `domain_id` names a custom domain whose DNS record is not verified yet',
   },
   'PATCH /v1/qr-codes/{id}': {
     '409': 'target_not_editable: `target` sent for a page-holding or GS1 code; nothing applied',

@@ -1,5 +1,6 @@
 import Redis from 'ioredis';
 import { parseScanEntry } from '../../src/modules/analytics/scan-entry';
+import { siteKey } from '../../src/modules/domains/scan-site';
 import { ScanBuffer } from '../../src/modules/scan/scan-buffer';
 import { SCAN_CODE_KEY_PREFIX, SCAN_STREAM, type ScanRecord } from '../../src/modules/scan/scan-contract';
 import { createCode, createOrg, db, eventually, http, isolatedRedisUrl, startApi, startScan, TestApp, TestOrg } from '../setup/app';
@@ -283,7 +284,7 @@ describe('scan host: GET /{short_code}', () => {
       const shared = await eventually(
         async () => {
           expect(await locationOf(`/${c.short_code}`)).toBe('https://example.com/cached');
-          return (await redis.get(SCAN_CODE_KEY_PREFIX + c.short_code)) ?? undefined;
+          return (await redis.get(SCAN_CODE_KEY_PREFIX + siteKey(null, c.short_code))) ?? undefined;
         },
         3_000,
         'Redis copy',

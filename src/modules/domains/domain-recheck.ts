@@ -1,10 +1,13 @@
 import { InjectQueue, Process, Processor } from '@nestjs/bull';
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Cron, CronExpression } from '@nestjs/schedule';
 import { MikroORM } from '@mikro-orm/postgresql';
 import type { Queue } from 'bull';
+import type { Redis } from 'ioredis';
 import { QUEUES } from '../../common/queue/queues';
+import { REDIS } from '../../common/redis/redis.provider';
 import { DomainDns } from './domain-dns';
+import { announceDomainChange } from './domain-host-cache';
 import { DomainsRepository } from './domains.repository';
 import { VERIFICATION_WINDOW_MS } from './domains.service';
 
@@ -38,6 +41,7 @@ export class DomainRecheckProcessor {
   constructor(
     private readonly orm: MikroORM,
     private readonly dns: DomainDns,
+    @Inject(REDIS) private readonly redis: Redis,
   ) {}
 
   @Process(DOMAIN_RECHECK_JOB)
@@ -54,9 +58,12 @@ export class DomainRecheckProcessor {
         await Promise.all(
           rows.slice(i, i + PARALLEL).map(async (d) => {
             const found = await this.dns.hasChallenge(d.hostname, d.verification_value);
-            await repo.recordCheck(d.id, found, failBefore);
+            const nowVerified = await repo.recordCheck(d.id, found, failBefore);
             checked += 1;
-            if (found) verified += 1;
+            if (nowVerified) {
+              verified += 1;
+              announceDomainChange(this.redis, d.hostname, this.logger);
+            }
           }),
         );
       }

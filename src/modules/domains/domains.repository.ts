@@ -62,15 +62,16 @@ export class DomainsRepository {
   }
 
   /** Records a DNS check: found → verified (once); not found → `failed` when the domain is still pending and older than
-   * `failBefore`; the status is otherwise kept. */
-  async recordCheck(id: string, found: boolean, failBefore: Date): Promise<void> {
+   * `failBefore`; the status is otherwise kept. Returns true when this check verified the domain. */
+  async recordCheck(id: string, found: boolean, failBefore: Date): Promise<boolean> {
     // checked_at from this process's clock: the re-check loop compares it with its own start time.
     const now = new Date();
     if (found) {
-      await this.em.execute(
-        `update domains set status = 'verified', verified_at = ?, checked_at = ?, updated_at = ? where id = ? and status <> 'verified'`,
+      const rows = await this.em.execute<{ id: string }[]>(
+        `update domains set status = 'verified', verified_at = ?, checked_at = ?, updated_at = ? where id = ? and status <> 'verified' returning id`,
         [now, now, now, id],
       );
+      return rows.length > 0;
     } else {
       await this.em.execute(
         `update domains set checked_at = ?,
@@ -79,6 +80,7 @@ export class DomainsRepository {
           where id = ? and status <> 'verified'`,
         [now, failBefore, failBefore, now, id],
       );
+      return false;
     }
   }
 
@@ -101,6 +103,30 @@ export class DomainsRepository {
       throw err;
     }
     this.em.getUnitOfWork().unsetIdentity(domain);
+  }
+
+  /** The domain a new code asks for by id: the workspace's, in the key's environment, with its status; null when
+   * unknown or another workspace's (or environment's). */
+  async forCode(organizationId: string, environment: Environment, id: string): Promise<{ id: string; hostname: string; status: string } | null> {
+    const [row] = await this.em.execute<{ id: string; hostname: string; status: string }[]>(
+      'select id, hostname, status from domains where id = ? and organization_id = ? and environment = ?',
+      [id, organizationId, environment],
+    );
+    return row ?? null;
+  }
+
+  /** The workspace's primary domain in this environment, when one is set (only verified domains can be primary). */
+  async primaryFor(organizationId: string, environment: Environment): Promise<{ id: string; hostname: string } | null> {
+    const [row] = await this.em.execute<{ id: string; hostname: string }[]>(
+      `select id, hostname from domains where organization_id = ? and environment = ? and is_primary and status = 'verified'`,
+      [organizationId, environment],
+    );
+    return row ?? null;
+  }
+
+  /** Every verified custom domain: host name → id (the scan process's host map). */
+  async verifiedHosts(): Promise<Array<{ id: string; hostname: string }>> {
+    return this.em.execute(`select id, hostname from domains where status = 'verified'`);
   }
 
   /** Whether `hostname` is a verified custom domain (the scan host's TLS `ask` endpoint). */

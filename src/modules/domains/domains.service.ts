@@ -1,12 +1,14 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/postgresql';
+import type { Redis } from 'ioredis';
 import type { AuthContext } from '../../common/auth/auth-context';
 import { APP_CONFIG, AppConfig } from '../../common/config/config';
 import { ApiException } from '../../common/errors/api.exception';
 import { CursorCodec } from '../../common/http/cursor';
 import { hasPrefix, randomBase62 } from '../../common/ids';
-import { domainHasCodes } from '../qr-codes/qr-codes.repository';
+import { REDIS } from '../../common/redis/redis.provider';
 import { Domain } from './domain.entity';
+import { announceDomainChange } from './domain-host-cache';
 import { challengeName, DomainDns } from './domain-dns';
 import type { CreateDomainDto, DeletedDomainDto, DomainDto, DomainListDto, ListDomainsQueryDto, UpdateDomainDto } from './domains.dto';
 import { DomainInUseError, DomainsRepository, DomainTakenError } from './domains.repository';
@@ -30,6 +32,7 @@ export function presentDomain(d: Domain): DomainDto {
 
 @Injectable()
 export class DomainsService {
+  private readonly logger = new Logger(DomainsService.name);
   private readonly ownHosts: string[];
 
   constructor(
@@ -37,6 +40,7 @@ export class DomainsService {
     private readonly cursors: CursorCodec,
     private readonly dns: DomainDns,
     @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(REDIS) private readonly redis: Redis,
   ) {
     this.ownHosts = serviceHosts([config.apiBaseUrl, config.scanBaseUrl, config.imageBaseUrl]);
   }
@@ -118,23 +122,26 @@ export class DomainsService {
     if (domain.status === 'verified') return presentDomain(domain);
     const found = await this.dns.hasChallenge(domain.hostname, domain.verificationValue);
     const repo = new DomainsRepository(this.em);
-    await repo.recordCheck(domain.id, found, new Date(Date.now() - VERIFICATION_WINDOW_MS));
+    if (await repo.recordCheck(domain.id, found, new Date(Date.now() - VERIFICATION_WINDOW_MS))) {
+      announceDomainChange(this.redis, domain.hostname, this.logger);
+    }
     await this.em.refresh(domain);
     return presentDomain(domain);
   }
 
+  /** 409 `domain_in_use` while any code row names the domain (live, trashed or paused): the foreign key from
+   * qr_codes.domain_id decides, so a code created concurrently cannot be left without its domain. */
   async remove(auth: AuthContext, id: string): Promise<DeletedDomainDto> {
     const domain = await this.find(auth, id);
-    const inUse = () =>
-      new ApiException('domain_in_use', `The domain '${domain.hostname}' is still used by codes; delete them (and empty them from the Trash) first`);
-    if (await domainHasCodes(this.em, domain.id)) throw inUse();
     try {
       await new DomainsRepository(this.em).delete(domain);
     } catch (err) {
-      // A code created with the domain between the check and the delete: the foreign key refuses.
-      if (err instanceof DomainInUseError) throw inUse();
+      if (err instanceof DomainInUseError) {
+        throw new ApiException('domain_in_use', `The domain '${domain.hostname}' is still used by codes; delete them (and empty them from the Trash) first`);
+      }
       throw err;
     }
+    if (domain.status === 'verified') announceDomainChange(this.redis, domain.hostname, this.logger);
     return { id: domain.id, object: 'domain', deleted: true };
   }
 }

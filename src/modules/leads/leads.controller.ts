@@ -6,6 +6,7 @@ import type { HostedResponse } from '../qr-codes/targets/target-handler';
 import { renderStatusPage } from '../scan/status-pages';
 import { formDefinition, renderFormPage, renderThankYouPage, renderTooManyRequestsPage } from '../qr-codes/targets/pages/form-page';
 import { assertCleanStrings } from '../../common/errors/input-rules';
+import { DomainHostCache } from '../domains/domain-host-cache';
 import { checkLead } from './lead-validation';
 import { LeadsService } from './leads.service';
 
@@ -15,7 +16,10 @@ const SHORT_CODE = /^[0-9A-Za-z]{7}$/;
 @ApiExcludeController()
 @Controller()
 export class LeadsController {
-  constructor(private readonly leads: LeadsService) {}
+  constructor(
+    private readonly leads: LeadsService,
+    private readonly sites: DomainHostCache,
+  ) {}
 
   @Post(':shortCode')
   async submit(@Param('shortCode') shortCode: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
@@ -23,12 +27,14 @@ export class LeadsController {
   }
 
   private async answer(shortCode: string, req: FastifyRequest): Promise<HostedResponse> {
-    if (!SHORT_CODE.test(shortCode)) return renderStatusPage(404);
+    // The form lives on the host its code does: an unknown host has no forms.
+    const site = this.sites.siteOf(req.headers.host);
+    if (!SHORT_CODE.test(shortCode) || site === undefined) return renderStatusPage(404);
     // request.ip honours the adapter's trust-proxy setting; it is used here, in memory, and never kept.
     const ip = req.ip || 'unknown';
     const limit = await this.leads.hit(ip);
     if (!limit.allowed) return renderTooManyRequestsPage(limit.retryAfterSeconds);
-    const lookup = await this.leads.findForm(shortCode);
+    const lookup = await this.leads.findForm(site, shortCode);
     if ('status' in lookup) return renderStatusPage(lookup.status);
     const code = lookup.found;
     const form = formDefinition(code.target);

@@ -52,9 +52,10 @@ export class LeadsService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /** Only live, active, dynamic `form` codes take posts; unknown, trashed or other codes are 404, inactive or paused 410. */
-  async findForm(shortCode: string): Promise<FormLookup> {
-    const row = await findByShortCode(this.em, shortCode);
+  /** Only live, active, dynamic `form` codes take posts; unknown, trashed or other codes are 404, inactive or paused 410.
+   * `domainId`: the site the post came in on (null = the default scan host). */
+  async findForm(domainId: string | null, shortCode: string): Promise<FormLookup> {
+    const row = await findByShortCode(this.em, domainId, shortCode);
     if (!row || row.status === 'trashed' || row.kind !== 'dynamic' || row.type !== 'form') return { status: 404 };
     if (row.status !== 'live' || !row.isActive) return { status: 410 };
     return { found: { id: row.id, organizationId: row.organizationId, environment: row.environment, shortCode, target: row.target } };

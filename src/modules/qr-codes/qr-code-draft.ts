@@ -5,7 +5,7 @@ import type { CreateQrCodeDto } from './dto/qr-code.dto';
 import { assertEntitled } from './qr-code-limits';
 import type { QrKind } from './qr-code.entity';
 import { FieldReader } from './targets/fields';
-import { gs1Uri, prepareGs1 } from './targets/gs1.target';
+import { prepareGs1 } from './targets/gs1.target';
 import { handlerFor } from './targets/registry';
 
 /** A new code before it has an id, short code and image: what its body's type rules make of it. */
@@ -15,15 +15,16 @@ export interface CodeDraft {
   target: Record<string, unknown>;
   /** the GS1 identifier unique per host (dynamic GS1 codes), else null */
   gs1Key: string | null;
-  defaultName?: string;
+  /** unnamed codes are named after what they encode (GS1: the Digital Link URI, also the linkset's itemDescription) */
+  namedAfterPayload?: boolean;
 }
 
 export const isGs1Body = (body: CreateQrCodeDto | CreateGs1QrCodeDto): body is CreateGs1QrCodeDto => (body as { type?: string }).type === 'gs1';
 
 /** Validates a creation body (standard or GS1) up to what needs the database (folder, plan counts, uniqueness). Single
  * creation and batch items both come through here. */
-export function codeDraft(auth: AuthContext, body: CreateQrCodeDto | CreateGs1QrCodeDto, scanBaseUrl: string): CodeDraft {
-  return isGs1Body(body) ? gs1Draft(auth, body, scanBaseUrl) : standardDraft(auth, body);
+export function codeDraft(auth: AuthContext, body: CreateQrCodeDto | CreateGs1QrCodeDto): CodeDraft {
+  return isGs1Body(body) ? gs1Draft(auth, body) : standardDraft(auth, body);
 }
 
 /** A standard body: its target type's rules. */
@@ -38,12 +39,8 @@ function standardDraft(auth: AuthContext, body: CreateQrCodeDto): CodeDraft {
 }
 
 /** A GS1 body (docs/gs1.md): the identifier is checked before the plan, so a bad one is 400 on every plan. */
-function gs1Draft(auth: AuthContext, body: CreateGs1QrCodeDto, scanBaseUrl: string): CodeDraft {
-  if (body.domain_id) throw ApiException.invalid('domain_id', 'Custom domains for GS1 codes are not available on this server yet; omit domain_id to use the scan host');
+function gs1Draft(auth: AuthContext, body: CreateGs1QrCodeDto): CodeDraft {
   const draft = prepareGs1(body);
   if (draft.kind === 'dynamic') assertEntitled(auth, 'gs1');
-  const target = draft.target as unknown as Record<string, unknown>;
-  // Unnamed: the Digital Link URI (also the resolver's itemDescription).
-  const defaultName = gs1Uri(target, draft.kind, scanBaseUrl).slice(0, 255);
-  return { kind: draft.kind, type: 'gs1', target, gs1Key: draft.gs1Key, defaultName };
+  return { kind: draft.kind, type: 'gs1', target: draft.target as unknown as Record<string, unknown>, gs1Key: draft.gs1Key, namedAfterPayload: true };
 }

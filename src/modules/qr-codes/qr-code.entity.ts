@@ -8,7 +8,7 @@ export type QrStatus = 'live' | 'trashed' | 'paused';
 @Entity({ tableName: 'qr_codes' })
 export class QrCode {
   [OptionalProps]?: 'createdAt' | 'updatedAt' | 'deletedAt' | 'scanCount' | 'leadCount' | 'isActive' | 'status' | 'folderId' |
-    'tags' | 'imageKey' | 'logoKey' | 'domainId' | 'lastScanAt' | 'gs1Key';
+    'tags' | 'imageKey' | 'logoKey' | 'domainId' | 'domainHostname' | 'lastScanAt' | 'gs1Key';
 
   @PrimaryKey({ type: 'text' }) id!: string;
   @Property({ type: 'text' }) organizationId!: string;
@@ -17,7 +17,10 @@ export class QrCode {
   /** The target type: url, youtube, …, text, wifi, vcard, linkpage, form, menupage, gs1 … */
   @Property({ type: 'text' }) type!: string;
   @Property({ type: 'text' }) shortCode!: string;
+  /** The custom domain the code lives on (dynamic codes); null = the default scan host. Fixed at creation. */
   @Property({ type: 'text', nullable: true }) domainId: string | null = null;
+  /** That domain's host name, copied at creation (host names never change): the short URL's host. */
+  @Property({ type: 'text', nullable: true }) domainHostname: string | null = null;
   /** The stored target fields of `type` (see docs/targets.md); response-only fields are derived. */
   @Property({ type: JsonType }) target!: Record<string, unknown>;
   /** The normalized design (see docs/design.md); the logo's bytes live in storage under logoKey. */

@@ -8,16 +8,23 @@ export interface PresentUrls {
   imageUrl(key: string): string;
 }
 
-export function shortUrl(code: Pick<QrCode, 'kind' | 'shortCode'>, scanBaseUrl: string): string | null {
-  return code.kind === 'dynamic' ? `${scanBaseUrl}/${code.shortCode}` : null;
+/** The origin a code's scan URLs start with: `https://<hostname>` on a custom domain, else SCAN_BASE_URL (no
+ * trailing slash). Dynamic GS1 codes build their Digital Link URI on it too. */
+export function scanOrigin(code: Pick<QrCode, 'domainHostname'>, scanBaseUrl: string): string {
+  return code.domainHostname ? `https://${code.domainHostname}` : scanBaseUrl;
+}
+
+export function shortUrl(code: Pick<QrCode, 'kind' | 'shortCode' | 'domainHostname'>, scanBaseUrl: string): string | null {
+  return code.kind === 'dynamic' ? `${scanOrigin(code, scanBaseUrl)}/${code.shortCode}` : null;
 }
 
 /** The QR code object (QrCodeDto). Also the `data` of qr.* events. */
 export function presentQrCode(code: QrCode, urls: PresentUrls): QrCodeDto {
   const handler = storedHandler(code.type);
   // A type encoding a URL of its own (GS1 Digital Link) reports it as the short URL of its dynamic codes.
-  const short = handler.encodedUrl && code.kind === 'dynamic' ? handler.encodedUrl(code.target, code.kind, urls.scanBaseUrl) : shortUrl(code, urls.scanBaseUrl);
-  const target: Record<string, unknown> = { type: code.type, ...(handler.present ? handler.present(code.target, code.kind, urls.scanBaseUrl) : code.target) };
+  const origin = scanOrigin(code, urls.scanBaseUrl);
+  const short = handler.encodedUrl && code.kind === 'dynamic' ? handler.encodedUrl(code.target, code.kind, origin) : shortUrl(code, urls.scanBaseUrl);
+  const target: Record<string, unknown> = { type: code.type, ...(handler.present ? handler.present(code.target, code.kind, origin) : code.target) };
   if (!handler.present) {
     delete target.raw;
     if (code.target.raw !== undefined) target.destination = code.target.raw;
@@ -34,6 +41,7 @@ export function presentQrCode(code: QrCode, urls: PresentUrls): QrCodeDto {
     type: code.type,
     short_code: code.shortCode,
     short_url: short,
+    domain_id: code.domainId,
     target,
     design: presentDesign(storedDesign(code.design), code.logoKey !== null),
     folder_id: code.folderId,

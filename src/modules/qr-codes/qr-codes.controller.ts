@@ -29,7 +29,9 @@ export class QrCodesController {
       'The SVG image is rendered and stored on creation. `type` defaults to `dynamic` for every target type, Wi-Fi ' +
       'included: a dynamic Wi-Fi code opens a hosted page showing the network name and password (editable later, ' +
       'counted in analytics), while a static one (`"type": "static"`) encodes `WIFI:…` so the phone offers its own ' +
-      '"Join network" prompt but can never be changed. Choose static for Wi-Fi codes meant to join a network in one tap.',
+      '"Join network" prompt but can never be changed. Choose static for Wi-Fi codes meant to join a network in one tap. ' +
+      'A dynamic code lives on the workspace\'s primary custom domain when one is set, on another verified domain named by ' +
+      '`domain_id`, or on the default scan host with `domain_id: null`.',
   })
   @ApiBody({
     description: 'A standard body (`target`), or a GS1 Digital Link body when `type` is `gs1` (docs/gs1.md).',

@@ -34,24 +34,27 @@ interface CodeRow {
   is_active: boolean;
 }
 
-/** The code with this short code on the default scan host, whatever its kind and state; null when there is none. */
-export async function findByShortCode(em: EntityManager, shortCode: string): Promise<CodeByShortCode | null> {
+/** The code with this short code on a host (`domainId` null = the default scan host), whatever its kind and state;
+ * null when there is none. Short codes are unique per host (the unique index on (coalesce(domain_id, ''), short_code),
+ * which this query matches). */
+export async function findByShortCode(em: EntityManager, domainId: string | null, shortCode: string): Promise<CodeByShortCode | null> {
   const rows = await em.execute<CodeRow[]>(
     `select id, organization_id, environment, short_code, name, kind, type, target, status, is_active
-       from qr_codes where coalesce(domain_id, '') = '' and short_code = ?`,
-    [shortCode],
+       from qr_codes where coalesce(domain_id, '') = ? and short_code = ?`,
+    [domainId ?? '', shortCode],
   );
   return rows[0] ? codeOf(rows[0]) : null;
 }
 
-/** The dynamic GS1 code with this identifier (gs1_key) on the default scan host: the live one, else the trashed one,
- * else the newest paused one (paused codes do not hold their identifier); null when there is none. */
-export async function findByGs1Key(em: EntityManager, gs1Key: string): Promise<CodeByShortCode | null> {
+/** The dynamic GS1 code with this identifier (gs1_key) on a host (`domainId` null = the default scan host): the live
+ * one, else the trashed one, else the newest paused one (paused codes do not hold their identifier); null when there
+ * is none. */
+export async function findByGs1Key(em: EntityManager, domainId: string | null, gs1Key: string): Promise<CodeByShortCode | null> {
   const rows = await em.execute<CodeRow[]>(
     `select id, organization_id, environment, short_code, name, kind, type, target, status, is_active
-       from qr_codes where coalesce(domain_id, '') = '' and gs1_key = ? and kind = 'dynamic'
+       from qr_codes where coalesce(domain_id, '') = ? and gs1_key = ? and kind = 'dynamic'
       order by case status when 'live' then 0 when 'trashed' then 1 else 2 end, updated_at desc limit 1`,
-    [gs1Key],
+    [domainId ?? '', gs1Key],
   );
   return rows[0] ? codeOf(rows[0]) : null;
 }
@@ -120,12 +123,3 @@ export const scanIngestSql = {
    where q.id = s.qr_code_id
   returning 1`,
 };
-
-/**
- * Whether any code row names this custom domain: live, trashed or paused (a paused code comes back on restore).
- * The domains module asks this before removing a domain; the foreign key qr_codes.domain_id backs it up.
- */
-export async function domainHasCodes(em: EntityManager, domainId: string): Promise<boolean> {
-  const rows = await em.execute<{ one: number }[]>('select 1 as one from qr_codes where domain_id = ? limit 1', [domainId]);
-  return rows.length > 0;
-}

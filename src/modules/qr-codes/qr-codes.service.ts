@@ -12,6 +12,7 @@ import { REDIS } from '../../common/redis/redis.provider';
 import { EventsService } from '../events/events.service';
 import { gs1Dictionary } from '../gs1/syntax-dictionary';
 import { folderExists } from '../folders/folders.repository';
+import { codeDomainError, resolveCodeDomain } from '../domains/code-domain';
 import { Design, parseDesign, storedDesign } from '../rendering/design';
 import type { CreateQrCodeDto, ListQrCodesQueryDto, UpdateQrCodeDto } from './dto/qr-code.dto';
 import type { DeletedQrCodeDto, QrCodeDto } from './dto/qr-code-response.dto';
@@ -22,7 +23,7 @@ import { assertGs1Patch, patchGs1 } from './targets/gs1.target';
 import { codeDraft } from './qr-code-draft';
 import { QrCodeImagesService } from './qr-code-images.service';
 import { listQrCodes } from './qr-codes.list';
-import { presentQrCode, shortUrl } from './qr-code.presenter';
+import { presentQrCode, scanOrigin, shortUrl } from './qr-code.presenter';
 import { FieldReader } from './targets/fields';
 import { normalizeTags, sameJson } from './qr-code-rules';
 import { storedHandler } from './targets/registry';
@@ -47,9 +48,9 @@ export class QrCodesService {
   }
 
   /** What the symbol encodes: the short URL for dynamic codes, the payload for static ones. */
-  payloadOf(code: Pick<QrCode, 'kind' | 'shortCode' | 'type' | 'target'>): string {
+  payloadOf(code: Pick<QrCode, 'kind' | 'shortCode' | 'type' | 'target' | 'domainHostname'>): string {
     const handler = storedHandler(code.type);
-    if (handler.encodedUrl) return handler.encodedUrl(code.target, code.kind, this.config.scanBaseUrl);
+    if (handler.encodedUrl) return handler.encodedUrl(code.target, code.kind, scanOrigin(code, this.config.scanBaseUrl));
     return code.kind === 'dynamic' ? shortUrl(code, this.config.scanBaseUrl)! : handler.payload(code.target);
   }
 
@@ -71,42 +72,45 @@ export class QrCodesService {
 
   /** Creates a code. `opts.id` reserves the id (batches: a resumed worker finds the code instead of creating it twice);
    * `opts.design` replaces the body's design (a batch's design applies to every item). */
-
   async create(
     auth: AuthContext,
     body: CreateQrCodeDto | CreateGs1QrCodeDto,
     opts: { id?: string; design?: Record<string, unknown>; logoKey?: string | null } = {},
   ): Promise<QrCodeDto> {
-    const draft = codeDraft(auth, body, this.config.scanBaseUrl);
+    const draft = codeDraft(auth, body);
     const { kind, type, target, gs1Key } = draft;
     const count = planCountOf(draft);
     const design = parseDesign(opts.design ?? body.design ?? {});
     const tags = body.tags === undefined ? [] : normalizeTags(body.tags);
     await this.assertFolder(auth, body.folder_id);
+    const domain = await resolveCodeDomain(this.em, auth, kind, body.domain_id);
     // Everything that can refuse the request is checked before the logo is fetched and stored, so a refused request
     // leaves no logo behind (the plan limit is checked again, race-safe, in the transaction below).
-    this.images.assertFits(this.payloadOf({ kind, shortCode: newShortCode(), type, target }), design);
+    const domainHostname = domain?.hostname ?? null;
+    this.images.assertFits(this.payloadOf({ kind, shortCode: newShortCode(), type, target, domainHostname }), design);
     if (count) await assertRoomFor(this.em, auth, count);
-    if (gs1Key) await assertGs1IdentifierFree(this.em, null, gs1Key);
+    if (gs1Key) await assertGs1IdentifierFree(this.em, domain?.id ?? null, gs1Key);
     const logoKey = design.logo ? (opts.logoKey !== undefined ? opts.logoKey : await this.images.prepareLogo(design)) : null;
 
     for (let attempt = 0; ; attempt++) {
       const shortCode = newShortCode();
       const id = opts.id ? `${kind === 'dynamic' ? 'qr' : 'sqr'}_${opts.id.replace(/^s?qr_/, '')}` : newId(kind === 'dynamic' ? 'qr' : 'sqr');
       const now = new Date();
-      const payload = this.payloadOf({ kind, shortCode, type, target }); // fits: checked above (every short code has the same length)
+      const payload = this.payloadOf({ kind, shortCode, type, target, domainHostname }); // fits: checked above (every short code has the same length)
       const imageKey = await this.images.store(payload, design, logoKey);
       try {
         const code = await this.em.transactional(async (em) => {
           if (count) await assertRoomFor(em, auth, count);
-          if (gs1Key) await assertGs1IdentifierFree(em, null, gs1Key);
+          if (gs1Key) await assertGs1IdentifierFree(em, domain?.id ?? null, gs1Key);
           const code = em.create(QrCode, {
             id,
             organizationId: auth.organizationId,
             kind,
-            name: body.name ?? draft.defaultName ?? `${kind === 'dynamic' ? 'Campaign' : 'Static'} ${shortCode}`,
+            name: body.name ?? (draft.namedAfterPayload ? payload.slice(0, 255) : `${kind === 'dynamic' ? 'Campaign' : 'Static'} ${shortCode}`),
             type,
             shortCode,
+            domainId: domain?.id ?? null,
+            domainHostname,
             target,
             gs1Key,
             design: design as unknown as Record<string, unknown>,
@@ -127,11 +131,11 @@ export class QrCodesService {
       } catch (err) {
         await this.images.releaseImage(imageKey);
         const gs1Conflict = isGs1KeyConflict(err);
-        if (err instanceof UniqueConstraintViolationException && !gs1Conflict && attempt < 5) continue;
+        if (err instanceof UniqueConstraintViolationException && !gs1Conflict && attempt < 5) continue; // short codes are unique per domain
         // A logo this request fetched (not one a batch passed in) goes too, unless another code uses it.
         if (logoKey && opts.logoKey === undefined) await this.images.releaseLogo(logoKey);
         if (gs1Conflict) throw gs1TakenError(gs1Key!);
-        throw err;
+        throw codeDomainError(err, domain);
       }
     }
   }

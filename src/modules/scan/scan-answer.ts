@@ -8,7 +8,7 @@ export type ScanSuffix = '' | '.vcf' | '.ics';
 
 /** A code as the scan process keeps it in memory. */
 export interface ScanEntry {
-  /** null: no dynamic code has this short code on the default scan host (static codes included). */
+  /** null: no dynamic code has this short code on the request's host (static codes included), or the host is unknown. */
   code: CachedCode | null;
   /** The visitor-independent redirect (scan-destination.ts fixedLocation), computed once per cache fill. */
   location: string | null;

@@ -6,12 +6,13 @@ import { APP_CONFIG, AppConfig } from '../../common/config/config';
 import { CHANNELS } from '../../common/queue/channels';
 import { createRedis, REDIS } from '../../common/redis/redis.provider';
 import { findByGs1Key, findByShortCode } from '../qr-codes/qr-codes.repository';
+import { type ScanSite, siteKey } from '../domains/scan-site';
 import type { ScanEntry } from './scan-answer';
 import { type CachedCode, SCAN_CODE_KEY_PREFIX } from './scan-contract';
 import { fixedLocation } from './scan-destination';
 
-/** Per short code: bumped by every scan process on each invalidation, so a fill that read the database before the
- * change cannot write its stale copy into Redis afterwards (see SET_IF_UNCHANGED). */
+/** Per code (site key): bumped by every scan process on each invalidation, so a fill that read the database before
+ * the change cannot write its stale copy into Redis afterwards (see SET_IF_UNCHANGED). */
 export const SCAN_CODE_GEN_KEY_PREFIX = 'scanlink:code-gen:';
 const MAX_ENTRIES = 50_000;
 /** A byte budget as well: a menu or link page target can be large, and its rendered page is kept beside it. */
@@ -23,6 +24,7 @@ const NEGATIVE_TTL_MS = 5_000;
 const SHORT_CODE = /^[0-9A-Za-z]{7}$/;
 /** A GS1 identifier (gs1_key, `/01/09506000134352/10/LOT42`): the other kind of key, for the resolver's lookups. */
 const GS1_KEY = /^\/\d{2,4}\/[^?#\s]{1,400}$/;
+const DOMAIN_ID = /^dom_[0-9A-Za-z]{16,40}$/;
 
 /** SET the code only if absent and only if no invalidation happened since the fill read the generation. */
 const SET_IF_UNCHANGED = `
@@ -41,9 +43,10 @@ function isCachedCode(v: unknown): v is CachedCode {
 const entryOf = (code: CachedCode | null): ScanEntry => ({ code, location: code ? fixedLocation(code) : null });
 
 /**
- * Codes for the scan host, by short code or by GS1 identifier (the resolver's keys start with `/`): an in-process LRU in front of a Redis copy shared by every scan process, in front of one
- * Postgres read (concurrent misses for a code share it). CHANNELS.qrInvalidate drops a code from both in every
- * scan process, so a new destination works on the next scan.
+ * Codes for the scan host, by short code or by GS1 identifier (the resolver's keys start with `/`): an in-process
+ * LRU in front of a Redis copy shared by every scan process, in front of one Postgres read (concurrent misses for a code share it). CHANNELS.qrInvalidate drops a code from both in every
+ * scan process, so a new destination works on the next scan. Entries are per site (the default scan host or a custom
+ * domain, domains/scan-site.ts): every key below is `siteKey(site, short_code)`, so a code answers on its own host only.
  */
 @Injectable()
 export class ScanCodeCache implements OnModuleInit, OnApplicationShutdown {
@@ -89,36 +92,39 @@ export class ScanCodeCache implements OnModuleInit, OnApplicationShutdown {
     await this.subscriber?.quit().catch(() => this.subscriber?.disconnect());
   }
 
-  /** The code when this process holds it (no I/O), else undefined: then call load(). */
-  peek(shortCode: string): ScanEntry | undefined {
-    return this.lru.get(shortCode);
+  /** The code of `key` (siteKey(site, short_code)) when this process holds it (no I/O), else undefined: then call
+   * load(). */
+  peek(key: string): ScanEntry | undefined {
+    return this.lru.get(key);
   }
 
   /** The code from Redis or Postgres; concurrent calls for one code share one lookup. */
-  load(shortCode: string): Promise<ScanEntry> {
-    const pending = this.inflight.get(shortCode);
+  load(site: ScanSite, shortCode: string): Promise<ScanEntry> {
+    const key = siteKey(site, shortCode);
+    const pending = this.inflight.get(key);
     if (pending) return pending;
     const token = {};
-    this.fills.set(shortCode, token);
-    const lookup = this.fill(shortCode, token).finally(() => {
-      if (this.inflight.get(shortCode) === lookup) this.inflight.delete(shortCode);
-      if (this.fills.get(shortCode) === token) this.fills.delete(shortCode);
+    this.fills.set(key, token);
+    const lookup = this.fill(site, shortCode, key, token).finally(() => {
+      if (this.inflight.get(key) === lookup) this.inflight.delete(key);
+      if (this.fills.get(key) === token) this.fills.delete(key);
     });
-    this.inflight.set(shortCode, lookup);
+    this.inflight.set(key, lookup);
     return lookup;
   }
 
   /** Drops one code here and in Redis (also what every scan process does on a CHANNELS.qrInvalidate message). */
-  async invalidate(shortCode: string): Promise<void> {
-    this.fills.delete(shortCode);
-    this.lru.delete(shortCode);
-    this.inflight.delete(shortCode);
-    const genKey = SCAN_CODE_GEN_KEY_PREFIX + shortCode;
+  async invalidate(site: ScanSite, shortCode: string): Promise<void> {
+    const key = siteKey(site, shortCode);
+    this.fills.delete(key);
+    this.lru.delete(key);
+    this.inflight.delete(key);
+    const genKey = SCAN_CODE_GEN_KEY_PREFIX + key;
     await this.redis
       .multi()
       .incr(genKey)
       .expire(genKey, this.ttlSeconds * 2)
-      .del(SCAN_CODE_KEY_PREFIX + shortCode)
+      .del(SCAN_CODE_KEY_PREFIX + key)
       .exec();
   }
 
@@ -129,37 +135,38 @@ export class ScanCodeCache implements OnModuleInit, OnApplicationShutdown {
   }
 
   private onInvalidate(message: string): void {
-    let keys: unknown[];
+    let parsed: { short_code?: unknown; domain_id?: unknown; gs1_key?: unknown };
     try {
-      const m = JSON.parse(message) as { short_code?: unknown; gs1_key?: unknown };
-      keys = [m.short_code, m.gs1_key];
+      parsed = JSON.parse(message) as typeof parsed;
     } catch {
       return;
     }
-    for (const key of keys) {
+    const { short_code: shortCode, domain_id: domainId = null, gs1_key: gs1Key } = parsed ?? {};
+    if (domainId !== null && (typeof domainId !== 'string' || !DOMAIN_ID.test(domainId))) return;
+    for (const key of [shortCode, gs1Key]) {
       if (typeof key !== 'string' || !(SHORT_CODE.test(key) || GS1_KEY.test(key))) continue;
-      this.invalidate(key).catch((err: Error) => this.logger.warn(`cache invalidation of a code failed in Redis: ${err.message}`));
+      this.invalidate(domainId, key).catch((err: Error) => this.logger.warn(`cache invalidation of a code failed in Redis: ${err.message}`));
     }
   }
 
-  private async fill(shortCode: string, token: object): Promise<ScanEntry> {
-    const key = SCAN_CODE_KEY_PREFIX + shortCode;
-    const genKey = SCAN_CODE_GEN_KEY_PREFIX + shortCode;
+  private async fill(site: ScanSite, shortCode: string, cacheKey: string, token: object): Promise<ScanEntry> {
+    const key = SCAN_CODE_KEY_PREFIX + cacheKey;
+    const genKey = SCAN_CODE_GEN_KEY_PREFIX + cacheKey;
     // The Redis generation seen before reading Postgres; undefined when Redis is unavailable (then no Redis write).
     let redisGeneration: string | undefined;
     if (this.redis.status === 'ready') {
       try {
         const [json, gen] = await this.redis.mget(key, genKey);
         const cached = json ? this.parse(json) : undefined;
-        if (cached) return this.keep(shortCode, entryOf(cached), token);
+        if (cached) return this.keep(cacheKey, entryOf(cached), token);
         redisGeneration = gen ?? '';
       } catch (err) {
         this.logger.warn(`code cache read from Redis failed, reading Postgres: ${(err as Error).message}`);
       }
     }
-    const code = await this.read(shortCode);
-    const entry = this.keep(shortCode, entryOf(code), token);
-    if (code && redisGeneration !== undefined && this.fills.get(shortCode) === token) {
+    const code = await this.read(site, shortCode);
+    const entry = this.keep(cacheKey, entryOf(code), token);
+    if (code && redisGeneration !== undefined && this.fills.get(cacheKey) === token) {
       this.redis
         .eval(SET_IF_UNCHANGED, 2, key, genKey, redisGeneration, JSON.stringify(code), this.ttlSeconds)
         .catch((err: Error) => this.logger.warn(`code cache write to Redis failed: ${err.message}`));
@@ -167,8 +174,8 @@ export class ScanCodeCache implements OnModuleInit, OnApplicationShutdown {
     return entry;
   }
 
-  private keep(shortCode: string, entry: ScanEntry, token: object): ScanEntry {
-    if (this.fills.get(shortCode) === token) this.lru.set(shortCode, entry, entry.code ? undefined : { ttl: NEGATIVE_TTL_MS });
+  private keep(key: string, entry: ScanEntry, token: object): ScanEntry {
+    if (this.fills.get(key) === token) this.lru.set(key, entry, entry.code ? undefined : { ttl: NEGATIVE_TTL_MS });
     return entry;
   }
 
@@ -181,11 +188,11 @@ export class ScanCodeCache implements OnModuleInit, OnApplicationShutdown {
     }
   }
 
-  /** The dynamic code with this short code (or GS1 identifier, keys starting with `/`) on the default scan host,
-   * whatever its state; null when there is none. */
-  private async read(key: string): Promise<CachedCode | null> {
+  /** The dynamic code with this short code (or GS1 identifier: keys starting with `/`) on the site's host, whatever
+   * its state; null when there is none. */
+  private async read(site: ScanSite, key: string): Promise<CachedCode | null> {
     const em = this.orm.em.fork();
-    const row = key.startsWith('/') ? await findByGs1Key(em, key) : await findByShortCode(em, key);
+    const row = key.startsWith('/') ? await findByGs1Key(em, site, key) : await findByShortCode(em, site, key);
     if (!row || row.kind !== 'dynamic') return null;
     const { kind: _kind, environment: _environment, ...code } = row;
     return code;

@@ -52,7 +52,8 @@ export function encodeScanBatch(records: readonly ScanRecord[]): string {
   return JSON.stringify({ v: 1, k: codes, s: strings, r: rows });
 }
 
-/** Redis key of a cached code (JSON of CachedCode), `SCAN_CODE_KEY_PREFIX + short_code`. */
+/** Redis key of a cached code (JSON of CachedCode), `SCAN_CODE_KEY_PREFIX + <domain id or empty> + ':' + short_code`
+ * (domains/scan-site.ts siteKey). */
 export const SCAN_CODE_KEY_PREFIX = 'scanlink:code:';
 
 /** The allowlisted, derived facts about one scan (also qr.scanned's fields and lead.captured's scan_context). */

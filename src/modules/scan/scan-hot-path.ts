@@ -2,6 +2,8 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../common/config/config';
 import { clientIp, parseTrustProxy, type TrustProxy } from '../../common/http/client-address';
+import { DomainHostCache } from '../domains/domain-host-cache';
+import { hostnameOf, siteKey } from '../domains/scan-site';
 import { pooledId } from './pooled-ids';
 import { answerScan, type ScanEntry, type ScanSuffix } from './scan-answer';
 import { ScanBuffer } from './scan-buffer';
@@ -62,6 +64,7 @@ export class ScanHotPath implements OnApplicationShutdown {
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly cache: ScanCodeCache,
     private readonly buffer: ScanBuffer,
+    private readonly sites: DomainHostCache,
   ) {
     this.trust = parseTrustProxy(config.trustProxy);
     this.scanBaseUrl = config.scanBaseUrl;
@@ -82,17 +85,19 @@ export class ScanHotPath implements OnApplicationShutdown {
       const match = SCAN_PATH.exec(url);
       if (!match && !OTHER_ONE_SEGMENT.test(url)) return false;
       const done = access ? logDone(access, method, match ? `/${match[1]}${match[2] ?? ''}` : access.otherPath(url), performance.now()) : NO_LOG;
-      if (!match) {
+      // Host → site: the default scan host (null), a verified custom domain (its id), or no site (the 404 page).
+      const site = match ? this.sites.siteOf(req.headers.host) : undefined;
+      if (!match || site === undefined) {
         this.answer(req, res, NO_CODE, '', version, done);
         return true;
       }
       const shortCode = match[1];
       const suffix = (match[2] ?? '') as ScanSuffix;
-      const entry = this.cache.peek(shortCode);
+      const entry = this.cache.peek(siteKey(site, shortCode));
       if (entry) {
         this.answer(req, res, entry, suffix, version, done);
       } else {
-        this.cache.load(shortCode).then(
+        this.cache.load(site, shortCode).then(
           (loaded) => this.answer(req, res, loaded, suffix, version, done),
           (err: Error) => this.unavailable(res, err, version, done),
         );
@@ -160,8 +165,15 @@ export class ScanHotPath implements OnApplicationShutdown {
       done(writeOwnPathAnswer(req, res, result.answer, { 'Request-Id': requestId, 'Scanlink-Version': version }), requestId);
       if (result.counted && req.method === 'GET') this.count(req, result.counted, req.headers['user-agent']);
     };
+    // Host → site, as for short codes: an unknown host gets the 404 page; a custom domain is its own resolver root.
+    const site = this.sites.siteOf(req.headers.host);
+    if (site === undefined) {
+      write({ answer: { status: 404, headers: {}, statusPage: true } });
+      return true;
+    }
+    const origin = site === null ? this.scanOrigin : `https://${hostnameOf(req.headers.host!)}`;
     try {
-      const result = ownPathAnswer(paths, req, this.scanOrigin, this.cache);
+      const result = ownPathAnswer(paths, req, site, origin, this.cache);
       if ('then' in result) result.then(write, (err: Error) => this.unavailable(res, err, version, done));
       else write(result);
     } catch (err) {

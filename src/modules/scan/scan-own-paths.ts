@@ -1,4 +1,5 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { type ScanSite, siteKey } from '../domains/scan-site';
 import type { OwnPathAnswer, OwnPaths } from '../qr-codes/targets/target-handler';
 import type { ScanEntry } from './scan-answer';
 import type { ScanCodeCache } from './scan-code-cache';
@@ -16,21 +17,27 @@ export interface OwnPathResult {
 
 /**
  * Answers a request on a path a target type owns (GS1 Digital Link, docs/gs1.md): the type says which codes it needs
- * (cache keys), they are read through the same code cache as short codes (synchronously when every one is in
- * memory), and the type decides the answer. Returns the result, or a promise of it on a cache miss.
+ * (cache keys), they are read through the same code cache as short codes, on the request's site (synchronously when
+ * every one is in memory), and the type decides the answer; `origin` is the site's (anchors, the resolver root). Returns the result, or a promise of it on a cache miss.
  */
-export function ownPathAnswer(paths: OwnPaths, req: IncomingMessage, origin: string, cache: ScanCodeCache): OwnPathResult | Promise<OwnPathResult> {
+export function ownPathAnswer(
+  paths: OwnPaths,
+  req: IncomingMessage,
+  site: ScanSite,
+  origin: string,
+  cache: ScanCodeCache,
+): OwnPathResult | Promise<OwnPathResult> {
   const accept = req.headers.accept;
   const plan = paths.plan({ method: req.method ?? 'GET', url: req.url ?? '/', accept, acceptLanguage: req.headers['accept-language'], origin });
   if (!('keys' in plan)) return { answer: plan.answer };
-  const entries: (ScanEntry | undefined)[] = plan.keys.map((k) => cache.peek(k));
+  const entries: (ScanEntry | undefined)[] = plan.keys.map((k) => cache.peek(siteKey(site, k)));
   const decide = (found: (ScanEntry | undefined)[]): OwnPathResult => {
     const codes = found.flatMap((e) => (e?.code ? [e.code] : []));
     const answer = plan.answer(codes);
     return { answer, counted: answer.countCodeId ? codes.find((c) => c.id === answer.countCodeId) : undefined };
   };
   if (entries.every((e) => e !== undefined)) return decide(entries);
-  return Promise.all(plan.keys.map((k, i) => entries[i] ?? cache.load(k))).then(decide);
+  return Promise.all(plan.keys.map((k, i) => entries[i] ?? cache.load(site, k))).then(decide);
 }
 
 /** Writes an own-path answer; a `statusPage` answer gets the scan host's page with the answer's headers added. */

@@ -99,8 +99,15 @@ export class CreateGs1QrCodeDto {
   @IsOmittable() @IsString({ message: 'domain must be a string' })
   domain?: string;
 
-  @ApiPropertyOptional({ type: String, nullable: true, description: 'Dynamic: a verified custom domain (dom_…); null or omitted: the scan host' })
-  @IsOptional() @ValidateIf((_, v) => v !== null) @IsString() @Matches(/^dom_[0-9A-Za-z]+$/, { message: 'domain_id must be a dom_… id or null' })
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: 'dom_3kD8sQ1vXn5LmR7pTb2Y',
+    description:
+      'Dynamic: the verified custom domain (`dom_…`) the code is resolved on (it encodes `https://<hostname>/01/…`). Omitted: the primary domain when one ' +
+      'is set; null: the default scan host. Unknown or another workspace\'s → 404; not verified → 422 domain_not_verified.',
+  })
+  @IsOptional() @ValidateIf((_, v) => v !== null) @IsString({ message: 'domain_id must be a dom_… id or null' }) @MaxLength(64, { message: 'domain_id must be a dom_… id or null' })
   domain_id?: string | null;
 
   @ApiPropertyOptional({ type: DesignDto, example: DESIGN_EXAMPLE })

@@ -19,7 +19,21 @@ export class QrCodeDto {
   @ApiProperty({ example: 'Spring menu' }) name!: string;
   @ApiProperty({ example: 'url', description: 'The target type (url, text, email, sms, wifi, event, vcard, location, whatsapp, …)' }) type!: string;
   @ApiProperty({ example: 'aB3dE9x' }) short_code!: string;
-  @ApiProperty({ type: String, nullable: true, example: 'http://localhost:3001/aB3dE9x', description: 'null for static codes; a dynamic GS1 code reports its Digital Link URI' }) short_url!: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'http://localhost:3001/aB3dE9x',
+    description:
+      'The scan URL (null for static codes): `https://<custom domain>/<short_code>` on a custom domain, else on the default scan host; a dynamic GS1 code reports its Digital Link URI',
+  })
+  short_url!: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: null,
+    description: 'The custom domain (`dom_…`) the scan URL lives on; null for the default scan host and for static codes. Fixed at creation.',
+  })
+  domain_id!: string | null;
   @ApiProperty({
     description:
       'The target with its response-only fields `editable` (and `summary` for linkpage, form, menupage). Page-holding codes carry their hosted page URL (= short_url) in `destination`. ' +

@@ -39,6 +39,17 @@ export class CreateQrCodeDto {
   @ApiPropertyOptional({ type: [String], maxItems: 10, example: ['spring', 'menu'], description: 'Max 10, each max 50 characters; trimmed, duplicates removed' })
   @IsOmittable() @IsArray({ message: 'tags must be an array of strings' }) @IsString({ each: true, message: 'tags must be an array of strings' })
   tags?: string[];
+
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: 'dom_3kD8sQ1vXn5LmR7pTb2Y',
+    description:
+      'Dynamic codes: the verified custom domain (`dom_…`) whose host the scan URL uses. Omitted: the primary domain when one is set; ' +
+      'null: the default scan host. Unknown or another workspace\'s → 404; not verified → 422 domain_not_verified. Static codes take no domain.',
+  })
+  @IsOptional() @ValidateIf((_, v) => v !== null) @IsString({ message: 'domain_id must be a dom_… id or null' }) @MaxLength(64, { message: 'domain_id must be a dom_… id or null' })
+  domain_id?: string | null;
 }
 
 export class UpdateQrCodeDto extends Gs1PatchFields {
