@@ -179,6 +179,15 @@ describe('GS1 Digital Link codes', () => {
     });
   });
 
+  it('documents the GS1 request and response schemas, with examples, in the served OpenAPI document', async () => {
+    const doc = (await (await fetch(`${api.origin}/docs/openapi.json`)).json()) as any;
+    expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(['CreateGs1QrCodeDto', 'Gs1TargetResponseDto', 'Gs1LinkDto', 'Gs1OverrideDto']));
+    const body = doc.paths['/v1/qr-codes'].post.requestBody.content['application/json'];
+    expect(body.schema.oneOf).toEqual(expect.arrayContaining([{ $ref: '#/components/schemas/CreateGs1QrCodeDto' }]));
+    expect(body.examples.gs1.value).toMatchObject({ type: 'gs1', primary_key: { ai: '01' } });
+    expect(doc.components.schemas.CreateGs1QrCodeDto.properties.primary_key).toBeDefined();
+  });
+
   describe('PATCH /v1/qr-codes/{id} on GS1 codes', () => {
     it('changes destination, links and overrides at the top level, keeping the identifier and URI', async () => {
       const gtin = randomGtin();

@@ -6,7 +6,7 @@ import { runResolverConformance, type Probe } from '../../src/modules/gs1/testin
 import { parseScanEntry } from '../../src/modules/analytics/scan-entry';
 import { ScanBuffer } from '../../src/modules/scan/scan-buffer';
 import { SCAN_STREAM } from '../../src/modules/scan/scan-contract';
-import { createCode, createOrg, http, isolatedRedisUrl, startApi, startScan, TestApp, TestOrg } from '../setup/app';
+import { createCode, createOrg, eventually, http, isolatedRedisUrl, startApi, startScan, TestApp, TestOrg } from '../setup/app';
 
 const DESKTOP = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
 const voc = (name: string) => `https://gs1.org/voc/${name}`;
@@ -191,11 +191,13 @@ describe('scan host: GS1 Digital Link resolver', () => {
     expect((await send(uri)).headers.get('location')).toBe('https://brand.example/default');
     const patched = await http(api.origin, 'PATCH', `/v1/qr-codes/${code.id}`, { key: org.apiKey, body: { destination: 'https://brand.example/new', links: [{ linkType: 'gs1:pip', href: 'https://brand.example/pip' }] } });
     expect(patched.status).toBe(200);
-    expect((await send(uri)).headers.get('location')).toBe('https://brand.example/new');
-    expect((await send(`${uri}?linkType=gs1:pip`)).headers.get('location')).toBe('https://brand.example/pip?linkType=gs1:pip');
+    // The invalidation reaches the scan process through pub/sub, within moments of the answer.
+    const locationOf = async (u: string) => (await send(u)).headers.get('location');
+    await eventually(async () => (await locationOf(uri)) === 'https://brand.example/new', 3_000, 'the new default link');
+    expect(await locationOf(`${uri}?linkType=gs1:pip`)).toBe('https://brand.example/pip?linkType=gs1:pip');
     await http(api.origin, 'PATCH', `/v1/qr-codes/${code.id}`, { key: org.apiKey, body: { is_active: false } });
-    expect((await send(uri)).status).toBe(410);
+    await eventually(async () => (await send(uri)).status === 410, 3_000, '410 after deactivation');
     await http(api.origin, 'DELETE', `/v1/qr-codes/${code.id}`, { key: org.apiKey });
-    expect((await send(uri)).status).toBe(404);
+    await eventually(async () => (await send(uri)).status === 404, 3_000, '404 after trashing');
   });
 });

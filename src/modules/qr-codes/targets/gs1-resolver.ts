@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { parseDigitalLink, type ParsedDigitalLink } from '../../gs1/digital-link-parser';
 import { Gs1Error } from '../../gs1/gs1.error';
 import { decideGs1Answer } from '../../gs1/resolver/decide';
@@ -51,16 +52,28 @@ function resolve(req: OwnPathRequest, dl: ParsedDigitalLink, codes: OwnPathCode[
   }
 }
 
+/** Parsing and validating a Digital Link against the Syntax Dictionary costs several times a whole short-code
+ * redirect, and a printed code is scanned by the same URL again and again: valid parses are kept per URL (read-only). */
+const PARSED = new LRUCache<string, ParsedDigitalLink>({ max: 5_000 });
+function parsed(url: string): ParsedDigitalLink {
+  let dl = PARSED.get(url);
+  if (!dl) {
+    const q = url.indexOf('?');
+    dl = parseDigitalLink(q < 0 ? url : url.slice(0, q), q < 0 ? '' : url.slice(q + 1));
+    if (url.length <= 1024) PARSED.set(url, dl);
+  }
+  return dl;
+}
+
 /** The scan host's GS1-Conformant Resolver (docs/gs1.md): Digital Link paths and `/.well-known/gs1resolver`. */
 export const gs1ResolverPaths: OwnPaths = {
   claims: (url) => DL_PATH.test(url) || WELL_KNOWN.test(url),
   plan(req): OwnPathPlan {
     if (WELL_KNOWN.test(req.url)) return { answer: wellKnown(req) };
     if (!ALLOWED.has(req.method)) return { answer: notAllowed() };
-    const q = req.url.indexOf('?');
     let dl: ParsedDigitalLink;
     try {
-      dl = parseDigitalLink(q < 0 ? req.url : req.url.slice(0, q), q < 0 ? '' : req.url.slice(q + 1));
+      dl = parsed(req.url);
     } catch (e) {
       if (e instanceof Gs1Error) return { answer: { status: 400, headers: headers(), statusPage: true } };
       throw e;
