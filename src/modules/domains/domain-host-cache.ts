@@ -9,6 +9,8 @@ import { defaultSiteMatcher, hostnameOf, type ScanSite } from './scan-site';
 
 /** Reload the whole map this often even without a message (a safety net for a lost pub/sub message). */
 const REFRESH_MS = 60_000;
+/** After a failed load (PostgreSQL unreachable), try again this soon. */
+const RETRY_MS = 5_000;
 /** Most `Host` header values remembered as they arrive (with ports, case); the memo starts over past it. */
 const MAX_MEMO = 10_000;
 
@@ -31,6 +33,7 @@ export class DomainHostCache implements OnModuleInit, OnApplicationShutdown {
   private timer?: NodeJS.Timeout;
   private loading?: Promise<void>;
   private again = false;
+  private stopped = false;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -56,6 +59,7 @@ export class DomainHostCache implements OnModuleInit, OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     await this.subscriber?.quit().catch(() => this.subscriber?.disconnect());
   }
@@ -101,7 +105,8 @@ export class DomainHostCache implements OnModuleInit, OnApplicationShutdown {
       this.hosts = new Map(rows.map((r) => [r.hostname, r.id]));
       this.memo.clear();
     } catch (err) {
-      this.logger.warn(`custom domains could not be loaded, keeping the previous map: ${(err as Error).message}`);
+      this.logger.warn(`custom domains could not be loaded, keeping the previous map (retrying in 5 s): ${(err as Error).message}`);
+      if (!this.stopped) setTimeout(() => void (this.stopped || this.refresh()), RETRY_MS).unref();
     }
   }
 }
