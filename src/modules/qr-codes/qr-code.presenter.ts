@@ -18,6 +18,7 @@ export function presentQrCode(code: QrCode, urls: PresentUrls): QrCodeDto {
   const short = shortUrl(code, urls.scanBaseUrl);
   const target: Record<string, unknown> = { type: code.type, ...code.target };
   delete target.raw;
+  for (const field of handler.internalFields ?? []) delete target[field];
   if (code.target.raw !== undefined) target.destination = code.target.raw;
   target.editable = code.kind === 'dynamic' && !handler.pageHolding;
   if (handler.pageHolding) target.destination = short;

@@ -21,7 +21,7 @@ import { listQrCodes } from './qr-codes.list';
 import { presentQrCode, shortUrl } from './qr-code.presenter';
 import { FieldReader } from './targets/fields';
 import { normalizeTags, planLimitError, sameJson } from './qr-code-rules';
-import { handlerFor, storedHandler } from './targets/registry';
+import { handlerFor, parseTarget, storedHandler } from './targets/registry';
 
 @Injectable()
 export class QrCodesService {
@@ -84,7 +84,7 @@ export class QrCodesService {
         plan_id: auth.plan.id,
       });
     }
-    const target = handler.parse(new FieldReader(body.target), kind);
+    const target = await parseTarget(handler, new FieldReader(body.target), kind, { em: this.em, owner: auth });
     const design = parseDesign(opts.design ?? body.design ?? {});
     const tags = body.tags === undefined ? [] : normalizeTags(body.tags);
     await this.assertFolder(auth, body.folder_id);

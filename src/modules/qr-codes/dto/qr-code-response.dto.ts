@@ -19,7 +19,7 @@ export class QrCodeDto {
   @ApiProperty({ example: 'aB3dE9x' }) short_code!: string;
   @ApiProperty({ type: String, nullable: true, example: 'http://localhost:3001/aB3dE9x' }) short_url!: string | null;
   @ApiProperty({
-    description: 'The target with its response-only fields `editable` (and `summary` for linkpage, form, menupage). Page-holding codes carry their hosted page URL (= short_url) in `destination`.',
+    description: 'The target with its response-only fields `editable` (and `summary` for linkpage `{title, link_count}`, form `{title, field_count, lead_count}`, menupage `{title, item_count}`, file, audio and video `{title, file_name, content_type, size}`). Page-holding codes carry their hosted page URL (= short_url) in `destination`.',
     example: { type: 'url', destination: 'https://example.com/menu', utm: { source: 'qr', campaign: 'spring' }, editable: true },
   })
   target!: object;

@@ -1,10 +1,13 @@
 import { ApiException } from '../../../common/errors/api.exception';
 import { emailHandler, smsHandler, textHandler, wifiHandler } from './content.targets';
 import { eventHandler } from './event.target';
+import { audioHandler, fileHandler, videoHandler } from './file.targets';
+import type { FieldReader } from './fields';
 import { linkHandlers, telegramHandler, urlHandler, whatsappHandler } from './link.targets';
 import { locationHandler } from './location.target';
 import { appstoresHandler, formHandler, linkpageHandler, menupageHandler, reviewHandler } from './page.targets';
-import type { HostedResponse, ScannedCode, TargetHandler } from './target-handler';
+import type { HostedResponse, QrKind, ScannedCode, StoredTarget, TargetContext, TargetHandler } from './target-handler';
+import type { ServedFile } from '../../files/file-delivery.service';
 import { vcardHandler } from './vcard.target';
 
 /** Every target type. Adding one: a handler file beside this one and a line here (see docs/architecture.md). */
@@ -25,6 +28,9 @@ const HANDLERS: TargetHandler[] = [
   linkpageHandler,
   formHandler,
   menupageHandler,
+  fileHandler,
+  audioHandler,
+  videoHandler,
 ];
 
 const BY_TYPE = new Map(HANDLERS.map((h) => [h.type, h]));
@@ -38,6 +44,13 @@ export function handlerFor(type: unknown, field = 'target.type'): TargetHandler 
   const h = typeof type === 'string' ? BY_TYPE.get(type) : undefined;
   if (!h) throw ApiException.invalid(field, `${field} must be one of ${TARGET_TYPES.join(', ')}`);
   return h;
+}
+
+/** The target to store for a creation body's `target`: the handler's parse, then its resolve (when it names another
+ * object, such as an uploaded file). */
+export async function parseTarget(handler: TargetHandler, r: FieldReader, kind: QrKind, ctx: TargetContext): Promise<StoredTarget> {
+  const target = handler.parse(r, kind);
+  return handler.resolve ? handler.resolve(target, ctx) : target;
 }
 
 /** The handler of a stored code (its type is already valid). */
@@ -71,6 +84,12 @@ export function hostedPage(type: string, code: ScannedCode, suffix: string): Hos
   if (!scan) return null;
   if (suffix === '') return scan.page?.(code) ?? null;
   return scan.downloads?.[suffix]?.(code) ?? null;
+}
+
+/** The stored file a live, active code serves on `/{short_code}/<name>`, or null (the caller answers 404). */
+export function servedFile(type: string, code: ScannedCode, name: string): ServedFile | null {
+  const files = scanHandler(type)?.scan.files;
+  return files && Object.hasOwn(files, name) ? files[name](code) : null;
 }
 
 /** One schema per distinct request shape (the link types share url's), for the OpenAPI document. */
