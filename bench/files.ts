@@ -12,6 +12,7 @@ import { request } from 'node:http';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import { wavHeader } from '../test/setup/files';
 import { median, ROOT, stopChild } from './scan-load';
 
 const MB = 1024 * 1024;
@@ -44,19 +45,7 @@ function upload(origin: string, key: string, size: number): Promise<number> {
   const boundary = `----bench${Date.now()}`;
   const pre = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="bench.wav"\r\nContent-Type: audio/wav\r\n\r\n`);
   const post = Buffer.from(`\r\n--${boundary}--\r\n`);
-  const head = Buffer.alloc(44);
-  head.write('RIFF', 0, 'latin1');
-  head.writeUInt32LE(size - 8, 4);
-  head.write('WAVEfmt ', 8, 'latin1');
-  head.writeUInt32LE(16, 16);
-  head.writeUInt16LE(1, 20);
-  head.writeUInt16LE(1, 22);
-  head.writeUInt32LE(8000, 24);
-  head.writeUInt32LE(8000, 28);
-  head.writeUInt16LE(1, 32);
-  head.writeUInt16LE(8, 34);
-  head.write('data', 36, 'latin1');
-  head.writeUInt32LE(size - 44, 40);
+  const head = wavHeader(size - 44);
   // Random samples per run: every upload is new bytes (no shortcut for content already stored).
   const chunk = Buffer.alloc(64 * 1024, Math.floor(Math.random() * 256));
   async function* body() {

@@ -1,4 +1,5 @@
-import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { openWatchedPage } from '../setup/browser';
 import { createCode, createOrg, eventually, startApi, startScan, TestApp, TestOrg } from '../setup/app';
 import { image, media, pdf, streamUpload } from '../setup/files';
 
@@ -9,27 +10,20 @@ describe('file, audio and video pages (headless Chromium, phone screen)', () => 
   let scan: TestApp;
   let org: TestOrg;
   let browser: Browser;
-  let context: BrowserContext;
   let page: Page;
-  const problems: string[] = [];
+  let problems: string[] = [];
 
   beforeAll(async () => {
     api = await startApi();
     scan = await startScan();
     org = await createOrg(api, { plan: 'pro' });
-    browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
-    context = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true, acceptDownloads: true });
-    await context.addInitScript({
-      content: `document.addEventListener('securitypolicyviolation', (e) => (window.__csp = window.__csp || []).push(e.violatedDirective + ' ' + e.blockedURI));`,
-    });
-    page = await context.newPage();
-    page.on('console', (m) => {
-      if (/content security policy|refused to/i.test(m.text())) problems.push(m.text());
-    });
-    page.on('pageerror', (e) => problems.push(e.message));
+    ({ browser, page, violations: problems } = await openWatchedPage({
+      viewport: { width: 390, height: 844 },
+      deviceScaleFactor: 2,
+      isMobile: true,
+      hasTouch: true,
+      acceptDownloads: true,
+    }));
   });
   afterAll(async () => {
     await browser?.close();
