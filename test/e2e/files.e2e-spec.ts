@@ -89,6 +89,15 @@ describe('uploaded files: /v1/files', () => {
       expect(two.status).toBe(400);
       expect(two.body.error).toMatchObject({ code: 'invalid_request', field: 'file' });
       expect(stored(sha256(pdf('one')))).toBe(false);
+      for (const [contentType, body] of [
+        ['multipart/form-data', '--x\r\n'],
+        ['multipart/form-data; boundary=x', '--x\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\n\r\n%PDF-1.4 cut short'],
+        ['multipart/form-data; boundary=x', 'no boundary anywhere'],
+      ]) {
+        const res = await fetch(`${api.origin}/v1/files`, { method: 'POST', headers: { authorization: `Bearer ${org.apiKey}`, 'content-type': contentType }, body });
+        expect(res.status).toBe(400);
+        expect((await res.json()).error).toMatchObject({ code: 'invalid_request', field: 'file' });
+      }
       expect(leftovers()).toEqual([]);
     });
 
