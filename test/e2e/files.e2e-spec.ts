@@ -2,6 +2,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { addKey, createCode, createOrg, db, eventually, http, startApi, TestApp, TestOrg } from '../setup/app';
+import { purgeTrash } from '../../src/modules/qr-codes/qr-lifecycle';
 import { image, media, pdf, streamUpload, upload, wavHeader } from '../setup/files';
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
@@ -96,7 +97,7 @@ describe('uploaded files: /v1/files', () => {
       ]) {
         const res = await fetch(`${api.origin}/v1/files`, { method: 'POST', headers: { authorization: `Bearer ${org.apiKey}`, 'content-type': contentType }, body });
         expect(res.status).toBe(400);
-        expect((await res.json()).error).toMatchObject({ code: 'invalid_request', field: 'file' });
+        expect(((await res.json()) as { error: unknown }).error).toMatchObject({ code: 'invalid_request', field: 'file' });
       }
       expect(leftovers()).toEqual([]);
     });
@@ -199,7 +200,7 @@ describe('uploaded files: /v1/files', () => {
       expect((await http(api.origin, 'DELETE', `/v1/qr-codes/${code.id}`, { key: org.apiKey })).status).toBe(200);
       expect((await del()).body.error.code).toBe('file_in_use');
       // Emptying the Trash removes the code for good; the file stays until it is deleted through the API.
-      await db(api).execute('delete from qr_codes where id = ?', [code.id]);
+      expect(await purgeTrash(db(api), { organizationId: org.organizationId })).toMatchObject({ deleted: 1 });
       expect((await http(api.origin, 'GET', `/v1/files/${file.id}`, { key: org.apiKey })).status).toBe(200);
       expect(stored(file.sha256)).toBe(true);
       expect((await del()).status).toBe(200);
