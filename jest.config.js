@@ -1,6 +1,18 @@
 /** Two projects: pure-logic unit tests beside the code, and e2e tests that boot the real app
  * against the PostgreSQL and Redis started by scripts/test.js. */
-const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json'}] };
+const transform = {
+  '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
+  // ES-module-only dependencies (file-type and its tokenizer packages): Node 20.19+ require()s them natively, but
+  // Jest's own module loader does not, so Jest compiles them to CommonJS.
+  '^.+\\.js$': ['ts-jest', { tsconfig: { allowJs: true, module: 'commonjs', target: 'ES2022', esModuleInterop: true, isolatedModules: true } }],
+};
+const ESM_ONLY = ['file-type', 'strtok3', 'token-types', '@tokenizer', 'uint8array-extras', '@borewit'];
+const esm = {
+  transform,
+  transformIgnorePatterns: [`/node_modules/(?!(${ESM_ONLY.join('|')})/)`],
+  // file-type's export map offers only `import`/`module-sync` for Node; Jest resolves through `require`.
+  moduleNameMapper: { '^file-type$': '<rootDir>/node_modules/file-type/index.js' },
+};
 module.exports = {
   testTimeout: 60000,
   projects: [
@@ -9,7 +21,7 @@ module.exports = {
       testEnvironment: 'node',
       rootDir: __dirname,
       testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/unit/**/*.spec.ts'],
-      transform,
+      ...esm,
     },
     {
       displayName: 'e2e',
@@ -17,7 +29,7 @@ module.exports = {
       rootDir: __dirname,
       testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
       globalSetup: '<rootDir>/test/setup/global-setup.ts',
-      transform,
+      ...esm,
     },
   ],
 };

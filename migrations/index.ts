@@ -9,6 +9,7 @@ import { Migration20261123210000_domains } from './Migration20261123210000_domai
 import { Migration20261123220000_webhook_environment } from './Migration20261123220000_webhook_environment';
 import { Migration20261124010000_gs1_retirement } from './Migration20261124010000_gs1_retirement';
 import { Migration20261124020000_code_domain_hostname } from './Migration20261124020000_code_domain_hostname';
+import { Migration20261124040000_files } from './Migration20261124040000_files';
 
 /** Applied in this order by `npm run migrate`, the local runner and the test runner. */
 export const migrationsList = [
@@ -23,4 +24,5 @@ export const migrationsList = [
   { name: 'Migration20261123220000_webhook_environment', class: Migration20261123220000_webhook_environment },
   { name: 'Migration20261124010000_gs1_retirement', class: Migration20261124010000_gs1_retirement },
   { name: 'Migration20261124020000_code_domain_hostname', class: Migration20261124020000_code_domain_hostname },
+  { name: 'Migration20261124040000_files', class: Migration20261124040000_files },
 ];

@@ -23,6 +23,7 @@ const MODULE_ORDER = [
   'webhooks',
   'rendering',
   'images',
+  'files',
   'gs1',
   'domains',
   'qr-codes',

@@ -16,6 +16,7 @@ import { RateLimiter } from '../common/http/rate-limiter';
 import { newId } from '../common/ids';
 import { createPino, PinoLoggerService } from '../common/logging/logger';
 import { PerRequestAccessLog, type ScanAccessLog, ScanAccessSummary } from '../modules/scan/scan-access-log';
+import { registerMultipart } from '../modules/files/multipart-upload';
 import { type HotPathHandler, ScanHotPath } from '../modules/scan/scan-hot-path';
 import { ApiModule } from './api.module';
 import { registerApiFallbacks } from './api-routes';
@@ -173,6 +174,7 @@ export async function createApiApp(config: AppConfig, opts: BootOptions = {}): P
   });
   registerApiFallbacks(fastify, config);
   registerBodyParsers(app);
+  await registerMultipart(fastify);
   app.setGlobalPrefix('v1', { exclude: ['health'] });
   app.useGlobalPipes(createValidationPipe());
   mountSwagger(app, config);

@@ -16,7 +16,7 @@ export function randomBase62(length: number): string {
 }
 
 export type IdPrefix =
-  | 'qr' | 'sqr' | 'fld' | 'batch' | 'evt' | 'key' | 'org' | 'we' | 'wd' | 'dom' | 'tpl' | 'req' | 'lead' | 'bi' | 'scan';
+  | 'qr' | 'sqr' | 'fld' | 'batch' | 'evt' | 'key' | 'org' | 'we' | 'wd' | 'dom' | 'tpl' | 'req' | 'lead' | 'bi' | 'scan' | 'file';
 
 /** Prefixed resource id: `<prefix>_` + 20 base62 characters. */
 export function newId(prefix: IdPrefix): string {

@@ -1,9 +1,10 @@
 import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Redis } from 'ioredis';
-import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { REDIS } from '../../src/common/redis/redis.provider';
 import { PAGE_CSS_HASH } from '../../src/modules/qr-codes/targets/pages/layout';
+import { openWatchedPage } from '../setup/browser';
 import { createOrg, db, eventually, http, startApi, startScan, TestApp, TestOrg } from '../setup/app';
 
 /**
@@ -19,7 +20,7 @@ describe('hosted pages and lead form (headless Chromium)', () => {
   let context: BrowserContext;
   let page: Page;
   let receiver: Server;
-  const violations: string[] = [];
+  let violations: string[] = [];
   let ipCounter = 10;
   /** A fresh client address per test (TEST-NET-3), so rate-limit buckets do not leak between tests. */
   const nextIp = () => `203.0.113.${ipCounter++}`;
@@ -30,20 +31,7 @@ describe('hosted pages and lead form (headless Chromium)', () => {
     org = await createOrg(api, { plan: 'pro' });
     receiver = createServer((req, res) => req.resume().on('end', () => res.writeHead(200).end('ok')));
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-    browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
-    context = await browser.newContext();
-    // Reports every CSP violation the page causes (init scripts come from the driver, not the page, so CSP allows them).
-    await context.addInitScript({
-      content: `document.addEventListener('securitypolicyviolation', (e) => (window.__csp = window.__csp || []).push(e.violatedDirective + ' ' + e.blockedURI));`,
-    });
-    page = await context.newPage();
-    page.on('console', (m) => {
-      if (/content security policy|refused to/i.test(m.text())) violations.push(m.text());
-    });
-    page.on('pageerror', (e) => violations.push(e.message));
+    ({ browser, context, page, violations } = await openWatchedPage());
   });
 
   afterAll(async () => {

@@ -39,6 +39,7 @@ class EnvironmentVariables {
   @IsString() @IsOptional() S3_SECRET_ACCESS_KEY?: string;
   @IsIn(['true', 'false', '1', '0']) @IsOptional() S3_FORCE_PATH_STYLE?: string;
   @IsString() @IsOptional() LOGO_ALLOW_HOSTS?: string;
+  @Transform(toInt) @IsInt() @Min(1) @IsOptional() FILE_MAX_BYTES?: number;
   @IsString() @IsOptional() LOCAL_DATA_DIR?: string;
   @IsString() @Matches(/^smtps?:\/\//, { message: 'SMTP_URL must be an smtp:// or smtps:// URL' }) @IsOptional()
   SMTP_URL?: string;
@@ -94,6 +95,8 @@ export interface AppConfig {
   };
   /** Hosts a logo URL may name although they resolve to private addresses: development and tests only. */
   logoAllowHosts: string[];
+  /** Largest upload POST /v1/files accepts (FILE_MAX_BYTES, default 25 MB). */
+  fileMaxBytes: number;
   smtpUrl?: string;
   mailFrom: string;
   mailDir: string;
@@ -192,6 +195,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
             forcePathStyle: raw.S3_FORCE_PATH_STYLE === 'true' || raw.S3_FORCE_PATH_STYLE === '1',
           }
         : undefined,
+    fileMaxBytes: raw.FILE_MAX_BYTES ?? 25 * 1024 * 1024,
     logoAllowHosts: (raw.LOGO_ALLOW_HOSTS ?? '')
       .split(',')
       .map((h) => h.trim().toLowerCase())

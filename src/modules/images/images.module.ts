@@ -7,6 +7,6 @@ import { createStorage } from './storage/storage.factory';
 /** Image storage and logo intake, for any process that stores, serves or releases images. */
 @Module({
   providers: [{ provide: IMAGE_STORAGE, useFactory: createStorage, inject: [APP_CONFIG] }, ImagesService],
-  exports: [ImagesService],
+  exports: [ImagesService, IMAGE_STORAGE],
 })
 export class ImagesModule {}

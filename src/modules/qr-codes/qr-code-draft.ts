@@ -6,7 +6,8 @@ import { assertEntitled } from './qr-code-limits';
 import type { QrKind } from './qr-code.entity';
 import { FieldReader } from './targets/fields';
 import { prepareGs1 } from './targets/gs1.target';
-import { handlerFor } from './targets/registry';
+import { handlerFor, parseTarget } from './targets/registry';
+import type { TargetContext } from './targets/target-handler';
 
 /** A new code before it has an id, short code and image: what its body's type rules make of it. */
 export interface CodeDraft {
@@ -21,21 +22,22 @@ export interface CodeDraft {
 
 export const isGs1Body = (body: CreateQrCodeDto | CreateGs1QrCodeDto): body is CreateGs1QrCodeDto => (body as { type?: string }).type === 'gs1';
 
-/** Validates a creation body (standard or GS1) up to what needs the database (folder, plan counts, uniqueness). Single
+/** Validates a creation body (standard or GS1) up to the folder, plan counts and uniqueness (a target naming an uploaded
+ * file is looked up through `ctx`). Single
  * creation and batch items both come through here. */
-export function codeDraft(auth: AuthContext, body: CreateQrCodeDto | CreateGs1QrCodeDto): CodeDraft {
-  return isGs1Body(body) ? gs1Draft(auth, body) : standardDraft(auth, body);
+export async function codeDraft(auth: AuthContext, body: CreateQrCodeDto | CreateGs1QrCodeDto, ctx: TargetContext): Promise<CodeDraft> {
+  return isGs1Body(body) ? gs1Draft(auth, body) : standardDraft(auth, body, ctx);
 }
 
-/** A standard body: its target type's rules. */
-function standardDraft(auth: AuthContext, body: CreateQrCodeDto): CodeDraft {
+/** A standard body: its target type's rules (parse, then resolve for targets naming another object, such as a file). */
+async function standardDraft(auth: AuthContext, body: CreateQrCodeDto, ctx: TargetContext): Promise<CodeDraft> {
   const kind = body.type ?? 'dynamic';
   const handler = handlerFor(body.target.type);
   if (kind === 'static' && !handler.staticCapable) {
     throw ApiException.invalid('type', `${handler.type} codes are dynamic only; type 'static' is honoured for url, text, email, sms, wifi, event, vcard and location`);
   }
   if (kind === 'dynamic') assertEntitled(auth, 'dynamic');
-  return { kind, type: handler.type, target: handler.parse(new FieldReader(body.target), kind), gs1Key: null };
+  return { kind, type: handler.type, target: await parseTarget(handler, new FieldReader(body.target), kind, ctx), gs1Key: null };
 }
 
 /** A GS1 body (docs/gs1.md): the identifier is checked before the plan, so a bad one is 400 on every plan. */

@@ -27,6 +27,7 @@ export function presentQrCode(code: QrCode, urls: PresentUrls): QrCodeDto {
   const target: Record<string, unknown> = { type: code.type, ...(handler.present ? handler.present(code.target, code.kind, origin) : code.target) };
   if (!handler.present) {
     delete target.raw;
+    for (const field of handler.internalFields ?? []) delete target[field];
     if (code.target.raw !== undefined) target.destination = code.target.raw;
     target.editable = code.kind === 'dynamic' && !handler.pageHolding;
   }

@@ -77,7 +77,7 @@ export class QrCodesService {
     body: CreateQrCodeDto | CreateGs1QrCodeDto,
     opts: { id?: string; design?: Record<string, unknown>; logoKey?: string | null } = {},
   ): Promise<QrCodeDto> {
-    const draft = codeDraft(auth, body);
+    const draft = await codeDraft(auth, body, { em: this.em, owner: auth });
     const { kind, type, target, gs1Key } = draft;
     const count = planCountOf(draft);
     const design = parseDesign(opts.design ?? body.design ?? {});

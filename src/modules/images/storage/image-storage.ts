@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { Readable } from 'node:stream';
 
 /** Where rendered images and uploaded logos live. One interface, two drivers (filesystem, S3-compatible). */
 export interface ImageStorage {
@@ -7,6 +8,12 @@ export interface ImageStorage {
   get(key: string): Promise<StoredObject | null>;
   /** Removes the object; removing a missing key is not an error. */
   delete(key: string): Promise<void>;
+  /** Stores the finished file at `sourcePath` (an upload, hashed already) under a file key, streamed, never read into
+   * memory whole. The source file may be moved away: the caller removes whatever is left of it. */
+  putFile(key: string, sourcePath: string, size: number, contentType: string): Promise<void>;
+  /** The bytes of a stored object, `start`..`end` inclusive when a range is given, as a stream; null when nothing is
+   * stored under `key`. */
+  read(key: string, range?: ByteRange): Promise<Readable | null>;
   /** Public URL of the object on the image host. */
   url(key: string): string;
 }
@@ -14,6 +21,11 @@ export interface ImageStorage {
 export interface StoredObject {
   bytes: Buffer;
   contentType: string;
+}
+
+export interface ByteRange {
+  start: number;
+  end: number;
 }
 
 export const IMAGE_STORAGE = Symbol('IMAGE_STORAGE');
@@ -45,4 +57,22 @@ export function contentTypeOf(key: string): string {
 
 export function assertImageKey(key: string): void {
   if (!isImageKey(key)) throw new Error(`Not an image key: ${JSON.stringify(key)}`);
+}
+
+/** Uploaded files (docs/files.md): `file-` and the full SHA-256 of the bytes, in hex. Never served under /images. */
+const FILE_KEY_PATTERN = /^file-[0-9a-f]{64}$/;
+
+export function isFileKey(key: string): boolean {
+  return FILE_KEY_PATTERN.test(key);
+}
+
+export function fileKey(sha256: string): string {
+  const key = `file-${sha256}`;
+  if (!isFileKey(key)) throw new Error(`Not a SHA-256: ${JSON.stringify(sha256)}`);
+  return key;
+}
+
+/** Any key the drivers store: an image key or a file key. */
+export function isStorageKey(key: string): boolean {
+  return isImageKey(key) || isFileKey(key);
 }

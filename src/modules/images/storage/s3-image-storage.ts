@@ -1,6 +1,14 @@
 import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { createReadStream } from 'node:fs';
+import type { Readable } from 'node:stream';
 import type { AppConfig } from '../../../common/config/config';
-import { assertImageKey, contentTypeOf, ImageStorage, isImageKey, StoredObject } from './image-storage';
+import { assertImageKey, type ByteRange, contentTypeOf, ImageStorage, isFileKey, isImageKey, isStorageKey, StoredObject } from './image-storage';
+
+const isMissing = (err: unknown): boolean => {
+  const name = (err as { name?: string }).name;
+  const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+  return name === 'NoSuchKey' || name === 'NotFound' || status === 404;
+};
 
 /** Images in an S3-compatible bucket (AWS S3, MinIO, R2, …). IMAGE_BASE_URL should point at the bucket or its CDN. */
 export class S3ImageStorage implements ImageStorage {
@@ -44,16 +52,35 @@ export class S3ImageStorage implements ImageStorage {
       const bytes = Buffer.from(await res.Body!.transformToByteArray());
       return { bytes, contentType: res.ContentType ?? contentTypeOf(key) };
     } catch (err) {
-      const name = (err as { name?: string }).name;
-      const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-      if (name === 'NoSuchKey' || name === 'NotFound' || status === 404) return null;
+      if (isMissing(err)) return null;
       throw err;
     }
   }
 
   async delete(key: string): Promise<void> {
-    if (!isImageKey(key)) return;
+    if (!isStorageKey(key)) return;
     await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+  }
+
+  async putFile(key: string, sourcePath: string, size: number, contentType: string): Promise<void> {
+    if (!isFileKey(key)) throw new Error(`Not a file key: ${JSON.stringify(key)}`);
+    // One streamed PUT with a known length (S3 takes up to 5 GB so); the file is never held in memory.
+    await this.client.send(
+      new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: createReadStream(sourcePath), ContentLength: size, ContentType: contentType }),
+    );
+  }
+
+  async read(key: string, range?: ByteRange): Promise<Readable | null> {
+    if (!isStorageKey(key)) return null;
+    try {
+      const res = await this.client.send(
+        new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: range ? `bytes=${range.start}-${range.end}` : undefined }),
+      );
+      return res.Body as Readable;
+    } catch (err) {
+      if (isMissing(err)) return null;
+      throw err;
+    }
   }
 
   url(key: string): string {

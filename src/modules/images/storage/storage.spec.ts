@@ -1,13 +1,21 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import type { Readable } from 'node:stream';
 import { createServer, IncomingMessage, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FsImageStorage } from './fs-image-storage';
-import { contentKey, contentTypeOf, isImageKey } from './image-storage';
+import { contentKey, contentTypeOf, fileKey, isImageKey } from './image-storage';
 import { S3ImageStorage } from './s3-image-storage';
 import { createStorage } from './storage.factory';
 import { AppConfig, loadConfig } from '../../../common/config/config';
+
+async function collect(stream: Readable | null): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const c of stream!) chunks.push(c as Buffer);
+  return Buffer.concat(chunks);
+}
 
 describe('image keys', () => {
   it('are content hashes with an image extension, and nothing else', () => {
@@ -46,6 +54,25 @@ describe('FsImageStorage', () => {
     expect(await storage.get(key)).toBeNull();
   });
 
+  it('moves an uploaded file in under its file key and reads it whole or as a byte range', async () => {
+    const storage = new FsImageStorage(join(dir, 'images'), 'http://x/images');
+    const bytes = Buffer.from('%PDF-1.4 uploaded bytes');
+    const source = join(dir, 'upload');
+    writeFileSync(source, bytes);
+    const key = fileKey(createHash('sha256').update(bytes).digest('hex'));
+    await storage.putFile(key, source);
+    expect(existsSync(source)).toBe(false);
+    expect(await collect(await storage.read(key))).toEqual(bytes);
+    expect(await collect(await storage.read(key, { start: 5, end: 7 }))).toEqual(bytes.subarray(5, 8));
+    expect(await storage.read(fileKey('0'.repeat(64)))).toBeNull();
+    expect(await storage.read('../upload')).toBeNull();
+    // An uploaded file is not an image: the /images route (get) never serves it.
+    expect(await storage.get(key)).toBeNull();
+    await storage.delete(key);
+    expect(readdirSync(join(dir, 'images'))).toEqual([]);
+    await expect(storage.putFile('../x', source)).rejects.toThrow(/Not a file key/);
+  });
+
   it('never reads or writes outside its directory', async () => {
     const storage = new FsImageStorage(join(dir, 'images'), 'http://x/images');
     await expect(storage.put('../escape.svg', Buffer.from('x'), 'image/svg+xml')).rejects.toThrow(/Not an image key/);
@@ -77,6 +104,12 @@ function fakeS3(): Promise<{ server: Server; url: string; objects: Map<string, {
         const o = objects.get(path);
         if (!o) {
           res.writeHead(404, { 'content-type': 'application/xml' }).end('<?xml version="1.0"?><Error><Code>NoSuchKey</Code><Message>missing</Message></Error>');
+          return;
+        }
+        const range = /^bytes=(\d+)-(\d+)$/.exec(String(req.headers.range ?? ''));
+        if (range) {
+          const part = o.body.subarray(Number(range[1]), Number(range[2]) + 1);
+          res.writeHead(206, { 'content-type': o.type, 'content-length': part.length, 'content-range': `bytes ${range[1]}-${range[2]}/${o.body.length}` }).end(part);
           return;
         }
         res.writeHead(200, { 'content-type': o.type, 'content-length': o.body.length }).end(o.body);
@@ -119,6 +152,30 @@ describe('S3ImageStorage', () => {
     }
   });
 
+  it('uploads a file from disk as one streamed PUT and reads it back whole or as a byte range', async () => {
+    const s3 = await fakeS3();
+    const dir = mkdtempSync(join(tmpdir(), 'scanlink-s3-'));
+    const storage = new S3ImageStorage({ bucket: 'codes', region: 'eu-west-1', endpoint: s3.url, accessKeyId: 'AKIATEST', secretAccessKey: 'secret', forcePathStyle: true }, 'https://cdn.example/qr');
+    try {
+      const bytes = Buffer.from('%PDF-1.4 uploaded bytes');
+      const source = join(dir, 'upload');
+      writeFileSync(source, bytes);
+      const key = fileKey(createHash('sha256').update(bytes).digest('hex'));
+      await storage.putFile(key, source, bytes.length, 'application/pdf');
+      expect(s3.objects.get(`/codes/${key}`)).toMatchObject({ body: bytes, type: 'application/pdf' });
+      expect(await collect(await storage.read(key))).toEqual(bytes);
+      expect(await collect(await storage.read(key, { start: 5, end: 7 }))).toEqual(bytes.subarray(5, 8));
+      expect(await storage.read(fileKey('0'.repeat(64)))).toBeNull();
+      await storage.delete(key);
+      expect(s3.objects.size).toBe(0);
+      await expect(storage.putFile('abc.svg', source, 1, 'image/svg+xml')).rejects.toThrow(/Not a file key/);
+    } finally {
+      storage.destroy();
+      rmSync(dir, { recursive: true, force: true });
+      await new Promise((r) => s3.server.close(r));
+    }
+  });
+
   it('is the filesystem driver unless STORAGE_DRIVER=s3', () => {
     const storage = createStorage({ storageDriver: 'fs', storageDir: '/tmp/x', imageBaseUrl: 'http://h/images' } as unknown as AppConfig);
     expect(storage).toBeInstanceOf(FsImageStorage);
@@ -154,6 +211,13 @@ describe('storage configuration', () => {
     expect(() => loadConfig({ ...base, S3_SECRET_ACCESS_KEY: 42 as unknown as string, S3_ENDPOINT: 'nope' })).toThrow(
       /(?=[\s\S]*S3_SECRET_ACCESS_KEY=\(hidden\))(?=[\s\S]*S3_ENDPOINT="nope")/,
     );
+  });
+
+  it('limits uploads to FILE_MAX_BYTES, 25 MB unless set', () => {
+    expect(loadConfig(base).fileMaxBytes).toBe(25 * 1024 * 1024);
+    expect(loadConfig({ ...base, FILE_MAX_BYTES: '1048576' }).fileMaxBytes).toBe(1048576);
+    expect(() => loadConfig({ ...base, FILE_MAX_BYTES: '0' })).toThrow(/FILE_MAX_BYTES/);
+    expect(() => loadConfig({ ...base, FILE_MAX_BYTES: '25MB' })).toThrow(/FILE_MAX_BYTES/);
   });
 
   it('parses LOGO_ALLOW_HOSTS like the other allow-lists', () => {

@@ -36,7 +36,7 @@ export class QrCodeDto {
   domain_id!: string | null;
   @ApiProperty({
     description:
-      'The target with its response-only fields `editable` (and `summary` for linkpage, form, menupage). Page-holding codes carry their hosted page URL (= short_url) in `destination`. ' +
+      'The target with its response-only fields `editable` (and `summary` for linkpage `{title, link_count}`, form `{title, field_count, lead_count}`, menupage `{title, item_count}`, file, audio and video `{title, file_name, content_type, size}`). Page-holding codes carry their hosted page URL (= short_url) in `destination`. ' +
       'GS1 codes (`type: gs1`) carry their identifier, links and Digital Link URI (`destination`) as Gs1TargetResponseDto.',
     anyOf: [{ type: 'object', additionalProperties: true }, { $ref: getSchemaPath(Gs1TargetResponseDto) }],
     example: { type: 'url', destination: 'https://example.com/menu', utm: { source: 'qr', campaign: 'spring' }, editable: true },

@@ -1,12 +1,14 @@
 import { ApiException } from '../../../common/errors/api.exception';
 import { emailHandler, smsHandler, textHandler, wifiHandler } from './content.targets';
 import { eventHandler } from './event.target';
+import { audioHandler, fileHandler, videoHandler } from './file.targets';
 import { FieldReader } from './fields';
 import { gs1Handler } from './gs1.target';
 import { linkHandlers, telegramHandler, urlHandler, whatsappHandler } from './link.targets';
 import { locationHandler } from './location.target';
 import { appstoresHandler, formHandler, linkpageHandler, menupageHandler, reviewHandler } from './page.targets';
-import type { HostedResponse, OwnPaths, ScannedCode, TargetHandler } from './target-handler';
+import type { HostedResponse, OwnPaths, QrKind, ScannedCode, StoredTarget, TargetContext, TargetHandler } from './target-handler';
+import type { ServedFile } from '../../files/file-delivery.service';
 import { vcardHandler } from './vcard.target';
 
 /** Every target type. Adding one: a handler file beside this one and a line here (see docs/architecture.md). */
@@ -27,6 +29,9 @@ const HANDLERS: TargetHandler[] = [
   linkpageHandler,
   formHandler,
   menupageHandler,
+  fileHandler,
+  audioHandler,
+  videoHandler,
   gs1Handler,
 ];
 
@@ -46,6 +51,13 @@ export function handlerFor(type: unknown, field = 'target.type'): TargetHandler 
   const h = typeof type === 'string' ? REQUEST_TYPES.get(type) : undefined;
   if (!h) throw ApiException.invalid(field, `${field} must be one of ${TARGET_TYPES.join(', ')}`);
   return h;
+}
+
+/** The target to store for a creation body's `target`: the handler's parse, then its resolve (when it names another
+ * object, such as an uploaded file). */
+export async function parseTarget(handler: TargetHandler, r: FieldReader, kind: QrKind, ctx: TargetContext): Promise<StoredTarget> {
+  const target = handler.parse(r, kind);
+  return handler.resolve ? handler.resolve(target, ctx) : target;
 }
 
 /** The handler of a stored code (its type is already valid). */
@@ -86,6 +98,12 @@ const OWN_PATHS = HANDLERS.flatMap((h) => (h.scan.ownPaths ? [h.scan.ownPaths] :
 export function ownPathsOf(url: string): OwnPaths | null {
   for (const paths of OWN_PATHS) if (paths.claims(url)) return paths;
   return null;
+}
+
+/** The stored file a live, active code serves on `/{short_code}/<name>`, or null (the caller answers 404). */
+export function servedFile(type: string, code: ScannedCode, name: string): ServedFile | null {
+  const files = scanHandler(type)?.scan.files;
+  return files && Object.hasOwn(files, name) ? files[name](code) : null;
 }
 
 /** One schema per distinct request shape (the link types share url's), for the OpenAPI document. */

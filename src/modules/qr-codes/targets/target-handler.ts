@@ -1,3 +1,6 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Environment } from '../../../common/auth/api-key-format';
+import type { ServedFile } from '../../files/file-delivery.service';
 import type { FieldReader } from './fields';
 
 export type StoredTarget = Record<string, unknown>;
@@ -22,7 +25,8 @@ export interface ScannedCode {
  * - `fixedLocation`: a 302 that does not depend on the visitor, computed once when the code enters the scan cache;
  * - `agentLocation`: a 302 chosen from the user agent (null: fall through to the page);
  * - `page`: a hosted page (pure: no I/O, every value escaped);
- * - `downloads`: files served on `/{short_code}<suffix>` (suffixes the scan host's path accepts: `.vcf`, `.ics`).
+ * - `downloads`: files served on `/{short_code}<suffix>` (suffixes the scan host's path accepts: `.vcf`, `.ics`);
+ * - `files`: stored bytes served on `/{short_code}/<name>` (`/file`), streamed with byte ranges; never a scan.
  * A type with none of them answers the 404 page.
  */
 export interface TargetScan {
@@ -32,6 +36,13 @@ export interface TargetScan {
   agentLocation?(target: StoredTarget, userAgent: string | undefined): string | null;
   page?(code: ScannedCode): HostedResponse | null;
   downloads?: Readonly<Record<string, (code: ScannedCode) => HostedResponse | null>>;
+  files?: Readonly<Record<string, (code: ScannedCode) => ServedFile | null>>;
+}
+
+/** What `resolve` may read: the creating workspace and environment, through the request's EntityManager. */
+export interface TargetContext {
+  em: EntityManager;
+  owner: { organizationId: string; environment: Environment };
 }
 
 /** A request on a path a type owns (TargetScan.ownPaths), any method. */
@@ -82,6 +93,11 @@ export interface TargetHandler {
   /** Page-holding codes report editable: false and refuse `target` on PATCH (409). */
   readonly pageHolding: boolean;
   parse(r: FieldReader, kind: QrKind): StoredTarget;
+  /** After parse, for types whose target names another object (a file): checks it exists in the workspace and
+   * environment and returns the target to store (may add what the scan host needs of it). */
+  resolve?(target: StoredTarget, ctx: TargetContext): Promise<StoredTarget>;
+  /** Stored fields kept out of the API's `target` (a snapshot the scan host needs, not part of the request shape). */
+  readonly internalFields?: readonly string[];
   /** PATCH of a live dynamic, non-page-holding code: omitted fields keep their value. May change the type (location →
    * url when given a plain destination). */
   patch(current: StoredTarget, r: FieldReader): { type: string; target: StoredTarget };

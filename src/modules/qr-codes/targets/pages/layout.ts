@@ -60,6 +60,8 @@ textarea{min-height:7rem;resize:vertical}
 .summary ul{margin:0;padding-left:1.25rem}
 .actions{margin-top:1.5rem}
 .hp{position:absolute;left:-10000px;top:auto;width:1px;height:1px;overflow:hidden}
+.media{display:block;width:100%;max-width:100%;height:auto;margin:1rem 0;border-radius:.5rem}
+.pdf{display:block;width:100%;height:70vh;margin:1rem 0;border:1px solid var(--line);border-radius:.5rem}
 footer{margin-top:1.5rem;text-align:center;font-size:.875rem;color:var(--muted)}
 `.trim();
 

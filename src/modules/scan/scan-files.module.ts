@@ -1,0 +1,9 @@
+import { Module } from '@nestjs/common';
+import { DomainsScanModule } from '../domains/domains-scan.module';
+import { FilesModule } from '../files/files.module';
+import { ScanFileController } from './scan-file.controller';
+import { ScanHostModule } from './scan-host.module';
+
+/** `/{short_code}/file`: the stored bytes of file, audio and video codes, beside the hot path's pages. */
+@Module({ imports: [ScanHostModule, DomainsScanModule, FilesModule], controllers: [ScanFileController] })
+export class ScanFilesModule {}
