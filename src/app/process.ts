@@ -1,5 +1,9 @@
 import { AppConfig, ConfigError, loadConfig } from '../common/config/config';
 import { usePretty } from '../common/logging/logger';
+import { DRAIN_MS } from './shutdown';
+
+/** Hard stop: the drain, then up to 10 s for the last scan flush and closing connections (compose allows 40 s). */
+const FORCE_EXIT_MS = DRAIN_MS + 10_000;
 
 /** A lifecycle line: JSON like every log line, or plain text when a person reads the terminal. */
 function say(name: string, msg: string, url?: string): void {
@@ -29,7 +33,8 @@ export async function runProcess(name: string, start: (config: AppConfig) => Pro
       if (closing) return;
       closing = true;
       say(name, `${name} stopping (${signal})`);
-      const force = setTimeout(() => process.exit(1), 10_000);
+      // closeGracefully drains for up to DRAIN_MS, then flushes and closes: past FORCE_EXIT_MS something hangs.
+      const force = setTimeout(() => process.exit(1), FORCE_EXIT_MS);
       force.unref();
       running.close().then(
         () => process.exit(0),

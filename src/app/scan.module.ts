@@ -7,6 +7,7 @@ import { ImagesScanModule } from '../modules/images/images-scan.module';
 import { LeadsScanModule } from '../modules/leads/leads-scan.module';
 import { ScanHostModule } from '../modules/scan/scan-host.module';
 import { DomainsScanModule } from '../modules/domains/domains-scan.module';
+import { MetricsScanModule } from '../modules/metrics/metrics-scan.module';
 import { CoreModule } from './core.module';
 import { outboxModule } from './outbox';
 
@@ -16,7 +17,7 @@ export class ScanModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: ScanModule,
-      imports: [CoreModule.forRoot(config), outboxModule(), HealthModule, ImagesScanModule, LeadsScanModule, ScanHostModule, DomainsScanModule],
+      imports: [CoreModule.forRoot(config), outboxModule(), HealthModule, ImagesScanModule, LeadsScanModule, ScanHostModule, DomainsScanModule, MetricsScanModule],
       providers: [{ provide: APP_FILTER, useClass: ApiExceptionFilter }],
     };
   }

@@ -7,6 +7,6 @@ import { ScanHotPath } from './scan-hot-path';
  * and the scan buffer that feeds the worker. */
 @Module({
   providers: [ScanCodeCache, ScanBuffer, ScanHotPath],
-  exports: [ScanCodeCache, ScanHotPath],
+  exports: [ScanCodeCache, ScanHotPath, ScanBuffer],
 })
 export class ScanHostModule {}

@@ -2,6 +2,7 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../common/config/config';
 import { clientIp, parseTrustProxy, type TrustProxy } from '../../common/http/client-address';
+import { countScanAnswer } from '../../common/metrics/metrics';
 import { pooledId } from './pooled-ids';
 import { answerScan, type ScanEntry, type ScanSuffix } from './scan-answer';
 import { ScanBuffer } from './scan-buffer';
@@ -13,9 +14,9 @@ import type { ScanAccessLog } from './scan-access-log';
 /** `/{short_code}`, `/{short_code}.vcf`, `/{short_code}.ics`, with an optional trailing slash and any query string
  * (ignored). */
 export const SCAN_PATH = /^\/([0-9A-Za-z]{7})(\.vcf|\.ics)?\/?(?:\?|$)/;
-/** Any other one-segment path but `/health` and `/images`: a mistyped or truncated scan URL, answered with the 404 page (HTML for a
+/** Any other one-segment path but `/health`, `/metrics` and `/images`: a mistyped or truncated scan URL, answered with the 404 page (HTML for a
  * person, not the API's JSON envelope). Deeper paths (`/images/…`) go on to Nest. */
-const OTHER_ONE_SEGMENT = /^\/(?!(?:health|images)\/?(?:\?|$))[^/?]*\/?(?:\?|$)/;
+const OTHER_ONE_SEGMENT = /^\/(?!(?:health|metrics|images)\/?(?:\?|$))[^/?]*\/?(?:\?|$)/;
 const NO_CODE: ScanEntry = { code: null, location: null };
 
 type Done = (status: number, requestId: string) => void;
@@ -136,10 +137,12 @@ export class ScanHotPath implements OnApplicationShutdown {
         res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store', 'Request-Id': requestId, 'Scanlink-Version': version });
       }
       res.end(req.method === 'HEAD' ? undefined : 'Internal error');
+      countScanAnswer(500);
       done(500, requestId);
       return;
     }
     if (countable && req.method === 'GET') this.count(req, entry.code!, userAgent);
+    countScanAnswer(status);
     done(status, requestId);
   }
 
@@ -155,6 +158,7 @@ export class ScanHotPath implements OnApplicationShutdown {
       'Scanlink-Version': version,
     });
     res.end('Temporarily unavailable, please try again.');
+    countScanAnswer(503);
     done(503, requestId);
   }
 
