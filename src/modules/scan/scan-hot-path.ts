@@ -12,8 +12,8 @@ import { ScanEnricher } from './scan-enricher';
 import type { ScanAccessLog } from './scan-access-log';
 
 /** `/{short_code}`, `/{short_code}.vcf`, `/{short_code}.ics`, with an optional trailing slash and any query string
- * (ignored). */
-export const SCAN_PATH = /^\/([0-9A-Za-z]{7})(\.vcf|\.ics)?\/?(?:\?|$)/;
+ * (ignored); `/metrics` (seven characters too, never a short code) goes on to Nest. */
+export const SCAN_PATH = /^\/(?!metrics\/?(?:\?|$))([0-9A-Za-z]{7})(\.vcf|\.ics)?\/?(?:\?|$)/;
 /** Any other one-segment path but `/health`, `/metrics` and `/images`: a mistyped or truncated scan URL, answered with the 404 page (HTML for a
  * person, not the API's JSON envelope). Deeper paths (`/images/…`) go on to Nest. */
 const OTHER_ONE_SEGMENT = /^\/(?!(?:health|metrics|images)\/?(?:\?|$))[^/?]*\/?(?:\?|$)/;
