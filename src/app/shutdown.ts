@@ -1,3 +1,4 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { Logger } from '@nestjs/common';
 import { getQueueToken } from '@nestjs/bull';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -22,8 +23,8 @@ async function within(work: Promise<unknown>, until: number): Promise<boolean> {
 
 /**
  * SIGTERM for one process, in this order:
- * 1. The HTTP server stops accepting connections; requests in flight finish (Fastify closes idle keep-alive
- *    connections and answers 503 to a request that still arrives on a busy one, so a load balancer retries elsewhere).
+ * 1. The HTTP server stops accepting connections; requests in flight finish, idle keep-alive connections are closed,
+ *    busy ones after their current answer.
  * 2. The worker (`queues`) stops taking Bull jobs and waits for the running ones (Queue#close waits for them).
  *    Steps 1 and 2 share DRAIN_MS; what is still running then is left to the sweepers of the other workers.
  * 3. app.close(): every shutdown hook, with the ORM and Redis still open until the end: the scan host writes the
@@ -31,7 +32,17 @@ async function within(work: Promise<unknown>, until: number): Promise<boolean> {
  */
 export async function closeGracefully(app: NestFastifyApplication, opts: { queues?: boolean } = {}): Promise<void> {
   const until = Date.now() + DRAIN_MS;
-  if (!(await within(app.getHttpAdapter().close(), until))) logger.warn(`requests still in flight after ${DRAIN_MS / 1000} s; closing anyway`);
+  // Requests still arriving on open keep-alive connections (the scan host's hot path answers them before Fastify sees
+  // them) get their answer with `Connection: close`, so every connection ends after its current request.
+  const server = app.getHttpServer() as Server;
+  server.prependListener('request', (_req: IncomingMessage, res: ServerResponse) => {
+    res.shouldKeepAlive = false;
+  });
+  // A connection whose request was in flight when the close began turns idle after its answer: closed then too.
+  const reaper = setInterval(() => server.closeIdleConnections(), 100);
+  const drained = await within(app.getHttpAdapter().close(), until);
+  clearInterval(reaper);
+  if (!drained) logger.warn(`requests still in flight after ${DRAIN_MS / 1000} s; closing anyway`);
   if (opts.queues) {
     const queues = Object.values(QUEUES).map((name) => app.get<Queue>(getQueueToken(name), { strict: false }));
     if (!(await within(Promise.all(queues.map((q) => q.close())), until))) logger.warn(`jobs still running after ${DRAIN_MS / 1000} s; closing anyway`);
