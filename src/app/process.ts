@@ -46,7 +46,7 @@ export async function runProcess(name: string, start: (config: AppConfig) => Pro
   } catch (err) {
     const e = err as NodeJS.ErrnoException & { port?: number };
     if (e.code === 'EADDRINUSE') {
-      const variable = name === 'scan' ? 'SCAN_PORT' : 'PORT';
+      const variable = { scan: 'SCAN_PORT', worker: 'WORKER_PORT' }[name] ?? 'PORT';
       process.stderr.write(`scanlink ${name}: port ${e.port ?? ''} is already in use (another process listens there); set ${variable} to a free port\n`);
       process.exit(1);
     }
