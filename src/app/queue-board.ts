@@ -1,6 +1,3 @@
-import { createBullBoard } from '@bull-board/api';
-import { BullAdapter } from '@bull-board/api/bullAdapter';
-import { FastifyAdapter as BullBoardFastifyAdapter } from '@bull-board/fastify';
 import { getQueueToken } from '@nestjs/bull';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Queue } from 'bull';
@@ -27,6 +24,12 @@ export function basicPasswordMatches(authorization: string | undefined, token: s
  */
 export async function mountQueueBoard(app: NestFastifyApplication, adminToken: string | undefined): Promise<void> {
   if (!adminToken) return;
+  // Loaded only when the dashboard is on: a deployment without it does not pay for its modules at start-up.
+  const [{ createBullBoard }, { BullAdapter }, { FastifyAdapter: BullBoardFastifyAdapter }] = await Promise.all([
+    import('@bull-board/api'),
+    import('@bull-board/api/bullAdapter'),
+    import('@bull-board/fastify'),
+  ]);
   const queues = Object.values(QUEUES).map((name) => new BullAdapter(app.get<Queue>(getQueueToken(name), { strict: false })));
   const board = new BullBoardFastifyAdapter();
   createBullBoard({ queues, serverAdapter: board, options: { uiConfig: { boardTitle: 'Scanlink queues' } } });

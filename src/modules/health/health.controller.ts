@@ -1,4 +1,4 @@
-import { Controller, Get, HttpCode, Res } from '@nestjs/common';
+import { applyDecorators, Controller, Get, HttpCode, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { Public } from '../../common/auth/decorators';
@@ -10,6 +10,16 @@ import { HealthService } from './health.service';
  * it when this fails); `/health/ready` says it can serve (route traffic to it): PostgreSQL and Redis answer and every
  * migration is applied, else 503. `/health` is the ready check under its original name.
  */
+/** The readiness answer's documentation: 200 or 503 with the checks. */
+const Readiness = (summary: string) =>
+  applyDecorators(
+    Public(),
+    HttpCode(200),
+    ApiOperation({ summary }),
+    ApiOkResponse({ type: HealthDto, description: 'Ready to serve' }),
+    ApiServiceUnavailableResponse({ type: HealthDto, description: 'PostgreSQL or Redis does not answer, or migrations are pending' }),
+  );
+
 @ApiTags('Health')
 @Controller('health')
 export class HealthController {
@@ -25,21 +35,13 @@ export class HealthController {
   }
 
   @Get('ready')
-  @Public()
-  @HttpCode(200)
-  @ApiOperation({ summary: 'Readiness: PostgreSQL and Redis answer and migrations are applied (no authentication)' })
-  @ApiOkResponse({ type: HealthDto, description: 'Ready to serve' })
-  @ApiServiceUnavailableResponse({ type: HealthDto, description: 'PostgreSQL or Redis does not answer, or migrations are pending' })
+  @Readiness('Readiness: PostgreSQL and Redis answer and migrations are applied (no authentication)')
   ready(@Res({ passthrough: true }) reply: FastifyReply): Promise<HealthDto> {
     return this.answer(reply);
   }
 
   @Get()
-  @Public()
-  @HttpCode(200)
-  @ApiOperation({ summary: 'Readiness under its original name (same answer as /health/ready; no authentication)' })
-  @ApiOkResponse({ type: HealthDto, description: 'Ready to serve' })
-  @ApiServiceUnavailableResponse({ type: HealthDto, description: 'PostgreSQL or Redis does not answer, or migrations are pending' })
+  @Readiness('Readiness under its original name (same answer as /health/ready; no authentication)')
   get(@Res({ passthrough: true }) reply: FastifyReply): Promise<HealthDto> {
     return this.answer(reply);
   }
