@@ -9,7 +9,8 @@ const { spawnSync } = require('node:child_process');
 const YAML = require('yaml');
 
 const ROOT = path.resolve(__dirname, '..');
-const FILE = path.join(ROOT, 'docker', 'compose.yaml');
+/** docker/compose.yaml, or the file named on the command line (the checker's own tests). */
+const FILE = path.resolve(process.argv[2] || path.join(ROOT, 'docker', 'compose.yaml'));
 
 const lint = spawnSync(process.execPath, [path.join(ROOT, 'node_modules', 'dclint', 'bin', 'dclint.cjs'), '-c', path.join(ROOT, 'docker', 'dclint.json'), '--max-warnings', '0', FILE], {
   cwd: ROOT,
@@ -59,7 +60,7 @@ for (const [name, s] of Object.entries(services)) {
 }
 
 if (problems.length > 0) {
-  process.stderr.write(`compose check: ${problems.length} problem(s) in docker/compose.yaml\n${problems.map((p) => `  - ${p}`).join('\n')}\n`);
+  process.stderr.write(`compose check: ${problems.length} problem(s) in ${path.relative(ROOT, FILE)}\n${problems.map((p) => `  - ${p}`).join('\n')}\n`);
   process.exit(1);
 }
-process.stdout.write(`compose check: docker/compose.yaml is valid (${Object.keys(services).length} services)\n`);
+process.stdout.write(`compose check: ${path.relative(ROOT, FILE)} is valid (${Object.keys(services).length} services)\n`);
