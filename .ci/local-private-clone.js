@@ -31,7 +31,7 @@ async function main() {
     fs.writeFileSync(path.join(clone, 'dist', '.build-stamp'), now.toISOString());
     fs.utimesSync(path.join(clone, 'dist', '.build-stamp'), now, now);
     const ports = {};
-    for (const name of ['PORT', 'SCAN_PORT', 'LOCAL_PG_PORT', 'LOCAL_REDIS_PORT']) ports[name] = String(await svc.freePort());
+    for (const name of ['PORT', 'SCAN_PORT', 'WORKER_PORT', 'LOCAL_PG_PORT', 'LOCAL_REDIS_PORT']) ports[name] = String(await svc.freePort());
     const env = { ...process.env, ...ports, LOCAL_DATA_DIR: data, LOG_LEVEL: 'warn' };
     for (const k of ['DATABASE_URL', 'REDIS_URL', 'API_BASE_URL', 'SCAN_BASE_URL', 'IMAGE_BASE_URL', 'NODE_ENV']) delete env[k];
     svc.log(`npm run local in ${clone} (mode 700 parent), data in ${data}, as uid ${process.getuid()}`);

@@ -31,6 +31,7 @@ const MODULE_ORDER = [
   'leads',
   'analytics',
   'batches',
+  'metrics',
 ];
 
 /** `common`, `app`, `modules/<name>` or `root` for a path relative to src/. */

@@ -82,7 +82,7 @@ function cli(env, args) {
 
 /** Every port the runner needs, checked before anything starts: a busy one names the variable that moves it. */
 async function checkPorts(env) {
-  const wanted = [['PORT', env.PORT || 3000], ['SCAN_PORT', env.SCAN_PORT || 3001]];
+  const wanted = [['PORT', env.PORT || 3000], ['SCAN_PORT', env.SCAN_PORT || 3001], ['WORKER_PORT', env.WORKER_PORT || 3002]];
   if (!env.DATABASE_URL) wanted.push(['LOCAL_PG_PORT', env.LOCAL_PG_PORT || 54320]);
   if (!env.REDIS_URL) wanted.push(['LOCAL_REDIS_PORT', env.LOCAL_REDIS_PORT || 63790]);
   for (const [variable, port] of wanted) {
@@ -166,6 +166,7 @@ async function main() {
       `  API:           ${apiBase}`,
       `  API docs:      ${apiOrigin}/docs  (OpenAPI: ${apiOrigin}/docs/openapi.json)`,
       `  Scan host:     ${scanBase}`,
+      `  Worker:        http://localhost:${Number(env.WORKER_PORT || 3002)}/health/ready  (health and metrics only)`,
       `  Images:        ${(env.IMAGE_BASE_URL || `${scanBase}/images`).replace(/\/+$/, '')}`,
       `  Demo API key:  ${demo.api_key}   (workspace ${demo.organization_id}, plan pro)`,
       `  Webhooks:      receivers on ${env.WEBHOOK_ALLOW_HOSTS} allowed over plain http (WEBHOOK_ALLOW_HOSTS; development only)`,

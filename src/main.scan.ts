@@ -1,9 +1,10 @@
 import 'reflect-metadata';
 import { createScanApp } from './app/bootstrap';
 import { runProcess } from './app/process';
+import { closeGracefully } from './app/shutdown';
 
 void runProcess('scan', async (config) => {
   const app = await createScanApp(config);
   await app.listen(config.scanPort, '0.0.0.0');
-  return { url: `http://localhost:${config.scanPort}`, close: () => app.close() };
+  return { url: `http://localhost:${config.scanPort}`, close: () => closeGracefully(app) };
 });

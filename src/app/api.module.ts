@@ -1,5 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
+import { BullModule } from '@nestjs/bull';
+import { QUEUES } from '../common/queue/queues';
 import { IdempotencyInterceptor } from '../common/http/idempotency.interceptor';
 import type { AppConfig } from '../common/config/config';
 import { ApiKeyGuard } from '../common/auth/api-key.guard';
@@ -18,16 +20,23 @@ import { WebhooksApiModule } from '../modules/webhooks/webhooks-api.module';
 import { AnalyticsApiModule } from '../modules/analytics/analytics-api.module';
 import { DomainsApiModule } from '../modules/domains/domains-api.module';
 import { FilesApiModule } from '../modules/files/files-api.module';
+import { MetricsModule } from '../modules/metrics/metrics.module';
 import { CoreModule } from './core.module';
 import { outboxModule } from './outbox';
 
-/** The REST API process: everything under /v1, Swagger, /health. Adds jobs, never processes them. */
+/** The REST API process: everything under /v1, Swagger, health, metrics, the queue dashboard. Adds jobs, never
+ * processes them. */
 @Module({})
 export class ApiModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: ApiModule,
-      imports: [CoreModule.forRoot(config), outboxModule(), HealthModule, AccountsApiModule, TokensApiModule, QrCodesApiModule, FoldersApiModule, BatchesApiModule, EventsApiModule, WebhooksApiModule, AnalyticsApiModule, DomainsApiModule, FilesApiModule],
+      imports: [CoreModule.forRoot(config), outboxModule(), HealthModule, AccountsApiModule, TokensApiModule, QrCodesApiModule, FoldersApiModule, BatchesApiModule, EventsApiModule, WebhooksApiModule, AnalyticsApiModule, DomainsApiModule,
+        FilesApiModule,
+        MetricsModule,
+        // Every queue, for the queue dashboard (queue-board.ts).
+        ...Object.values(QUEUES).map((name) => BullModule.registerQueue({ name })),
+      ],
       providers: [
         RateLimiter,
         // Order matters: authenticate (and rate-limit), then scope, then plan.

@@ -1,7 +1,7 @@
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { parse as parseQueryString } from 'node:querystring';
-import { INestApplicationContext, Logger } from '@nestjs/common';
+import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -15,12 +15,14 @@ import { toEnvelope } from '../common/errors/exception.filter';
 import { RateLimiter } from '../common/http/rate-limiter';
 import { newId } from '../common/ids';
 import { createPino, PinoLoggerService } from '../common/logging/logger';
+import { observeRequest } from '../common/metrics/metrics';
 import { PerRequestAccessLog, type ScanAccessLog, ScanAccessSummary } from '../modules/scan/scan-access-log';
 import { registerMultipart } from '../modules/files/multipart-upload';
 import { type HotPathHandler, ScanHotPath } from '../modules/scan/scan-hot-path';
 import { ApiModule } from './api.module';
 import { registerApiFallbacks } from './api-routes';
 import { API_VERSION, mountSwagger } from './openapi';
+import { mountQueueBoard } from './queue-board';
 import { ScanModule } from './scan.module';
 import { WorkerModule } from './worker.module';
 
@@ -123,7 +125,8 @@ function registerBodyParsers(app: NestFastifyApplication): void {
   app.useBodyParser('application/x-www-form-urlencoded', { bodyLimit }, (_req, body, done) => done(null, parseQueryString(body.toString('utf8'))));
 }
 
-/** Request-Id and version headers on every response and an access log line per request (no headers, no bodies).
+/** Request-Id and version headers on every response, an access log line per request (no headers, no bodies) and the
+ * request duration metric by route template.
  * Errors raised before routing (malformed JSON, oversized body) reach the global filter through Nest's own Fastify
  * error handler. */
 function instrument(fastify: FastifyInstance, logger: PinoLoggerService, processName: string): void {
@@ -145,6 +148,7 @@ function instrument(fastify: FastifyInstance, logger: PinoLoggerService, process
     const path = req.url.split('?')[0];
     const code = errorCodes.get(req);
     logger.log({ request_id: req.id, method: req.method, path, status: reply.statusCode, ...(code && { code }), ms: Math.round(reply.elapsedTime) }, processName);
+    observeRequest(req.method, req.routeOptions.url, reply.statusCode, reply.elapsedTime);
     done();
   });
 }
@@ -175,7 +179,8 @@ export async function createApiApp(config: AppConfig, opts: BootOptions = {}): P
   registerApiFallbacks(fastify, config);
   registerBodyParsers(app);
   await registerMultipart(fastify);
-  app.setGlobalPrefix('v1', { exclude: ['health'] });
+  app.setGlobalPrefix('v1', { exclude: ['health', 'health/live', 'health/ready', 'metrics'] });
+  await mountQueueBoard(app, config.adminToken);
   app.useGlobalPipes(createValidationPipe());
   mountSwagger(app, config);
   await app.init();
@@ -233,9 +238,12 @@ function hotPathAccessLog(pino: ReturnType<typeof createPino>, logger: PinoLogge
   return summary;
 }
 
-export async function createWorkerApp(config: AppConfig, opts: BootOptions = {}): Promise<INestApplicationContext> {
+/** The worker: Bull processors and schedules, and an HTTP server (WORKER_PORT, opened by main.worker.ts) with health
+ * and metrics only. */
+export async function createWorkerApp(config: AppConfig, opts: BootOptions = {}): Promise<NestFastifyApplication> {
   const logger = new PinoLoggerService(createPino(opts.logLevel ?? config.logLevel, 'worker'));
-  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), { logger, abortOnError: false });
+  const app = await NestFactory.create<NestFastifyApplication>(WorkerModule.forRoot(config), adapter({ trustProxy: false }), { logger, abortOnError: false });
+  instrument(app.getHttpAdapter().getInstance(), logger, 'worker');
   await app.init();
   return app;
 }

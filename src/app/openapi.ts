@@ -103,7 +103,7 @@ export function buildOpenApi(app: INestApplication, config: AppConfig): OpenAPIO
     for (const [method, op] of Object.entries(item) as Array<[string, { responses?: Record<string, unknown>; security?: unknown[] }]>) {
       if (!op || typeof op !== 'object' || !('responses' in op)) continue;
       op.responses ??= {};
-      const isPublic = path === '/health';
+      const isPublic = path === '/health' || path.startsWith('/health/');
       const verb = method.toUpperCase();
       const extra = isPublic ? {} : { ...(verb === 'POST' ? OPERATION_ERRORS['POST *'] : {}), ...(OPERATION_ERRORS[`${verb} ${path}`] ?? {}) };
       for (const [status, description] of Object.entries({ ...ERROR_RESPONSES, ...extra })) {

@@ -1,5 +1,9 @@
 import { AppConfig, ConfigError, loadConfig } from '../common/config/config';
 import { usePretty } from '../common/logging/logger';
+import { DRAIN_MS } from './shutdown';
+
+/** Hard stop: the drain, then up to 10 s for the last scan flush and closing connections (compose allows 40 s). */
+const FORCE_EXIT_MS = DRAIN_MS + 10_000;
 
 /** A lifecycle line: JSON like every log line, or plain text when a person reads the terminal. */
 function say(name: string, msg: string, url?: string): void {
@@ -29,7 +33,8 @@ export async function runProcess(name: string, start: (config: AppConfig) => Pro
       if (closing) return;
       closing = true;
       say(name, `${name} stopping (${signal})`);
-      const force = setTimeout(() => process.exit(1), 10_000);
+      // closeGracefully drains for up to DRAIN_MS, then flushes and closes: past FORCE_EXIT_MS something hangs.
+      const force = setTimeout(() => process.exit(1), FORCE_EXIT_MS);
       force.unref();
       running.close().then(
         () => process.exit(0),
@@ -41,7 +46,7 @@ export async function runProcess(name: string, start: (config: AppConfig) => Pro
   } catch (err) {
     const e = err as NodeJS.ErrnoException & { port?: number };
     if (e.code === 'EADDRINUSE') {
-      const variable = name === 'scan' ? 'SCAN_PORT' : 'PORT';
+      const variable = { scan: 'SCAN_PORT', worker: 'WORKER_PORT' }[name] ?? 'PORT';
       process.stderr.write(`scanlink ${name}: port ${e.port ?? ''} is already in use (another process listens there); set ${variable} to a free port\n`);
       process.exit(1);
     }

@@ -8,6 +8,7 @@ import { LeadsScanModule } from '../modules/leads/leads-scan.module';
 import { ScanHostModule } from '../modules/scan/scan-host.module';
 import { ScanFilesModule } from '../modules/scan/scan-files.module';
 import { DomainsScanModule } from '../modules/domains/domains-scan.module';
+import { MetricsScanModule } from '../modules/metrics/metrics-scan.module';
 import { CoreModule } from './core.module';
 import { outboxModule } from './outbox';
 
@@ -17,7 +18,7 @@ export class ScanModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: ScanModule,
-      imports: [CoreModule.forRoot(config), outboxModule(), HealthModule, ImagesScanModule, LeadsScanModule, ScanHostModule, DomainsScanModule, ScanFilesModule],
+      imports: [CoreModule.forRoot(config), outboxModule(), HealthModule, ImagesScanModule, LeadsScanModule, ScanHostModule, DomainsScanModule, ScanFilesModule, MetricsScanModule],
       providers: [{ provide: APP_FILTER, useClass: ApiExceptionFilter }],
     };
   }

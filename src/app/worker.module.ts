@@ -1,5 +1,9 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ScheduleModule } from '@nestjs/schedule';
+import { APP_FILTER } from '@nestjs/core';
+import { ApiExceptionFilter } from '../common/errors/exception.filter';
+import { HealthModule } from '../modules/health/health.module';
+import { MetricsWorkerModule } from '../modules/metrics/metrics-worker.module';
 import type { AppConfig } from '../common/config/config';
 import { AnalyticsWorkerModule } from '../modules/analytics/analytics-worker.module';
 import { DomainsWorkerModule } from '../modules/domains/domains-worker.module';
@@ -10,13 +14,15 @@ import { BatchesWorkerModule } from '../modules/batches/batches-worker.module';
 import { EventsWorkerModule } from '../modules/events/events-worker.module';
 import { WebhooksWorkerModule } from '../modules/webhooks/webhooks-worker.module';
 
-/** The worker process: Bull processors and scheduled tasks; opens no HTTP port. Only this module imports processors. */
+/** The worker process: Bull processors and scheduled tasks, and on WORKER_PORT health and metrics only. Only this module
+ * imports processors. */
 @Module({})
 export class WorkerModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: WorkerModule,
-      imports: [CoreModule.forRoot(config), outboxModule(), ScheduleModule.forRoot(), QrCodesWorkerModule, BatchesWorkerModule, EventsWorkerModule, WebhooksWorkerModule, AnalyticsWorkerModule, DomainsWorkerModule],
+      imports: [CoreModule.forRoot(config), outboxModule(), ScheduleModule.forRoot(), QrCodesWorkerModule, BatchesWorkerModule, EventsWorkerModule, WebhooksWorkerModule, AnalyticsWorkerModule, DomainsWorkerModule, HealthModule, MetricsWorkerModule],
+      providers: [{ provide: APP_FILTER, useClass: ApiExceptionFilter }],
     };
   }
 }

@@ -1,4 +1,4 @@
-import { hasPrefix, newId, newShortCode, randomBase62 } from './ids';
+import { hasPrefix, newId, newShortCode, randomBase62, RESERVED_SHORT_CODES } from './ids';
 
 describe('ids', () => {
   it('makes prefixed ids with 20 base62 characters', () => {
@@ -27,5 +27,12 @@ describe('ids', () => {
     expect(hasPrefix(newId('fld'), 'fld')).toBe(true);
     expect(hasPrefix(newId('qr'), 'fld')).toBe(false);
     expect(hasPrefix('fld_short', 'fld')).toBe(false);
+  });
+});
+
+describe('newShortCode', () => {
+  it('never hands out a path the scan host answers itself', () => {
+    expect(RESERVED_SHORT_CODES.has('metrics')).toBe(true);
+    for (let i = 0; i < 1000; i++) expect(newShortCode()).toMatch(/^[0-9A-Za-z]{7}$/);
   });
 });

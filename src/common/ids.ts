@@ -29,6 +29,12 @@ export function hasPrefix(id: string, ...prefixes: IdPrefix[]): boolean {
   return ID_PATTERN.test(id) && prefixes.some((p) => id.startsWith(`${p}_`));
 }
 
+/** Seven-character paths the scan host answers itself (`/metrics`): never handed out as short codes. */
+export const RESERVED_SHORT_CODES: ReadonlySet<string> = new Set(['metrics']);
+
 export function newShortCode(): string {
-  return randomBase62(7);
+  let code: string;
+  do code = randomBase62(7);
+  while (RESERVED_SHORT_CODES.has(code));
+  return code;
 }

@@ -228,7 +228,7 @@ describe('API foundation', () => {
     it('reports Postgres and Redis on /health', async () => {
       const res = await http(t.origin, 'GET', '/health');
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ status: 'ok', checks: { postgres: 'ok', redis: 'ok' } });
+      expect(res.body).toEqual({ status: 'ok', checks: { postgres: 'ok', redis: 'ok', migrations: 'ok' } });
     });
 
     it('serves the OpenAPI document with /v1 paths, the bearer scheme and the error envelope', async () => {

@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { INestApplicationContext } from '@nestjs/common';
 import { createApiApp, createScanApp, createWorkerApp } from '../../src/app/bootstrap';
 import { AppConfig, loadConfig } from '../../src/common/config/config';
 import { AccountsService } from '../../src/modules/accounts/accounts.service';
@@ -63,10 +62,14 @@ export const TEST_WORKER_WEBHOOKS = {
   WEBHOOK_SWEEP_INTERVAL_MS: '300',
 };
 
-/** Boots the worker (Bull processors and schedules) in this process, as main.worker.ts does. */
-export async function startWorker(overrides: Record<string, string> = {}): Promise<{ app: INestApplicationContext; close(): Promise<void> }> {
-  const app = await createWorkerApp(testConfig({ ...TEST_WORKER_WEBHOOKS, ...overrides }), { logLevel: process.env.TEST_LOG_LEVEL ?? 'silent' });
-  return { app, close: () => app.close() };
+/** Boots the worker (Bull processors and schedules) in this process, as main.worker.ts does, with its health and
+ * metrics server on a free port. */
+export async function startWorker(overrides: Record<string, string> = {}): Promise<TestApp> {
+  const config = testConfig({ ...TEST_WORKER_WEBHOOKS, ...overrides });
+  const app = await createWorkerApp(config, { logLevel: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  await app.listen(0, '127.0.0.1');
+  const origin = (await app.getUrl()).replace('[::1]', '127.0.0.1').replace('localhost', '127.0.0.1');
+  return { app, config, origin, close: () => app.close() };
 }
 
 /** Polls until `check` returns a value other than undefined/false, or fails after `timeoutMs`. */

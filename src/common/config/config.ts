@@ -16,6 +16,7 @@ import { parseDnsServers } from './dns-servers';
 
 const toInt = ({ value }: { value: unknown }) =>
   value === undefined || value === '' ? undefined : /^-?\d+$/.test(String(value)) ? Number(value) : value;
+const emptyIsUnset = ({ value }: { value: unknown }) => (value === '' ? undefined : value);
 const urlOpts = { require_tld: false, require_protocol: true, protocols: ['http', 'https'] };
 
 /** Every environment variable the processes read. Validated once at boot: a bad value stops the process. */
@@ -26,6 +27,9 @@ class EnvironmentVariables {
   @IsString() @Matches(/^rediss?:\/\//, { message: 'REDIS_URL must be a redis:// URL' }) REDIS_URL!: string;
   @Transform(toInt) @IsInt() @Min(0) @Max(65535) @IsOptional() PORT?: number;
   @Transform(toInt) @IsInt() @Min(0) @Max(65535) @IsOptional() SCAN_PORT?: number;
+  @Transform(toInt) @IsInt() @Min(0) @Max(65535) @IsOptional() WORKER_PORT?: number;
+  @Transform(emptyIsUnset) @IsString() @MinLength(16, { message: 'METRICS_TOKEN must be at least 16 characters' }) @IsOptional() METRICS_TOKEN?: string;
+  @Transform(emptyIsUnset) @IsString() @MinLength(16, { message: 'ADMIN_TOKEN must be at least 16 characters' }) @IsOptional() ADMIN_TOKEN?: string;
   @IsUrl(urlOpts) @IsOptional() API_BASE_URL?: string;
   @IsUrl(urlOpts) @IsOptional() SCAN_BASE_URL?: string;
   @IsUrl(urlOpts) @IsOptional() IMAGE_BASE_URL?: string;
@@ -76,6 +80,12 @@ export interface AppConfig {
   redisUrl: string;
   port: number;
   scanPort: number;
+  /** The worker's HTTP port: health and metrics only. */
+  workerPort: number;
+  /** When set, `GET /metrics` needs `Authorization: Bearer <metricsToken>`. */
+  metricsToken?: string;
+  /** When set, Bull Board answers at /admin/queues on the api (HTTP Basic, password = the token); 404 otherwise. */
+  adminToken?: string;
   apiBaseUrl: string;
   /** Where `doc_url` in errors points: `<docsBaseUrl>/errors#<code>` (default: the api's own /docs pages). */
   docsBaseUrl: string;
@@ -148,7 +158,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       // One reason per variable, the most telling first ("must be an integer" before "must not be greater than").
       const key = CONSTRAINT_PRIORITY.find((k) => constraints[k]) ?? Object.keys(constraints)[0];
       const why = constraints[key] ?? 'invalid value';
-      const value = e.property === 'DATABASE_URL' || e.property.includes('SECRET') ? '(hidden)' : JSON.stringify(e.value);
+      const value = e.property === 'DATABASE_URL' || e.property.includes('SECRET') || e.property.endsWith('_TOKEN') ? '(hidden)' : JSON.stringify(e.value);
       return `  ${e.property}=${value}: ${why}`;
     });
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
@@ -177,6 +187,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     redisUrl: raw.REDIS_URL,
     port,
     scanPort,
+    workerPort: raw.WORKER_PORT ?? 3002,
+    metricsToken: raw.METRICS_TOKEN || undefined,
+    adminToken: raw.ADMIN_TOKEN || undefined,
     apiBaseUrl: trimSlash(raw.API_BASE_URL ?? `http://localhost:${port}/v1`),
     docsBaseUrl: trimSlash(raw.DOCS_BASE_URL ?? `${new URL(raw.API_BASE_URL ?? `http://localhost:${port}`).origin}/docs`),
     scanBaseUrl,

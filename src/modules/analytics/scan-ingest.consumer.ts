@@ -5,6 +5,7 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import type { Redis } from 'ioredis';
 import { APP_CONFIG, AppConfig } from '../../common/config/config';
 import { createRedis } from '../../common/redis/redis.provider';
+import { scansIngested } from '../../common/metrics/metrics';
 import { SCAN_STREAM, SCAN_STREAM_GROUP } from '../scan/scan-contract';
 import { parseScanEntry } from './scan-entry';
 import { EventsService } from '../events/events.service';
@@ -129,6 +130,7 @@ export class ScanIngestConsumer implements OnApplicationBootstrap, OnModuleDestr
     if (parsed.invalid > 0) this.logger.warn(`scan ingestion: entry ${id}: ${parsed.invalid} malformed record(s) dropped`);
     try {
       await storeScans(this.orm.em.fork(), this.events, parsed.records);
+      scansIngested.inc(parsed.records.length);
       return true;
     } catch (err) {
       const sqlState = (err as { code?: unknown }).code;

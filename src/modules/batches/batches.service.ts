@@ -5,6 +5,7 @@ import { RequestContext } from '@mikro-orm/core';
 import type { Queue } from 'bull';
 import type { AuthContext } from '../../common/auth/auth-context';
 import { ApiException } from '../../common/errors/api.exception';
+import { batchItems } from '../../common/metrics/metrics';
 import { CursorCodec } from '../../common/http/cursor';
 import { pageByCreatedAt } from '../../common/http/pagination';
 import { newId } from '../../common/ids';
@@ -222,13 +223,15 @@ export class BatchesService {
         }
       }
     }
-    await this.em.transactional(async (em) => {
+    const finished = await this.em.transactional(async (em) => {
       const updated = await em.nativeUpdate(BatchItem, { batchId: batch.id, idx: item.idx, status: 'pending' }, { status, error, gs1Code });
       if (updated === 1) {
         const column = status === 'completed' ? 'completed_count' : 'error_count';
         await em.execute(`update batches set ${column} = ${column} + 1, updated_at = now() where id = ?`, [batch.id]);
       }
+      return updated === 1;
     });
+    if (finished) batchItems.inc({ outcome: status });
   }
 
   private async finish(batch: Batch): Promise<void> {

@@ -1,23 +1,52 @@
-import { Controller, Get, HttpCode, Res } from '@nestjs/common';
+import { applyDecorators, Controller, Get, HttpCode, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { Public } from '../../common/auth/decorators';
-import { HealthDto } from './health.dto';
+import { HealthDto, LivenessDto } from './health.dto';
 import { HealthService } from './health.service';
 
-/** `GET /health` on the api and scan processes: 200 when PostgreSQL and Redis answer, else 503. */
+/**
+ * Health on the api, scan and worker processes (docs/operations.md): `/health/live` says the process runs (restart
+ * it when this fails); `/health/ready` says it can serve (route traffic to it): PostgreSQL and Redis answer and every
+ * migration is applied, else 503. `/health` is the ready check under its original name.
+ */
+/** The readiness answer's documentation: 200 or 503 with the checks. */
+const Readiness = (summary: string) =>
+  applyDecorators(
+    Public(),
+    HttpCode(200),
+    ApiOperation({ summary }),
+    ApiOkResponse({ type: HealthDto, description: 'Ready to serve' }),
+    ApiServiceUnavailableResponse({ type: HealthDto, description: 'PostgreSQL or Redis does not answer, or migrations are pending' }),
+  );
+
 @ApiTags('Health')
 @Controller('health')
 export class HealthController {
   constructor(private readonly health: HealthService) {}
 
-  @Get()
+  @Get('live')
   @Public()
   @HttpCode(200)
-  @ApiOperation({ summary: 'Liveness and dependency check (no authentication)' })
-  @ApiOkResponse({ type: HealthDto, description: 'PostgreSQL and Redis answer' })
-  @ApiServiceUnavailableResponse({ type: HealthDto, description: 'PostgreSQL or Redis does not answer' })
-  async get(@Res({ passthrough: true }) reply: FastifyReply): Promise<HealthDto> {
+  @ApiOperation({ summary: 'Liveness: the process runs (no dependency is checked; no authentication)' })
+  @ApiOkResponse({ type: LivenessDto })
+  live(): LivenessDto {
+    return { status: 'ok' };
+  }
+
+  @Get('ready')
+  @Readiness('Readiness: PostgreSQL and Redis answer and migrations are applied (no authentication)')
+  ready(@Res({ passthrough: true }) reply: FastifyReply): Promise<HealthDto> {
+    return this.answer(reply);
+  }
+
+  @Get()
+  @Readiness('Readiness under its original name (same answer as /health/ready; no authentication)')
+  get(@Res({ passthrough: true }) reply: FastifyReply): Promise<HealthDto> {
+    return this.answer(reply);
+  }
+
+  private async answer(reply: FastifyReply): Promise<HealthDto> {
     const result = await this.health.check();
     if (result.status !== 'ok') void reply.status(503);
     return result;

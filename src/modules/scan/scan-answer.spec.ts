@@ -104,9 +104,10 @@ describe('SCAN_PATH', () => {
     expect(SCAN_PATH.exec('/AbC1234.vcf?x=1')?.slice(1)).toEqual(['AbC1234', '.vcf']);
     expect(SCAN_PATH.exec('/AbC1234?utm=1')?.[1]).toBe('AbC1234');
     expect(SCAN_PATH.exec('/AbC1234/')?.[1]).toBe('AbC1234');
-    for (const path of ['/health', '/AbC12345', '/AbC123', '/AbC1234//', '/AbC1234/x', '/AbC1234.png', '/images/AbC1234', '/AbC-234', '//AbC1234']) {
+    for (const path of ['/health', '/AbC12345', '/AbC123', '/AbC1234//', '/AbC1234/x', '/AbC1234.png', '/images/AbC1234', '/AbC-234', '//AbC1234', '/metrics', '/metrics/', '/metrics?x=1']) {
       expect(SCAN_PATH.test(path)).toBe(false);
     }
+    expect(SCAN_PATH.exec('/metricz')?.[1]).toBe('metricz');
   });
 });
 

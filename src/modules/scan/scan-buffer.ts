@@ -1,6 +1,7 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import IORedis, { type Redis } from 'ioredis';
 import { APP_CONFIG, AppConfig } from '../../common/config/config';
+import { countScanBuffered, countScansFlushed } from '../../common/metrics/metrics';
 import { encodeScanBatch, SCAN_BATCH_MAX, SCAN_COMPACT_FIELD, SCAN_STREAM, type ScanRecord } from './scan-contract';
 
 /** Scans held while Redis is unreachable (about 300 bytes each); beyond this the oldest are dropped and counted. */
@@ -47,6 +48,7 @@ export class ScanBuffer implements OnModuleInit, BeforeApplicationShutdown, OnAp
   /** Queues one counted scan (no I/O here). */
   add(record: ScanRecord): void {
     this.records.push(record);
+    countScanBuffered();
     if (this.records.length === SCAN_BATCH_MAX) void this.flush();
     else if (this.records.length > SCAN_BUFFER_LIMIT) this.trim();
   }
@@ -106,6 +108,7 @@ export class ScanBuffer implements OnModuleInit, BeforeApplicationShutdown, OnAp
         this.failing = true;
         return;
       }
+      countScansFlushed(taken.length);
       if (this.failing) this.logger.log('scan stream writes resumed');
       this.failing = false;
     }

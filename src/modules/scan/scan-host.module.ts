@@ -9,6 +9,6 @@ import { ScanHotPath } from './scan-hot-path';
 @Module({
   imports: [DomainsScanModule],
   providers: [ScanCodeCache, ScanBuffer, ScanHotPath],
-  exports: [ScanCodeCache, ScanHotPath],
+  exports: [ScanCodeCache, ScanHotPath, ScanBuffer],
 })
 export class ScanHostModule {}

@@ -2,6 +2,7 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../common/config/config';
 import { clientIp, parseTrustProxy, type TrustProxy } from '../../common/http/client-address';
+import { countScanAnswer } from '../../common/metrics/metrics';
 import { DomainHostCache } from '../domains/domain-host-cache';
 import { hostnameOf, siteKey } from '../domains/scan-site';
 import { pooledId } from './pooled-ids';
@@ -17,11 +18,11 @@ import type { OwnPaths } from '../qr-codes/targets/target-handler';
 import { ownPathAnswer, type OwnPathResult, writeOwnPathAnswer } from './scan-own-paths';
 
 /** `/{short_code}`, `/{short_code}.vcf`, `/{short_code}.ics`, with an optional trailing slash and any query string
- * (ignored). */
-export const SCAN_PATH = /^\/([0-9A-Za-z]{7})(\.vcf|\.ics)?\/?(?:\?|$)/;
-/** Any other one-segment path but `/health` and `/images`: a mistyped or truncated scan URL, answered with the 404 page (HTML for a
+ * (ignored); `/metrics` (seven characters too, never a short code) goes on to Nest. */
+export const SCAN_PATH = /^\/(?!metrics\/?(?:\?|$))([0-9A-Za-z]{7})(\.vcf|\.ics)?\/?(?:\?|$)/;
+/** Any other one-segment path but `/health`, `/metrics` and `/images`: a mistyped or truncated scan URL, answered with the 404 page (HTML for a
  * person, not the API's JSON envelope). Deeper paths (`/images/…`) go on to Nest. */
-const OTHER_ONE_SEGMENT = /^\/(?!(?:health|images)\/?(?:\?|$))[^/?]*\/?(?:\?|$)/;
+const OTHER_ONE_SEGMENT = /^\/(?!(?:health|metrics|images)\/?(?:\?|$))[^/?]*\/?(?:\?|$)/;
 const NO_CODE: ScanEntry = { code: null, location: null };
 
 type Done = (status: number, requestId: string) => void;
@@ -151,10 +152,12 @@ export class ScanHotPath implements OnApplicationShutdown {
         res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store', 'Request-Id': requestId, 'Scanlink-Version': version });
       }
       res.end(req.method === 'HEAD' ? undefined : 'Internal error');
+      countScanAnswer(500);
       done(500, requestId);
       return;
     }
     if (countable && req.method === 'GET') this.count(req, entry.code!, userAgent);
+    countScanAnswer(status);
     done(status, requestId);
   }
 
@@ -194,6 +197,7 @@ export class ScanHotPath implements OnApplicationShutdown {
       'Scanlink-Version': version,
     });
     res.end('Temporarily unavailable, please try again.');
+    countScanAnswer(503);
     done(503, requestId);
   }
 

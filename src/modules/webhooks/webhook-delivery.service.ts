@@ -4,6 +4,7 @@ import { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { LRUCache } from 'lru-cache';
 import type { Queue } from 'bull';
 import { APP_CONFIG, AppConfig } from '../../common/config/config';
+import { webhookDeliveries } from '../../common/metrics/metrics';
 import { QUEUES } from '../../common/queue/queues';
 import { organizationContact } from '../accounts/organizations.repository';
 import { EventsService } from '../events/events.service';
@@ -122,7 +123,9 @@ export class WebhookDeliveryService implements OnModuleDestroy {
       'scanlink-event-id': row.event_id,
       'scanlink-event-type': row.event_type,
     });
-    return this.record(row, outcome, startedAt);
+    const status = await this.record(row, outcome, startedAt);
+    if (status) webhookDeliveries.inc({ outcome: status });
+    return status;
   }
 
   private async record(row: ClaimedRow, outcome: AttemptOutcome, startedAt: Date): Promise<DeliveryStatus | null> {

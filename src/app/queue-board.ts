@@ -1,0 +1,54 @@
+import { getQueueToken } from '@nestjs/bull';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { Queue } from 'bull';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { sameSecret } from '../common/crypto/same-secret';
+import { docUrl } from '../common/errors/error-codes';
+import { QUEUES } from '../common/queue/queues';
+
+export const QUEUE_BOARD_PATH = '/admin/queues';
+
+/** HTTP Basic with any user name and the token as password (compared in constant time). */
+export function basicPasswordMatches(authorization: string | undefined, token: string): boolean {
+  const match = /^Basic +([A-Za-z0-9+/=]+)\s*$/i.exec(authorization ?? '');
+  if (!match) return false;
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return colon >= 0 && sameSecret(decoded.slice(colon + 1), token);
+}
+
+/**
+ * Bull Board (the queue dashboard) at /admin/queues on the api, only when ADMIN_TOKEN is set (otherwise the path is
+ * an ordinary 404). Every request under it, pages and the board's own JSON API alike, needs HTTP Basic with the token
+ * as password. Call before app.init().
+ */
+export async function mountQueueBoard(app: NestFastifyApplication, adminToken: string | undefined): Promise<void> {
+  if (!adminToken) return;
+  // Loaded only when the dashboard is on: a deployment without it does not pay for its modules at start-up.
+  const [{ createBullBoard }, { BullAdapter }, { FastifyAdapter: BullBoardFastifyAdapter }] = await Promise.all([
+    import('@bull-board/api'),
+    import('@bull-board/api/bullAdapter'),
+    import('@bull-board/fastify'),
+  ]);
+  const queues = Object.values(QUEUES).map((name) => new BullAdapter(app.get<Queue>(getQueueToken(name), { strict: false })));
+  const board = new BullBoardFastifyAdapter();
+  createBullBoard({ queues, serverAdapter: board, options: { uiConfig: { boardTitle: 'Scanlink queues' } } });
+  board.setBasePath(QUEUE_BOARD_PATH);
+  const fastify = app.getHttpAdapter().getInstance();
+  await fastify.register(
+    async (scope) => {
+      scope.addHook('onRequest', async (req: FastifyRequest, reply: FastifyReply) => {
+        if (basicPasswordMatches(req.headers.authorization, adminToken)) return;
+        const id = String(req.id);
+        const message = 'The queue dashboard needs HTTP Basic authentication: any user name, ADMIN_TOKEN as password';
+        return reply
+          .code(401)
+          .header('WWW-Authenticate', 'Basic realm="Scanlink queues", charset="UTF-8"')
+          .header('Content-Type', 'application/json; charset=utf-8')
+          .send(JSON.stringify({ error: { code: 'unauthorized', message, doc_url: docUrl('unauthorized'), request_id: id } }));
+      });
+      await scope.register(board.registerPlugin());
+    },
+    { prefix: QUEUE_BOARD_PATH },
+  );
+}
