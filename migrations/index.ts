@@ -7,6 +7,7 @@ import { Migration20261123100000_scan_totals } from './Migration20261123100000_s
 import { Migration20261123200000_folder_environment } from './Migration20261123200000_folder_environment';
 import { Migration20261123210000_domains } from './Migration20261123210000_domains';
 import { Migration20261123220000_webhook_environment } from './Migration20261123220000_webhook_environment';
+import { Migration20261124060000_scans_org_fk } from './Migration20261124060000_scans_org_fk';
 
 /** Applied in this order by `npm run migrate`, the local runner and the test runner. */
 export const migrationsList = [
@@ -19,4 +20,5 @@ export const migrationsList = [
   { name: 'Migration20261123200000_folder_environment', class: Migration20261123200000_folder_environment },
   { name: 'Migration20261123210000_domains', class: Migration20261123210000_domains },
   { name: 'Migration20261123220000_webhook_environment', class: Migration20261123220000_webhook_environment },
+  { name: 'Migration20261124060000_scans_org_fk', class: Migration20261124060000_scans_org_fk },
 ];
