@@ -10,6 +10,7 @@ import { Migration20261123220000_webhook_environment } from './Migration20261123
 import { Migration20261124010000_gs1_retirement } from './Migration20261124010000_gs1_retirement';
 import { Migration20261124020000_code_domain_hostname } from './Migration20261124020000_code_domain_hostname';
 import { Migration20261124040000_files } from './Migration20261124040000_files';
+import { Migration20261124060000_scans_org_fk } from './Migration20261124060000_scans_org_fk';
 
 /** Applied in this order by `npm run migrate`, the local runner and the test runner. */
 export const migrationsList = [
@@ -25,4 +26,5 @@ export const migrationsList = [
   { name: 'Migration20261124010000_gs1_retirement', class: Migration20261124010000_gs1_retirement },
   { name: 'Migration20261124020000_code_domain_hostname', class: Migration20261124020000_code_domain_hostname },
   { name: 'Migration20261124040000_files', class: Migration20261124040000_files },
+  { name: 'Migration20261124060000_scans_org_fk', class: Migration20261124060000_scans_org_fk },
 ];

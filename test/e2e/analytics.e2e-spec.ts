@@ -240,6 +240,22 @@ describe('scan analytics', () => {
       expect(Number(row.n)).toBe(0);
     });
 
+    it('stores the entries of one read together, and one Postgres refuses does not hold back the others', async () => {
+      const code = await createCode();
+      const other = await createCode();
+      // Added in one transaction, so the worker reads them together and stores them as one batch first.
+      const added = (await redis
+        .multi()
+        .xadd(SCAN_STREAM, '*', 'b', JSON.stringify([scan(code), scan(other)]))
+        .xadd(SCAN_STREAM, '*', 'b', JSON.stringify([scan(code, { city: 'Lon\u0000don' })]))
+        .xadd(SCAN_STREAM, '*', 'b', JSON.stringify([scan(code), scan(code, { scanned_at: at(-3) })]))
+        .exec()) as [null, string][];
+      await ingested(...added.map(([, id]) => id));
+      expect((await analytics(code.id)).body.total_scans).toBe(3);
+      expect((await analytics(other.id)).body.total_scans).toBe(1);
+      expect((await http(t.origin, 'GET', `/v1/qr-codes/${code.id}`, { key: org.apiKey })).body.scan_count).toBe(3);
+    });
+
     it('claims again the entries a dead consumer left pending', async () => {
       const code = await createCode();
       // A consumer takes the entry (atomically with its creation, so the live worker cannot get it first) and dies.

@@ -53,6 +53,19 @@ const TOP_SQL = topSql(`
 /** Unfiltered: the all-time totals, one short index range per dimension, whatever the number of scans or days. */
 const TOP_ALL_TIME_SQL = topSql(`select value, count from scan_value_totals where qr_code_id = ? and dimension = x.dimension`);
 
+/**
+ * The days and the top values in one statement, so that both come from one snapshot: two queries could straddle an
+ * ingestion commit and report new scans in the total with no breakdown yet (or the other way round).
+ */
+const oneSnapshot = (top: string): string => `
+select (select coalesce(json_agg(d), '[]'::json) from (${DAYS_SQL}) d) as days,
+       (select coalesce(json_agg(t), '[]'::json) from (${top}) t) as top`;
+const ALL_TIME_SQL = oneSnapshot(TOP_ALL_TIME_SQL);
+const FILTERED_SQL = oneSnapshot(TOP_SQL);
+
+type DayRow = { day: string; count: string | number; first_at: Date | string; last_at: Date | string };
+type TopRow = { dimension: ScanDimension; name: string; n: string | number };
+
 const iso = (v: Date | string): string => new Date(v).toISOString();
 
 /** GET /v1/qr-codes/{id}/analytics: read from the daily rollups only, so the cost does not grow with the scan count. */
@@ -70,12 +83,11 @@ export class AnalyticsService {
     }
     const range = resolveRange(requested, utcDay(code.createdAt), today);
     const bounds = [id, range.filter.from, range.filter.to];
-    const [days, top] = await Promise.all([
-      this.em.execute<{ day: string; count: string; first_at: Date | string; last_at: Date | string }[]>(DAYS_SQL, bounds),
-      range.filter.from === null && range.filter.to === null
-        ? this.em.execute<{ dimension: ScanDimension; name: string; n: string }[]>(TOP_ALL_TIME_SQL, [id])
-        : this.em.execute<{ dimension: ScanDimension; name: string; n: string }[]>(TOP_SQL, bounds),
-    ]);
+    const allTime = range.filter.from === null && range.filter.to === null;
+    const [{ days, top }] = await this.em.execute<{ days: DayRow[]; top: TopRow[] }[]>(
+      allTime ? ALL_TIME_SQL : FILTERED_SQL,
+      allTime ? [...bounds, id] : [...bounds, ...bounds],
+    );
 
     let total = 0;
     let first: number | null = null;

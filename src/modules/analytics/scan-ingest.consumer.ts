@@ -6,17 +6,18 @@ import type { Redis } from 'ioredis';
 import { APP_CONFIG, AppConfig } from '../../common/config/config';
 import { createRedis } from '../../common/redis/redis.provider';
 import { scansIngested } from '../../common/metrics/metrics';
-import { SCAN_STREAM, SCAN_STREAM_GROUP } from '../scan/scan-contract';
+import { SCAN_STREAM, SCAN_STREAM_GROUP, type ScanRecord } from '../scan/scan-contract';
 import { parseScanEntry } from './scan-entry';
 import { EventsService } from '../events/events.service';
 import { storeScans } from './scan-store';
 
-/** Entries per XREADGROUP (each holds up to SCAN_BATCH_MAX scans). */
+/** Entries per XREADGROUP (each holds up to SCAN_BATCH_MAX scans); also the most entries stored in one batch. */
 const READ_COUNT = 20;
 /** How long one XREADGROUP waits for new entries; also bounds how long shutdown waits for the loop. */
 const BLOCK_MS = 1000;
-/** Entries of one read stored concurrently (each in its own transaction and pool connection). */
-const CONCURRENCY = 4;
+/** Batches stored at once (each in its own transaction and pool connection): the next read is parsed and sent while
+ * the previous batch commits. Two batches of the same codes queue on the code rows' locks, so more would only wait. */
+const IN_FLIGHT = 2;
 /** An entry pending this long belongs to a consumer that died (a live one stores an entry in well under a second). */
 export const RECLAIM_IDLE_MS = 60_000;
 /** How often each worker looks for such entries. */
@@ -70,6 +71,7 @@ export class ScanIngestConsumer implements OnApplicationBootstrap, OnModuleDestr
 
   private async run(): Promise<void> {
     let ready = false;
+    const inFlight = new Set<Promise<void>>();
     while (!this.stopping) {
       const redis = this.redis!;
       try {
@@ -82,7 +84,13 @@ export class ScanIngestConsumer implements OnApplicationBootstrap, OnModuleDestr
           'GROUP', SCAN_STREAM_GROUP, this.consumer, 'COUNT', READ_COUNT, 'BLOCK', BLOCK_MS, 'STREAMS', SCAN_STREAM, '>',
         )) as [string, StreamEntry[]][] | null;
         const entries = res?.[0]?.[1] ?? [];
-        if (entries.length > 0) await this.ingest(entries);
+        if (entries.length > 0) {
+          // Stored in the background while the next read is made, at most IN_FLIGHT batches at a time.
+          const job = this.ingest(entries).catch((err: Error) => this.logger.error(`scan ingestion: ${err.message}`));
+          inFlight.add(job);
+          void job.finally(() => inFlight.delete(job));
+          if (inFlight.size >= IN_FLIGHT) await Promise.race(inFlight);
+        }
       } catch (err) {
         if (this.stopping) break;
         const message = (err as Error).message ?? String(err);
@@ -92,6 +100,7 @@ export class ScanIngestConsumer implements OnApplicationBootstrap, OnModuleDestr
         await new Promise((r) => setTimeout(r, 1000));
       }
     }
+    await Promise.all(inFlight);
   }
 
   /** Creates the group at the start of the stream, so scans queued before the first worker ever ran are stored too. */
@@ -103,34 +112,47 @@ export class ScanIngestConsumer implements OnApplicationBootstrap, OnModuleDestr
     }
   }
 
-  /** Stores entries (CONCURRENCY at a time), then acknowledges and deletes the stored and the malformed ones. */
+  /**
+   * Stores entries, READ_COUNT at a time as one batch (one transaction), then acknowledges and deletes the stored and
+   * the malformed ones. When a batch fails, its entries are stored one by one, so that one entry Postgres refuses
+   * cannot hold back the others.
+   */
   async ingest(entries: StreamEntry[]): Promise<void> {
     const done: string[] = [];
-    let next = 0;
-    const lane = async () => {
-      while (next < entries.length) {
-        const [id, fields] = entries[next++];
-        if (await this.ingestOne(id, fields)) done.push(id);
+    const parsed: { id: string; records: ScanRecord[] }[] = [];
+    for (const [id, fields] of entries) {
+      const entry = fields ? parseScanEntry(fields) : null;
+      if (!entry) {
+        // Never log the content: even a broken entry is visitor data.
+        this.logger.warn(`scan ingestion: dropping malformed stream entry ${id}`);
+        done.push(id);
+        continue;
       }
-    };
-    await Promise.all(Array.from({ length: Math.min(CONCURRENCY, entries.length) }, lane));
+      if (entry.invalid > 0) this.logger.warn(`scan ingestion: entry ${id}: ${entry.invalid} malformed record(s) dropped`);
+      parsed.push({ id, records: entry.records });
+    }
+    for (let i = 0; i < parsed.length; i += READ_COUNT) {
+      const batch = parsed.slice(i, i + READ_COUNT);
+      if (batch.length > 1 && (await this.store(batch.flatMap((e) => e.records)).then(() => true, () => false))) {
+        done.push(...batch.map((e) => e.id));
+        continue;
+      }
+      for (const { id, records } of batch) if (await this.storeEntry(id, records)) done.push(id);
+    }
     if (done.length > 0 && this.redis) {
       await this.redis.multi().xack(SCAN_STREAM, SCAN_STREAM_GROUP, ...done).xdel(SCAN_STREAM, ...done).exec();
     }
   }
 
-  /** true when the entry may be acknowledged (stored, or malformed beyond repair). */
-  private async ingestOne(id: string, fields: string[] | null): Promise<boolean> {
-    const parsed = fields ? parseScanEntry(fields) : null;
-    if (!parsed) {
-      // Never log the content: even a broken entry is visitor data.
-      this.logger.warn(`scan ingestion: dropping malformed stream entry ${id}`);
-      return true;
-    }
-    if (parsed.invalid > 0) this.logger.warn(`scan ingestion: entry ${id}: ${parsed.invalid} malformed record(s) dropped`);
+  private async store(records: ScanRecord[]): Promise<void> {
+    await storeScans(this.orm.em.fork(), this.events, records);
+    scansIngested.inc(records.length);
+  }
+
+  /** true when the entry may be acknowledged (stored, or refused by Postgres as bad data). */
+  private async storeEntry(id: string, records: ScanRecord[]): Promise<boolean> {
     try {
-      await storeScans(this.orm.em.fork(), this.events, parsed.records);
-      scansIngested.inc(parsed.records.length);
+      await this.store(records);
       return true;
     } catch (err) {
       const sqlState = (err as { code?: unknown }).code;

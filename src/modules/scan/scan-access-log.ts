@@ -67,7 +67,10 @@ interface Row {
  * random paths cannot grow the map. Requests Nest answers keep their line per request.
  */
 export class ScanAccessSummary implements ScanAccessLog {
-  private rows = new Map<string, Row>();
+  /** Per path, its rows (one per method and status: one or two for a short code). Keyed by the path alone, so a
+   * request costs no key string and hashes only its short path. */
+  private rows = new Map<string, Row[]>();
+  private keys = 0;
   private requests = 0;
   private other = 0;
   private windowStart = Date.now();
@@ -98,15 +101,25 @@ export class ScanAccessSummary implements ScanAccessLog {
   record(method: string, path: string, status: number, _requestId: string, started: number): void {
     const ms = performance.now() - started;
     this.requests++;
-    const key = `${method} ${status} ${path}`;
-    let row = this.rows.get(key);
+    let rows = this.rows.get(path);
+    let row: Row | undefined;
+    if (rows) {
+      for (let i = 0; i < rows.length; i++) {
+        if (rows[i].status === status && rows[i].method === method) {
+          row = rows[i];
+          break;
+        }
+      }
+    }
     if (!row) {
-      if (this.rows.size >= ACCESS_SUMMARY_KEYS) {
+      if (this.keys >= ACCESS_SUMMARY_KEYS) {
         this.other++;
         return;
       }
       row = { path, method, status, count: 0, max: 0 };
-      this.rows.set(key, row);
+      if (rows) rows.push(row);
+      else this.rows.set(path, (rows = [row]));
+      this.keys++;
     }
     row.count++;
     if (ms > row.max) row.max = ms;
@@ -117,13 +130,14 @@ export class ScanAccessSummary implements ScanAccessLog {
     const now = Date.now();
     if (this.requests > 0) this.write(this.summary(now - this.windowStart));
     this.rows = new Map();
+    this.keys = 0;
     this.requests = 0;
     this.other = 0;
     this.windowStart = now;
   }
 
   private summary(windowMs: number): AccessSummaryLine {
-    const rows = [...this.rows.values()].sort((a, b) => b.count - a.count);
+    const rows = [...this.rows.values()].flat().sort((a, b) => b.count - a.count);
     const statuses: Record<string, number> = {};
     let maxMs = 0;
     for (const r of rows) {

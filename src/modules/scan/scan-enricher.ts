@@ -1,40 +1,37 @@
-import { LRUCache } from 'lru-cache';
-import { geolocate, isBot, loadGeoIp, parseUserAgent, primaryLanguage, referrerHost } from './enrich';
+import { isBot, parseUserAgent, primaryLanguage, referrerHost } from './enrich';
+import { GeoCache } from './geo-cache';
 import type { CachedCode, ScanContext, ScanRecord } from './scan-contract';
+import { StringMemo } from './string-memo';
 
 interface UserAgentFacts extends Pick<ScanContext, 'device' | 'os' | 'browser'> {
   bot: boolean;
 }
 
 const NO_USER_AGENT: UserAgentFacts = { bot: true, device: null, os: null, browser: null };
-/** Longer user agents are parsed every time rather than kept as cache keys. */
+/** Longer user agents are parsed every time rather than kept. */
 const MAX_KEY_LENGTH = 512;
+
+const userAgentFacts = (userAgent: string): UserAgentFacts => ({ bot: isBot(userAgent), ...parseUserAgent(userAgent) });
 
 /**
  * enrich.ts on the hot path. Parsing a user agent (isbot's pattern and ua-parser-js) costs about 30 µs, half a
  * redirect's budget, and scans repeat a small set of user agents: those two results are memoized per user-agent
- * string. Geolocation, referrer and language are worked out for every scan (as enrich() does), and the IP is never a
- * cache key.
+ * string, and the primary language per Accept-Language string (string-memo.ts: no full-string hashing per request).
+ * Geolocation goes through geo-cache.ts (GeoLite2 networks recently answered, exact per address); the referrer is
+ * worked out for every scan. The IP is never a cache key.
  */
 export class ScanEnricher {
-  constructor() {
-    loadGeoIp(); // at start-up, not on the first scan
-  }
-
-  private readonly userAgents = new LRUCache<string, UserAgentFacts>({ max: 2_000 });
+  /** A few thousand distinct user agents cover nearly every visitor. */
+  private readonly userAgents = new StringMemo<UserAgentFacts>(4_096, userAgentFacts, MAX_KEY_LENGTH);
   /** Accept-Language header → primary language; a few hundred distinct headers cover nearly every visitor. */
-  private readonly languages = new LRUCache<string, { language: string | null }>({ max: 1_000 });
+  private readonly languages = new StringMemo<string | null>(1_024, primaryLanguage, MAX_KEY_LENGTH);
+  private readonly geo = new GeoCache();
   /** The ISO time of the last millisecond a scan was counted in (a busy host counts many scans per millisecond). */
   private lastMs = 0;
   private lastIso = '';
 
   userAgent(userAgent: string | undefined): UserAgentFacts {
-    if (!userAgent) return NO_USER_AGENT;
-    const known = this.userAgents.get(userAgent);
-    if (known) return known;
-    const facts = { bot: isBot(userAgent), ...parseUserAgent(userAgent) };
-    if (userAgent.length <= MAX_KEY_LENGTH) this.userAgents.set(userAgent, facts);
-    return facts;
+    return userAgent ? this.userAgents.get(userAgent) : NO_USER_AGENT;
   }
 
   /**
@@ -42,7 +39,7 @@ export class ScanEnricher {
    * one object (no intermediate facts or context objects on the hot path).
    */
   record(id: string, code: CachedCode, ua: UserAgentFacts, ip: string | undefined, referer: string | undefined, acceptLanguage: string | undefined): ScanRecord {
-    const place = geolocate(ip);
+    const place = this.geo.locate(ip);
     return {
       id,
       qr_code_id: code.id,
@@ -54,7 +51,7 @@ export class ScanEnricher {
       os: ua.os,
       browser: ua.browser,
       referrer: referrerHost(referer),
-      language: this.language(acceptLanguage),
+      language: acceptLanguage ? this.languages.get(acceptLanguage) : null,
     };
   }
 
@@ -68,12 +65,4 @@ export class ScanEnricher {
     return this.lastIso;
   }
 
-  private language(acceptLanguage: string | undefined): string | null {
-    if (!acceptLanguage) return null;
-    const known = this.languages.get(acceptLanguage);
-    if (known) return known.language;
-    const language = primaryLanguage(acceptLanguage);
-    if (acceptLanguage.length <= MAX_KEY_LENGTH) this.languages.set(acceptLanguage, { language });
-    return language;
-  }
 }
