@@ -7,6 +7,8 @@ import { Migration20261123100000_scan_totals } from './Migration20261123100000_s
 import { Migration20261123200000_folder_environment } from './Migration20261123200000_folder_environment';
 import { Migration20261123210000_domains } from './Migration20261123210000_domains';
 import { Migration20261123220000_webhook_environment } from './Migration20261123220000_webhook_environment';
+import { Migration20261124030000_templates } from './Migration20261124030000_templates';
+import { Migration20261124031000_batch_claims } from './Migration20261124031000_batch_claims';
 
 /** Applied in this order by `npm run migrate`, the local runner and the test runner. */
 export const migrationsList = [
@@ -19,4 +21,6 @@ export const migrationsList = [
   { name: 'Migration20261123200000_folder_environment', class: Migration20261123200000_folder_environment },
   { name: 'Migration20261123210000_domains', class: Migration20261123210000_domains },
   { name: 'Migration20261123220000_webhook_environment', class: Migration20261123220000_webhook_environment },
+  { name: 'Migration20261124030000_templates', class: Migration20261124030000_templates },
+  { name: 'Migration20261124031000_batch_claims', class: Migration20261124031000_batch_claims },
 ];

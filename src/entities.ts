@@ -7,6 +7,7 @@ import { EventRecord } from './modules/events/event.entity';
 import { WebhookDelivery } from './modules/webhooks/webhook-delivery.entity';
 import { WebhookEndpoint } from './modules/webhooks/webhook-endpoint.entity';
 import { Domain } from './modules/domains/domain.entity';
+import { Template } from './modules/templates/template.entity';
 
 /** Every entity of the service, in one list for the ORM configuration. */
-export const ENTITIES = [Organization, ApiKey, Folder, QrCode, EventRecord, WebhookEndpoint, WebhookDelivery, Batch, BatchItem, Domain];
+export const ENTITIES = [Organization, ApiKey, Folder, QrCode, EventRecord, WebhookEndpoint, WebhookDelivery, Batch, BatchItem, Domain, Template];

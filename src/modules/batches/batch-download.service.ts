@@ -3,8 +3,8 @@ import type { Archiver } from 'archiver';
 import type { AuthContext } from '../../common/auth/auth-context';
 import { ApiException } from '../../common/errors/api.exception';
 import { QrCodesService } from '../qr-codes/qr-codes.service';
-import { createZip, csvRow, slug } from './batch-archive';
-import type { BatchItem } from './batch.entity';
+import { appendAndWait, createZip, csvRow, MANIFEST_HEADER, slug } from './batch-archive';
+import type { BatchItemRow } from './batch.presenter';
 import { BatchesService } from './batches.service';
 
 /** `GET /v1/batches/{id}/download`: every completed item's image plus manifest.csv, streamed as a ZIP. */
@@ -23,39 +23,37 @@ export class BatchDownloadService {
     if (batch.status === 'processing') {
       throw new ApiException('batch_processing', 'The batch is still processing; download it once its status is completed');
     }
-    const items = await this.batches.items(batch);
-    const { archive } = createZip();
+    const items = (await this.batches.itemRows([batch.id])).get(batch.id) ?? [];
+    const archive = createZip();
     void this.fill(auth, batch.id, items, archive, format, size);
     return { filename: `${batch.id}.zip`, archive };
   }
 
-  private async fill(auth: AuthContext, batchId: string, items: BatchItem[], archive: Archiver, format: 'svg' | 'png', size: number): Promise<void> {
+  /** Draws one image at a time and waits until the archive has taken it (the client's pace) before the next. */
+  private async fill(auth: AuthContext, batchId: string, items: BatchItemRow[], archive: Archiver, format: 'svg' | 'png', size: number): Promise<void> {
     try {
-      let manifest = csvRow(['id', 'name', 'short_url', 'status', 'error']);
+      let manifest = csvRow(MANIFEST_HEADER);
+      const completed = items.filter((i) => i.status === 'completed');
+      const drawn = this.qrCodes.drawEach(auth, completed.map((i) => i.qr_code_id), format, size);
+      const names = new Map(completed.map((i) => [i.qr_code_id, i.name]));
       for (const item of items) {
-        if (item.status !== 'completed') {
-          manifest += csvRow(['', item.name, '', item.status, item.error]);
-          continue;
+        if (item.status !== 'completed') manifest += csvRow(['', item.name, '', item.status, item.error, '']);
+      }
+      for await (const { id, code, body, error } of drawn) {
+        if (!code) {
+          manifest += csvRow([id, names.get(id), '', 'deleted', 'the code was deleted after the batch ran', '']);
+        } else if (body === undefined) {
+          manifest += csvRow([code.id, code.name, code.short_url, 'failed', error, '']);
+        } else {
+          const file = `${slug(code.name, 'code')}-${code.id}.${format}`;
+          await appendAndWait(archive, body, file, format === 'png');
+          manifest += csvRow([code.id, code.name, code.short_url, 'completed', '', file]);
         }
-        let code: { id: string; name: string; short_url: string | null };
-        try {
-          code = await this.qrCodes.retrieve(auth, item.qrCodeId);
-        } catch {
-          manifest += csvRow([item.qrCodeId, item.name, '', 'deleted', 'the code was deleted after the batch ran']);
-          continue;
-        }
-        const file = await this.qrCodes.download(auth, item.qrCodeId, format, size).catch((err: Error) => err);
-        if (file instanceof Error) {
-          manifest += csvRow([code.id, code.name, code.short_url, 'failed', file.message]);
-          continue;
-        }
-        archive.append(file.body, { name: `${slug(String(code.name), 'code')}-${code.id}.${format}` });
-        manifest += csvRow([code.id, code.name, code.short_url, 'completed', '']);
       }
       archive.append(manifest, { name: 'manifest.csv' });
       await archive.finalize();
     } catch (err) {
-      this.logger.error(`batch ${batchId} download failed: ${(err as Error).message}`);
+      this.logger.warn(`batch ${batchId} download stopped: ${(err as Error).message}`);
       archive.destroy(err as Error);
     }
   }

@@ -1,16 +1,15 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { EntityManager, UniqueConstraintViolationException } from '@mikro-orm/postgresql';
+import { EntityManager } from '@mikro-orm/postgresql';
 import type { Redis } from 'ioredis';
 import type { AuthContext } from '../../common/auth/auth-context';
 import { APP_CONFIG, AppConfig } from '../../common/config/config';
 import { ApiException } from '../../common/errors/api.exception';
 import { CursorCodec } from '../../common/http/cursor';
 import type { ListEnvelope } from '../../common/http/list';
-import { newId, newShortCode } from '../../common/ids';
+import { newShortCode } from '../../common/ids';
 import { CHANNELS } from '../../common/queue/channels';
 import { REDIS } from '../../common/redis/redis.provider';
 import { EventsService } from '../events/events.service';
-import { lockOrganization } from '../accounts/organizations.repository';
 import { folderExists } from '../folders/folders.repository';
 import { Design, parseDesign, storedDesign } from '../rendering/design';
 import type { CreateQrCodeDto, ListQrCodesQueryDto, UpdateQrCodeDto } from './dto/qr-code.dto';
@@ -18,7 +17,10 @@ import type { DeletedQrCodeDto, QrCodeDto } from './dto/qr-code-response.dto';
 import { QrCode } from './qr-code.entity';
 import { QrCodeImagesService } from './qr-code-images.service';
 import { listQrCodes } from './qr-codes.list';
-import { presentQrCode, shortUrl } from './qr-code.presenter';
+import { presentQrCode } from './qr-code.presenter';
+import { lockCapacity } from './capacity.repository';
+import { CodeDraft, QrCodeCreationService } from './qr-code-creation.service';
+import { templateDesign } from '../templates/templates.repository';
 import { FieldReader } from './targets/fields';
 import { normalizeTags, planLimitError, sameJson } from './qr-code-rules';
 import { handlerFor, storedHandler } from './targets/registry';
@@ -32,6 +34,7 @@ export class QrCodesService {
     private readonly cursors: CursorCodec,
     private readonly images: QrCodeImagesService,
     private readonly events: EventsService,
+    private readonly creation: QrCodeCreationService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(REDIS) private readonly redis: Redis,
   ) {}
@@ -42,17 +45,14 @@ export class QrCodesService {
 
   /** What the symbol encodes: the short URL for dynamic codes, the payload for static ones. */
   payloadOf(code: Pick<QrCode, 'kind' | 'shortCode' | 'type' | 'target'>): string {
-    return code.kind === 'dynamic' ? shortUrl(code, this.config.scanBaseUrl)! : storedHandler(code.type).payload(code.target);
+    return this.creation.payloadOf(code);
   }
 
-  /** Locks the workspace row so plan counts cannot race, then counts its live dynamic codes. */
+  /** Locks the workspace row so plan counts cannot race, then counts its live dynamic codes and the room reserved
+   * for accepted work (batches still creating theirs). */
   async countLiveDynamic(em: EntityManager, organizationId: string): Promise<number> {
-    await lockOrganization(em, organizationId);
-    const [row] = await em.execute<{ n: string }[]>(
-      `select count(*) as n from qr_codes where organization_id = ? and kind = 'dynamic' and status = 'live'`,
-      [organizationId],
-    );
-    return Number(row.n);
+    const { live, reserved } = await lockCapacity(em, organizationId);
+    return live + reserved;
   }
 
   async assertFolder(auth: AuthContext, folderId: string | null | undefined, em: EntityManager = this.em): Promise<void> {
@@ -60,20 +60,13 @@ export class QrCodesService {
     if (!(await folderExists(em, auth, folderId))) throw new ApiException('not_found', `No such folder: '${folderId}'`, { field: 'folder_id' });
   }
 
-  /** The stored logo of a design (fetched, checked and stored once), or null when it has none. Batches call it once
-   * for all their items. */
-  prepareDesignLogo(design: Record<string, unknown>): Promise<string | null> {
-    return this.images.prepareLogo(parseDesign(design));
-  }
-
-  /** Creates a code. `opts.id` reserves the id (batches: a resumed worker finds the code instead of creating it twice);
-   * `opts.design` replaces the body's design (a batch's design applies to every item). */
-
-  async create(
-    auth: AuthContext,
-    body: CreateQrCodeDto,
-    opts: { id?: string; design?: Record<string, unknown>; logoKey?: string | null } = {},
-  ): Promise<QrCodeDto> {
+  /**
+   * Everything that can refuse a creation body, and nothing that writes: the target type's own parse, the kind and plan
+   * rules, the design (a template's, with the body's design over it field by field), tags, folder, fit. Single creation
+   * and every batch item go through here, so a rule added here holds for both. `opts.design` replaces the body's design
+   * and template (a batch's design, resolved once for all its items).
+   */
+  async prepare(auth: AuthContext, body: CreateQrCodeDto, opts: { design?: Design } = {}): Promise<CodeDraft> {
     const kind = body.type ?? 'dynamic';
     const handler = handlerFor(body.target.type);
     if (kind === 'static' && !handler.staticCapable) {
@@ -85,62 +78,27 @@ export class QrCodesService {
       });
     }
     const target = handler.parse(new FieldReader(body.target), kind);
-    const design = parseDesign(opts.design ?? body.design ?? {});
+    const design = opts.design ?? (await this.designOf(auth, body));
     const tags = body.tags === undefined ? [] : normalizeTags(body.tags);
     await this.assertFolder(auth, body.folder_id);
-    // Everything that can refuse the request is checked before the logo is fetched and stored, so a refused request
-    // leaves no logo behind (the plan limit is checked again, race-safe, in the transaction below).
+    // Checked before any logo is fetched and stored, so a refused request leaves nothing behind.
     this.images.assertFits(this.payloadOf({ kind, shortCode: newShortCode(), type: handler.type, target }), design);
-    if (kind === 'dynamic') {
-      const current = await this.countLiveDynamic(this.em, auth.organizationId);
-      if (current + 1 > auth.plan.dynamic_qr_limit) throw planLimitError(auth, current);
-    }
-    const logoKey = design.logo ? (opts.logoKey !== undefined ? opts.logoKey : await this.images.prepareLogo(design)) : null;
+    const values: CodeDraft['values'] = { folderId: body.folder_id ?? null, tags };
+    if (body.name !== undefined) values.name = body.name;
+    return { kind, type: handler.type, target, design, values };
+  }
 
-    for (let attempt = 0; ; attempt++) {
-      const shortCode = newShortCode();
-      const id = opts.id ? `${kind === 'dynamic' ? 'qr' : 'sqr'}_${opts.id.replace(/^s?qr_/, '')}` : newId(kind === 'dynamic' ? 'qr' : 'sqr');
-      const now = new Date();
-      const draft = { kind, shortCode, type: handler.type, target };
-      const payload = this.payloadOf(draft); // fits: checked above (every short code has the same length)
-      const imageKey = await this.images.store(payload, design, logoKey);
-      try {
-        const code = await this.em.transactional(async (em) => {
-          if (kind === 'dynamic') {
-            const current = await this.countLiveDynamic(em, auth.organizationId);
-            if (current + 1 > auth.plan.dynamic_qr_limit) throw planLimitError(auth, current);
-          }
-          const code = em.create(QrCode, {
-            id,
-            organizationId: auth.organizationId,
-            kind,
-            name: body.name ?? `${kind === 'dynamic' ? 'Campaign' : 'Static'} ${shortCode}`,
-            type: handler.type,
-            shortCode,
-            target,
-            design: design as unknown as Record<string, unknown>,
-            folderId: body.folder_id ?? null,
-            tags,
-            environment: auth.environment,
-            imageKey,
-            logoKey,
-            createdAt: now,
-            updatedAt: now,
-          });
-          await em.flush();
-          await this.events.emit(em, auth, 'qr.created', this.present(code));
-          return code;
-        });
-        this.invalidate(code);
-        return this.present(code);
-      } catch (err) {
-        await this.images.releaseImage(imageKey);
-        if (err instanceof UniqueConstraintViolationException && attempt < 5) continue;
-        // A logo this request fetched (not one a batch passed in) goes too, unless another code uses it.
-        if (logoKey && opts.logoKey === undefined) await this.images.releaseLogo(logoKey);
-        throw err;
-      }
-    }
+  /** The design of a new code: the body's, merged field by field over its template's when `template_id` is given. */
+  async designOf(auth: AuthContext, body: { design?: Record<string, unknown> | null; template_id?: string | null }): Promise<Design> {
+    const base = body.template_id ? await templateDesign(this.em, auth, body.template_id) : undefined;
+    return parseDesign(body.design ?? (base ? undefined : {}), { base });
+  }
+
+  /** Creates a code: prepare, then the creation service draws, stores and inserts it. */
+  async create(auth: AuthContext, body: CreateQrCodeDto): Promise<QrCodeDto> {
+    const code = await this.creation.createOne(auth, await this.prepare(auth, body));
+    this.invalidate(code);
+    return this.present(code);
   }
 
   /** A live code of the workspace and the key's environment (test or live), or 404 (foreign ids, the other
@@ -282,9 +240,24 @@ export class QrCodesService {
     return format === 'png' ? { body, contentType: 'image/png', filename: `${slug}.png` } : { body, contentType: 'image/svg+xml', filename: `${slug}.svg` };
   }
 
-  /** Deletes a logo a batch prepared unless a code uses it. */
-  releaseLogo(key: string): Promise<void> {
-    return this.images.releaseLogo(key);
+  /** The live codes among `ids` (workspace and environment of `auth`), each drawn only when the caller asks for the
+   * next one: a 1,000-image archive holds one image in memory at a time. Codes gone since are yielded as `missing`. */
+  async *drawEach(auth: AuthContext, ids: string[], format: 'svg' | 'png', size: number): AsyncGenerator<{ id: string; code: QrCodeDto | null; body?: Buffer | string; error?: string }> {
+    for (let i = 0; i < ids.length; i += 100) {
+      const page = ids.slice(i, i + 100);
+      const codes = new Map(
+        (await this.em.fork().find(QrCode, { id: { $in: page }, organizationId: auth.organizationId, environment: auth.environment, status: 'live' })).map((c) => [c.id, c]),
+      );
+      for (const id of page) {
+        const code = codes.get(id);
+        if (!code) {
+          yield { id, code: null };
+          continue;
+        }
+        const body = await this.images.draw(format, this.payloadOf(code), storedDesign(code.design), code.logoKey, size).catch((err: Error) => err);
+        yield body instanceof Error ? { id, code: this.present(code), error: body.message } : { id, code: this.present(code), body };
+      }
+    }
   }
 
   /** Scan processes drop the code from their caches (docs/scan-host.md: a new destination works on the next scan). */
