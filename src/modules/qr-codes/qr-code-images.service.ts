@@ -19,9 +19,17 @@ export class QrCodeImagesService {
     private readonly images: ImagesService,
   ) {}
 
+  /** Payloads (with their error correction) known to fit: a batch checks the same placeholder short URL for each of
+   * its dynamic items, and encoding is the costliest part of drawing a code. */
+  private readonly fitting = new Set<string>();
+
   /** 400 `payload_too_large` when the payload does not fit at the design's error correction. */
   assertFits(payload: string, design: Design): void {
+    const key = `${design.error_correction}:${payload}`;
+    if (this.fitting.has(key)) return;
     this.rendering.assertFits(payload, design);
+    if (this.fitting.size >= 1000) this.fitting.clear();
+    this.fitting.add(key);
   }
 
   /** The stored logo of a design (fetched, checked and stored once), or null when it has none. */

@@ -7,6 +7,8 @@ import { ApiException } from '../../common/errors/api.exception';
 import { CursorCodec } from '../../common/http/cursor';
 import type { ListEnvelope } from '../../common/http/list';
 import { newShortCode } from '../../common/ids';
+
+const SHORT_CODE_PLACEHOLDER = newShortCode().replace(/./g, 'x');
 import { CHANNELS } from '../../common/queue/channels';
 import { REDIS } from '../../common/redis/redis.provider';
 import { EventsService } from '../events/events.service';
@@ -81,8 +83,9 @@ export class QrCodesService {
     const design = opts.design ?? (await this.designOf(auth, body));
     const tags = body.tags === undefined ? [] : normalizeTags(body.tags);
     await this.assertFolder(auth, body.folder_id);
-    // Checked before any logo is fetched and stored, so a refused request leaves nothing behind.
-    this.images.assertFits(this.payloadOf({ kind, shortCode: newShortCode(), type: handler.type, target }), design);
+    // Checked before any logo is fetched and stored, so a refused request leaves nothing behind. Every short code has
+    // the same length and alphabet, so a fixed one stands for the code's own (and the check is cached across items).
+    this.images.assertFits(this.payloadOf({ kind, shortCode: SHORT_CODE_PLACEHOLDER, type: handler.type, target }), design);
     const values: CodeDraft['values'] = { folderId: body.folder_id ?? null, tags };
     if (body.name !== undefined) values.name = body.name;
     return { kind, type: handler.type, target, design, values };
