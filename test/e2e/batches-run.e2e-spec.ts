@@ -1,3 +1,4 @@
+import sharp from 'sharp';
 import { TestReceiver, waitFor } from '../../src/modules/webhooks/testing/receiver';
 import { BatchRunnerService } from '../../src/modules/batches/batch-runner.service';
 import { createOrg, db, eventually, http, isolatedRedisUrl, startApi, startWorker, TestApp, TestOrg, writePlans } from '../setup/app';
@@ -155,6 +156,12 @@ describe('batches at work', () => {
     expect(row).toMatch(/,completed,,etcpasswd-qr_[0-9A-Za-z]+\.png$/);
     expect(manifest.some((l) => l.includes(`"'=SUM(1)`) || l.includes('""quoted""'))).toBe(true);
     expect(manifest.some((l) => l.startsWith(',broken,,failed,'))).toBe(true);
+
+    // 4,000 px PNGs are drawn in a child process, one at a time; they arrive whole.
+    const big = await get('format=png&size=4000');
+    const bigPngs = zipEntries(big).filter((e) => e.name.endsWith('.png'));
+    expect(bigPngs).toHaveLength(3);
+    expect(await sharp(zipEntry(big, bigPngs[0].name)!).metadata()).toMatchObject({ format: 'png', width: 4000, height: 4000 });
 
     const svg = zipEntries(await get('format=svg'));
     expect(svg.filter((e) => e.name.endsWith('.svg')).every((e) => e.method === 8)).toBe(true);

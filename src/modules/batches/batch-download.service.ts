@@ -2,10 +2,18 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { Archiver } from 'archiver';
 import type { AuthContext } from '../../common/auth/auth-context';
 import { ApiException } from '../../common/errors/api.exception';
+import type { QrCodeDto } from '../qr-codes/dto/qr-code-response.dto';
 import { QrCodesService } from '../qr-codes/qr-codes.service';
 import { appendAndWait, createZip, csvRow, MANIFEST_HEADER, slug } from './batch-archive';
 import type { BatchItemRow } from './batch.presenter';
 import { BatchesService } from './batches.service';
+
+interface Drawn {
+  id: string;
+  code: QrCodeDto | null;
+  body?: Buffer | string;
+  error?: string;
+}
 
 /** `GET /v1/batches/{id}/download`: every completed item's image plus manifest.csv, streamed as a ZIP. */
 @Injectable()
@@ -29,17 +37,34 @@ export class BatchDownloadService {
     return { filename: `${batch.id}.zip`, archive };
   }
 
-  /** Draws one image at a time and waits until the archive has taken it (the client's pace) before the next. */
+  /** Draws ahead of the archive by at most `ahead` images (one at 4,000 px, so a single rasterization is in memory)
+   * and writes each once the archive has room for it: the pace is the client's. */
   private async fill(auth: AuthContext, batchId: string, items: BatchItemRow[], archive: Archiver, format: 'svg' | 'png', size: number): Promise<void> {
     try {
       let manifest = csvRow(MANIFEST_HEADER);
-      const completed = items.filter((i) => i.status === 'completed');
-      const drawn = this.qrCodes.drawEach(auth, completed.map((i) => i.qr_code_id), format, size);
-      const names = new Map(completed.map((i) => [i.qr_code_id, i.name]));
       for (const item of items) {
         if (item.status !== 'completed') manifest += csvRow(['', item.name, '', item.status, item.error, '']);
       }
-      for await (const { id, code, body, error } of drawn) {
+      const completed = items.filter((i) => i.status === 'completed');
+      const names = new Map(completed.map((i) => [i.qr_code_id, i.name]));
+      const source = this.qrCodes.downloadables(auth, completed.map((i) => i.qr_code_id));
+      const ahead = format === 'png' && size > 1000 ? 1 : 3;
+      const pending: Array<Promise<Drawn>> = [];
+      let exhausted = false;
+      const top = async () => {
+        while (!exhausted && pending.length < ahead) {
+          const next = await source.next();
+          if (next.done) exhausted = true;
+          else {
+            const { id, code, draw } = next.value;
+            pending.push(code ? draw(format, size).then((body) => ({ id, code, body }), (err: Error) => ({ id, code, error: err.message })) : Promise.resolve({ id, code }));
+          }
+        }
+      };
+      await top();
+      while (pending.length > 0) {
+        const { id, code, body, error } = await pending.shift()!;
+        await top();
         if (!code) {
           manifest += csvRow([id, names.get(id), '', 'deleted', 'the code was deleted after the batch ran', '']);
         } else if (body === undefined) {

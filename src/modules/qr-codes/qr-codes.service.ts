@@ -243,22 +243,19 @@ export class QrCodesService {
     return format === 'png' ? { body, contentType: 'image/png', filename: `${slug}.png` } : { body, contentType: 'image/svg+xml', filename: `${slug}.svg` };
   }
 
-  /** The live codes among `ids` (workspace and environment of `auth`), each drawn only when the caller asks for the
-   * next one: a 1,000-image archive holds one image in memory at a time. Codes gone since are yielded as `missing`. */
-  async *drawEach(auth: AuthContext, ids: string[], format: 'svg' | 'png', size: number): AsyncGenerator<{ id: string; code: QrCodeDto | null; body?: Buffer | string; error?: string }> {
+  /** The live codes among `ids` (workspace and environment of `auth`, read 100 at a time), each with a `draw` the
+   * caller runs when it wants the image: a 1,000-image archive holds only the images it is about to write. Codes gone
+   * since are yielded with `code: null`. */
+  async *downloadables(auth: AuthContext, ids: string[]): AsyncGenerator<{ id: string; code: QrCodeDto | null; draw(format: 'svg' | 'png', size: number): Promise<Buffer | string> }> {
     for (let i = 0; i < ids.length; i += 100) {
       const page = ids.slice(i, i + 100);
-      const codes = new Map(
-        (await this.em.fork().find(QrCode, { id: { $in: page }, organizationId: auth.organizationId, environment: auth.environment, status: 'live' })).map((c) => [c.id, c]),
-      );
+      const where = { id: { $in: page }, organizationId: auth.organizationId, environment: auth.environment, status: 'live' as const };
+      const codes = new Map((await this.em.fork().find(QrCode, where)).map((c) => [c.id, c]));
       for (const id of page) {
         const code = codes.get(id);
-        if (!code) {
-          yield { id, code: null };
-          continue;
-        }
-        const body = await this.images.draw(format, this.payloadOf(code), storedDesign(code.design), code.logoKey, size).catch((err: Error) => err);
-        yield body instanceof Error ? { id, code: this.present(code), error: body.message } : { id, code: this.present(code), body };
+        const draw = (format: 'svg' | 'png', size: number) =>
+          code ? this.images.draw(format, this.payloadOf(code), storedDesign(code.design), code.logoKey, size) : Promise.reject(new Error('gone'));
+        yield { id, code: code ? this.present(code) : null, draw };
       }
     }
   }
