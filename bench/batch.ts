@@ -3,7 +3,7 @@
  * of the api and worker processes while it streams. The processes are compiled (tsc) and run as production runs them.
  * BENCH_BATCH_ITEMS (default 1000) and BENCH_ZIP_4000_ITEMS (default: all) shorten a run. Prints figures only. */
 import { createServer } from 'node:http';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +20,17 @@ const ITEMS = Number(process.env.BENCH_BATCH_ITEMS ?? 1000);
 const ZIP_4000_ITEMS = Number(process.env.BENCH_ZIP_4000_ITEMS ?? ITEMS);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const load = () => `load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${cpus().length} cores`;
+
+/** RSS of the processes a process started (the api's PNG renderer), summed. */
+function childrenRssMb(pid: number | undefined): number {
+  try {
+    const tasks = readdirSync(`/proc/${pid}/task`);
+    const kids = tasks.flatMap((t) => readFileSync(`/proc/${pid}/task/${t}/children`, 'utf8').trim().split(/\s+/).filter(Boolean));
+    return kids.reduce((sum, k) => sum + (rssMb(Number(k)) || 0), 0);
+  } catch {
+    return 0;
+  }
+}
 
 function rssMb(pid: number | undefined): number {
   try {
@@ -104,12 +115,13 @@ async function main() {
 
   const zip = async (batchId: string, query: string) => {
     const idle = { api: rssMb(api.pid), worker: rssMb(workers[0].pid) };
-    const peak = { ...idle };
+    const peak = { ...idle, renderer: 0 };
     let sampling = true;
     const sampler = (async () => {
       while (sampling) {
         peak.api = Math.max(peak.api, rssMb(api.pid));
         peak.worker = Math.max(peak.worker, rssMb(workers[0].pid));
+        peak.renderer = Math.max(peak.renderer, childrenRssMb(api.pid));
         await sleep(50);
       }
     })();
@@ -122,7 +134,8 @@ async function main() {
     await sampler;
     console.log(
       `  ${query}: ${seconds.toFixed(1)} s, ${(bytes / 1e6).toFixed(1)} MB; RSS api ${idle.api.toFixed(0)} → peak ${peak.api.toFixed(0)} MB (+${(peak.api - idle.api).toFixed(0)}), ` +
-        `worker ${idle.worker.toFixed(0)} → peak ${peak.worker.toFixed(0)} MB (+${(peak.worker - idle.worker).toFixed(0)}) (${load()})`,
+        `worker ${idle.worker.toFixed(0)} → peak ${peak.worker.toFixed(0)} MB (+${(peak.worker - idle.worker).toFixed(0)}), ` +
+        `the api's PNG renderer child peak ${peak.renderer.toFixed(0)} MB (${load()})`,
     );
     return seconds;
   };
