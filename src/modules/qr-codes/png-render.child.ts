@@ -1,6 +1,7 @@
 /* The child process of PngRenderProcess: rasterizes large PNGs so their native memory (librsvg, libvips and the
  * allocator's arenas, several hundred MB at 4,000 px) lives and dies outside the api process. One request at a time. */
 import 'reflect-metadata';
+import sharp from 'sharp';
 import { ApiException } from '../../common/errors/api.exception';
 import type { Design } from '../rendering/design';
 import { RenderingService } from '../rendering/rendering.service';
@@ -13,6 +14,9 @@ interface Request {
   size: number;
 }
 
+// One image at a time, nothing cached: the least native memory per rasterization.
+sharp.cache(false);
+sharp.concurrency(1);
 const rendering = new RenderingService();
 
 process.on('message', (req: Request) => {
