@@ -114,9 +114,11 @@ export class BatchesService {
   async resumeStalled(): Promise<number> {
     const rows = await this.orm.em.fork().execute<{ id: string }[]>(
       `select b.id from batches b
-        where b.status = 'processing' and b.updated_at < now() - interval '2 seconds'
-          and (exists (select 1 from batch_items i where i.batch_id = b.id and i.status = 'pending' and (i.claimed_until is null or i.claimed_until < now()))
-               or not exists (select 1 from batch_items i where i.batch_id = b.id and i.status = 'pending'))
+        where b.status = 'processing'
+          and ((b.updated_at < now() - interval '2 seconds'
+                and exists (select 1 from batch_items i where i.batch_id = b.id and i.status = 'pending' and (i.claimed_until is null or i.claimed_until < now())))
+               -- every item recorded but the batch never completed (its worker died in between)
+               or (b.updated_at < now() - interval '1 minute' and not exists (select 1 from batch_items i where i.batch_id = b.id and i.status = 'pending')))
         limit 100`,
     );
     const bucket = Math.floor(Date.now() / 10_000);
