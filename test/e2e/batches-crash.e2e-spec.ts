@@ -55,7 +55,7 @@ describe('batches survive a killed worker', () => {
     const done = await eventually(async () => {
       const b = await progress(id);
       return b.status !== 'processing' ? b : undefined;
-    }, 180_000, `batch ${id}`);
+    }, 360_000, `batch ${id}`);
     expect(done).toMatchObject({ status: 'completed', total_count: total, completed_count: total, error_count: 0 });
     const ids = done.items.map((i: { qr_code_id: string }) => i.qr_code_id);
     expect(new Set(ids).size).toBe(total);
@@ -99,7 +99,7 @@ describe('batches survive a killed worker', () => {
     await killMidBatch(workers[0], res.body.id, 1000);
     workers.push(await spawnWorker());
     await expectExactlyOnce(res.body.id, 1000, 'one');
-  }, 300_000);
+  }, 480_000);
 
   it('completes every item exactly once when one of two workers sharing the batch is SIGKILLed', async () => {
     workers.push(await spawnWorker(), await spawnWorker());
@@ -107,5 +107,5 @@ describe('batches survive a killed worker', () => {
     expect(res.status).toBe(202);
     await killMidBatch(workers[0], res.body.id, 1000);
     await expectExactlyOnce(res.body.id, 1000, 'two');
-  }, 300_000);
+  }, 480_000);
 });
