@@ -11,6 +11,8 @@ import { Migration20261124010000_gs1_retirement } from './Migration2026112401000
 import { Migration20261124020000_code_domain_hostname } from './Migration20261124020000_code_domain_hostname';
 import { Migration20261124040000_files } from './Migration20261124040000_files';
 import { Migration20261124060000_scans_org_fk } from './Migration20261124060000_scans_org_fk';
+import { Migration20261124030000_templates } from './Migration20261124030000_templates';
+import { Migration20261124031000_batch_claims } from './Migration20261124031000_batch_claims';
 
 /** Applied in this order by `npm run migrate`, the local runner and the test runner. */
 export const migrationsList = [
@@ -27,4 +29,6 @@ export const migrationsList = [
   { name: 'Migration20261124020000_code_domain_hostname', class: Migration20261124020000_code_domain_hostname },
   { name: 'Migration20261124040000_files', class: Migration20261124040000_files },
   { name: 'Migration20261124060000_scans_org_fk', class: Migration20261124060000_scans_org_fk },
+  { name: 'Migration20261124030000_templates', class: Migration20261124030000_templates },
+  { name: 'Migration20261124031000_batch_claims', class: Migration20261124031000_batch_claims },
 ];

@@ -22,6 +22,7 @@ const MODULE_ORDER = [
   'events',
   'webhooks',
   'rendering',
+  'templates',
   'images',
   'files',
   'gs1',

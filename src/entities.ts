@@ -8,6 +8,7 @@ import { WebhookDelivery } from './modules/webhooks/webhook-delivery.entity';
 import { WebhookEndpoint } from './modules/webhooks/webhook-endpoint.entity';
 import { Domain } from './modules/domains/domain.entity';
 import { UploadedFile } from './modules/files/file.entity';
+import { Template } from './modules/templates/template.entity';
 
 /** Every entity of the service, in one list for the ORM configuration. */
-export const ENTITIES = [Organization, ApiKey, Folder, QrCode, EventRecord, WebhookEndpoint, WebhookDelivery, Batch, BatchItem, Domain, UploadedFile];
+export const ENTITIES = [Organization, ApiKey, Folder, QrCode, EventRecord, WebhookEndpoint, WebhookDelivery, Batch, BatchItem, Domain, UploadedFile, Template];

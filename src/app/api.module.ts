@@ -21,6 +21,7 @@ import { AnalyticsApiModule } from '../modules/analytics/analytics-api.module';
 import { DomainsApiModule } from '../modules/domains/domains-api.module';
 import { FilesApiModule } from '../modules/files/files-api.module';
 import { MetricsModule } from '../modules/metrics/metrics.module';
+import { TemplatesApiModule } from '../modules/templates/templates-api.module';
 import { CoreModule } from './core.module';
 import { outboxModule } from './outbox';
 
@@ -33,6 +34,7 @@ export class ApiModule {
       module: ApiModule,
       imports: [CoreModule.forRoot(config), outboxModule(), HealthModule, AccountsApiModule, TokensApiModule, QrCodesApiModule, FoldersApiModule, BatchesApiModule, EventsApiModule, WebhooksApiModule, AnalyticsApiModule, DomainsApiModule,
         FilesApiModule,
+        TemplatesApiModule,
         MetricsModule,
         // Every queue, for the queue dashboard (queue-board.ts).
         ...Object.values(QUEUES).map((name) => BullModule.registerQueue({ name })),

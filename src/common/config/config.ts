@@ -65,6 +65,7 @@ class EnvironmentVariables {
   @Transform(toInt) @IsInt() @Min(1) @IsOptional() WEBHOOK_AUTO_DISABLE_FAILURES?: number;
   @Transform(toInt) @IsInt() @Min(0) @IsOptional() WEBHOOK_AUTO_DISABLE_HOURS?: number;
   @Transform(toInt) @IsInt() @Min(50) @IsOptional() WEBHOOK_SWEEP_INTERVAL_MS?: number;
+  @Transform(toInt) @IsInt() @Min(500) @Max(600_000) @IsOptional() BATCH_CLAIM_TTL_MS?: number;
   @IsString() @IsOptional() TRUST_PROXY?: string;
   @Transform(toInt) @IsInt() @Min(1) @IsOptional() SCAN_RETENTION_DAYS?: number;
   @Transform(toInt) @IsInt() @Min(10) @Max(60_000) @IsOptional() SCAN_FLUSH_INTERVAL_MS?: number;
@@ -125,6 +126,8 @@ export interface AppConfig {
   webhookAutoDisableHours: number;
   /** How often a worker re-enqueues due deliveries Bull lost (Redis restart, killed worker). */
   webhookSweepIntervalMs: number;
+  /** How long a worker holds a claimed chunk of batch items; a killed worker's chunk is taken over after it. */
+  batchClaimTtlMs: number;
   /** Which peers' X-Forwarded-For is believed (proxy-addr syntax): the client IP for geolocation and lead limits. */
   trustProxy: string;
   /** Raw scans are deleted after this many days; daily rollups (what analytics reads) are kept with the code. */
@@ -234,6 +237,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     webhookAutoDisableFailures: raw.WEBHOOK_AUTO_DISABLE_FAILURES ?? 20,
     webhookAutoDisableHours: raw.WEBHOOK_AUTO_DISABLE_HOURS ?? 24,
     webhookSweepIntervalMs: raw.WEBHOOK_SWEEP_INTERVAL_MS ?? 5000,
+    batchClaimTtlMs: raw.BATCH_CLAIM_TTL_MS ?? 30_000,
     // No proxy is trusted unless named: otherwise any client on a trusted range could pick its own address.
     trustProxy: raw.TRUST_PROXY ?? '',
     scanRetentionDays: raw.SCAN_RETENTION_DAYS ?? 400,

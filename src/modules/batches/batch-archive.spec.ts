@@ -1,5 +1,5 @@
 import { csvField, csvRow, slug } from './batch-archive';
-import { inferTargetType } from './batches.service';
+import { inferTargetType } from './batch-request';
 
 describe('batch manifest', () => {
   it('quotes CSV fields that need it', () => {

@@ -1,8 +1,31 @@
 import archiver, { Archiver } from 'archiver';
 
-/** A streaming ZIP (archiver 7: CommonJS, so it also loads under Jest; archiver 8 is ESM-only). */
-export function createZip(): { archive: Archiver } {
-  return { archive: archiver('zip', { zlib: { level: 6 } }) };
+/** A streaming ZIP (archiver 7: CommonJS, so it also loads under Jest; archiver 8 is ESM-only). Entries are deflated
+ * unless appended with `store: true` (PNGs: already compressed). */
+export function createZip(): Archiver {
+  return archiver('zip', { zlib: { level: 6 } });
+}
+
+/** Appends one entry and resolves once the archive has taken it into its output: when the client reads slowly, the
+ * output fills and this waits, so the caller draws the next image only when there is room for it (backpressure). */
+export function appendAndWait(archive: Archiver, body: Buffer | string, name: string, store: boolean): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const done = () => {
+      archive.off('error', failed);
+      archive.off('close', closed);
+      resolve();
+    };
+    const failed = (err: Error) => {
+      archive.off('entry', done);
+      archive.off('close', closed);
+      reject(err);
+    };
+    const closed = () => failed(new Error('the archive was closed'));
+    archive.once('entry', done);
+    archive.once('error', failed);
+    archive.once('close', closed);
+    archive.append(body, { name, store });
+  });
 }
 
 /** One CSV field: quoted when needed, and a leading = + - @ neutralized so spreadsheets do not run it as a formula. */
@@ -27,3 +50,6 @@ export function slug(name: string, fallback: string): string {
       .slice(0, 80) || fallback
   );
 }
+
+/** manifest.csv's columns. */
+export const MANIFEST_HEADER = ['id', 'name', 'short_url', 'status', 'error', 'file'];

@@ -2,10 +2,18 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { Archiver } from 'archiver';
 import type { AuthContext } from '../../common/auth/auth-context';
 import { ApiException } from '../../common/errors/api.exception';
+import type { QrCodeDto } from '../qr-codes/dto/qr-code-response.dto';
 import { QrCodesService } from '../qr-codes/qr-codes.service';
-import { createZip, csvRow, slug } from './batch-archive';
-import type { BatchItem } from './batch.entity';
+import { appendAndWait, createZip, csvRow, MANIFEST_HEADER, slug } from './batch-archive';
+import type { BatchItemRow } from './batch.presenter';
 import { BatchesService } from './batches.service';
+
+interface Drawn {
+  id: string;
+  code: QrCodeDto | null;
+  body?: Buffer | string;
+  error?: string;
+}
 
 /** `GET /v1/batches/{id}/download`: every completed item's image plus manifest.csv, streamed as a ZIP. */
 @Injectable()
@@ -23,39 +31,54 @@ export class BatchDownloadService {
     if (batch.status === 'processing') {
       throw new ApiException('batch_processing', 'The batch is still processing; download it once its status is completed');
     }
-    const items = await this.batches.items(batch);
-    const { archive } = createZip();
+    const items = (await this.batches.itemRows([batch.id])).get(batch.id) ?? [];
+    const archive = createZip();
     void this.fill(auth, batch.id, items, archive, format, size);
     return { filename: `${batch.id}.zip`, archive };
   }
 
-  private async fill(auth: AuthContext, batchId: string, items: BatchItem[], archive: Archiver, format: 'svg' | 'png', size: number): Promise<void> {
+  /** Draws ahead of the archive by at most `ahead` images (one at 4,000 px, so a single rasterization is in memory)
+   * and writes each once the archive has room for it: the pace is the client's. */
+  private async fill(auth: AuthContext, batchId: string, items: BatchItemRow[], archive: Archiver, format: 'svg' | 'png', size: number): Promise<void> {
     try {
-      let manifest = csvRow(['id', 'name', 'short_url', 'status', 'error']);
+      let manifest = csvRow(MANIFEST_HEADER);
       for (const item of items) {
-        if (item.status !== 'completed') {
-          manifest += csvRow(['', item.name, '', item.status, item.error]);
-          continue;
+        if (item.status !== 'completed') manifest += csvRow(['', item.name, '', item.status, item.error, '']);
+      }
+      const completed = items.filter((i) => i.status === 'completed');
+      const names = new Map(completed.map((i) => [i.qr_code_id, i.name]));
+      const source = this.qrCodes.downloadables(auth, completed.map((i) => i.qr_code_id));
+      const ahead = format === 'png' && size > 1000 ? 1 : 3;
+      const pending: Array<Promise<Drawn>> = [];
+      let exhausted = false;
+      const top = async () => {
+        while (!exhausted && pending.length < ahead) {
+          const next = await source.next();
+          if (next.done) exhausted = true;
+          else {
+            const { id, code, draw } = next.value;
+            pending.push(code ? draw(format, size).then((body) => ({ id, code, body }), (err: Error) => ({ id, code, error: err.message })) : Promise.resolve({ id, code }));
+          }
         }
-        let code: { id: string; name: string; short_url: string | null };
-        try {
-          code = await this.qrCodes.retrieve(auth, item.qrCodeId);
-        } catch {
-          manifest += csvRow([item.qrCodeId, item.name, '', 'deleted', 'the code was deleted after the batch ran']);
-          continue;
+      };
+      await top();
+      while (pending.length > 0) {
+        const { id, code, body, error } = await pending.shift()!;
+        await top();
+        if (!code) {
+          manifest += csvRow([id, names.get(id), '', 'deleted', 'the code was deleted after the batch ran', '']);
+        } else if (body === undefined) {
+          manifest += csvRow([code.id, code.name, code.short_url, 'failed', error, '']);
+        } else {
+          const file = `${slug(code.name, 'code')}-${code.id}.${format}`;
+          await appendAndWait(archive, body, file, format === 'png');
+          manifest += csvRow([code.id, code.name, code.short_url, 'completed', '', file]);
         }
-        const file = await this.qrCodes.download(auth, item.qrCodeId, format, size).catch((err: Error) => err);
-        if (file instanceof Error) {
-          manifest += csvRow([code.id, code.name, code.short_url, 'failed', file.message]);
-          continue;
-        }
-        archive.append(file.body, { name: `${slug(String(code.name), 'code')}-${code.id}.${format}` });
-        manifest += csvRow([code.id, code.name, code.short_url, 'completed', '']);
       }
       archive.append(manifest, { name: 'manifest.csv' });
       await archive.finalize();
     } catch (err) {
-      this.logger.error(`batch ${batchId} download failed: ${(err as Error).message}`);
+      this.logger.warn(`batch ${batchId} download stopped: ${(err as Error).message}`);
       archive.destroy(err as Error);
     }
   }

@@ -23,7 +23,7 @@ export class Batch {
 
 @Entity({ tableName: 'batch_items' })
 export class BatchItem {
-  [OptionalProps]?: 'status' | 'error' | 'gs1Code' | 'name' | 'type';
+  [OptionalProps]?: 'status' | 'error' | 'gs1Code' | 'name' | 'type' | 'claim' | 'claimedUntil' | 'attempts';
   @PrimaryKey({ type: 'text' }) batchId!: string;
   @PrimaryKey({ type: 'integer' }) idx!: number;
   @Property({ type: 'text', nullable: true }) name: string | null = null;
@@ -35,4 +35,9 @@ export class BatchItem {
   @Property({ type: 'text' }) qrCodeId!: string;
   @Property({ type: 'text', nullable: true }) error: string | null = null;
   @Property({ type: 'text', nullable: true, fieldName: 'gs1_code' }) gs1Code: string | null = null;
+  /** The chunk claim of the worker creating the item, until `claimedUntil` (docs/batches.md). */
+  @Property({ type: 'text', nullable: true }) claim: string | null = null;
+  @Property({ type: 'datetime', columnType: 'timestamptz(3)', nullable: true }) claimedUntil: Date | null = null;
+  /** How many times a worker claimed it: an item that keeps a worker from finishing fails after MAX_ITEM_ATTEMPTS. */
+  @Property({ type: 'integer' }) attempts: number = 0;
 }

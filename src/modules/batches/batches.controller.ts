@@ -31,7 +31,7 @@ export class BatchesController {
 
   @Get()
   @RequiresScope('qr:read')
-  @ApiOperation({ summary: 'List batches', description: 'Newest first; items are left out (see GET /v1/batches/{id}).' })
+  @ApiOperation({ summary: 'List batches', description: 'Newest first; full Batch objects, items included.' })
   @ApiOkResponse({ type: BatchListDto })
   list(@Auth() auth: AuthContext, @Query() query: ListBatchesQueryDto): Promise<BatchListDto> {
     return this.batches.list(auth, query);
@@ -49,7 +49,7 @@ export class BatchesController {
   @RequiresScope('qr:read')
   @ApiOperation({
     summary: 'Download the batch as a ZIP',
-    description: 'Every completed item’s image (`<name-slug>-<id>.<ext>`) plus manifest.csv (id, name, short_url, status, error). 422 batch_processing while processing.',
+    description: 'Every completed item’s image (`<name-slug>-<id>.<ext>`; PNGs stored, SVGs deflated) plus manifest.csv (id, name, short_url, status, error, file). Streamed: images are drawn one at a time as the client reads. 422 batch_processing while processing.',
   })
   @ApiProduces('application/zip')
   @ApiOkResponse({ description: 'A ZIP archive' })

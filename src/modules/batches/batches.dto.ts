@@ -24,8 +24,13 @@ export class CreateBatchDto {
   @IsOptional() @ValidateIf((_o, v) => v !== null) @IsObject({ message: 'design must be an object or null' })
   design?: Record<string, unknown> | null;
 
-  @ApiPropertyOptional({ type: String, nullable: true, description: 'A saved dashboard template (tpl_…) applied to every item' })
-  @IsOptional() @ValidateIf((_o, v) => v !== null) @IsString() @Matches(/^tpl_[0-9A-Za-z]+$/, { message: 'template_id must be a tpl_… id or null' })
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: 'tpl_4bX9kQ2mT7vLp1sZ8nYc',
+    description: 'A design template (tpl_…) copied into every item; `design` beside it overrides it field by field. Unknown → 404.',
+  })
+  @IsOptional() @ValidateIf((_o, v) => v !== null) @IsString({ message: 'template_id must be a tpl_… id or null' })
   template_id?: string | null;
 }
 
@@ -38,7 +43,7 @@ export class BatchItemDto {
   @ApiProperty({ type: String, nullable: true, description: 'Set for GS1 refusals' }) gs1_code!: string | null;
 }
 
-/** A batch as lists show it: no items. */
+/** A batch without its items: the `data` of batch.completed and batch.failed events. */
 export class BatchSummaryDto {
   @ApiProperty({ example: 'batch_4bX9kQ2mT7vLp1sZ8nYc' }) id!: string;
   @ApiProperty({ enum: ['batch'] }) object!: 'batch';
@@ -54,7 +59,7 @@ export class BatchDto extends BatchSummaryDto {
 }
 
 export class BatchListDto extends ListEnvelopeDto {
-  @ApiProperty({ type: [BatchSummaryDto], description: 'Batches without their items (GET /v1/batches/{id} has them)' }) data!: BatchSummaryDto[];
+  @ApiProperty({ type: [BatchDto], description: 'Full Batch objects, items included' }) data!: BatchDto[];
 }
 
 export class ListBatchesQueryDto {

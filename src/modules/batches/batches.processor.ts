@@ -1,27 +1,35 @@
 import { Process, Processor } from '@nestjs/bull';
-import { Injectable } from '@nestjs/common';
-import { Cron, CronExpression } from '@nestjs/schedule';
+import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { Interval } from '@nestjs/schedule';
 import type { Job } from 'bull';
 import { QUEUES } from '../../common/queue/queues';
+import { BatchRunnerService } from './batch-runner.service';
 import { BatchesService, PROCESS_BATCH_JOB } from './batches.service';
 
 @Processor(QUEUES.batches)
 export class BatchesProcessor {
-  constructor(private readonly batches: BatchesService) {}
+  constructor(private readonly runner: BatchRunnerService) {}
 
   @Process(PROCESS_BATCH_JOB)
   async handle(job: Job<{ batchId: string }>): Promise<void> {
-    await this.batches.process(job.data.batchId);
+    await this.runner.run(job.data.batchId);
   }
 }
 
-/** Every minute: batches still processing with no progress for two minutes (their worker died) are enqueued again. */
+/** At boot and every 10 seconds: batches whose pending items nobody holds (a killed worker's, once its claims ran out;
+ * jobs Redis lost) are queued again. */
 @Injectable()
-export class BatchesSweeper {
+export class BatchesSweeper implements OnApplicationBootstrap {
+  private readonly logger = new Logger(BatchesSweeper.name);
+
   constructor(private readonly batches: BatchesService) {}
 
-  @Cron(CronExpression.EVERY_MINUTE)
+  onApplicationBootstrap(): void {
+    void this.sweep();
+  }
+
+  @Interval(10_000)
   async sweep(): Promise<void> {
-    await this.batches.resumeStalled(120_000);
+    await this.batches.resumeStalled().catch((err: Error) => this.logger.warn(`batch sweep failed: ${err.message}`));
   }
 }

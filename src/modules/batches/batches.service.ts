@@ -1,67 +1,25 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { InjectQueue } from '@nestjs/bull';
 import { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { RequestContext } from '@mikro-orm/core';
 import type { Queue } from 'bull';
 import type { AuthContext } from '../../common/auth/auth-context';
-import { ApiException } from '../../common/errors/api.exception';
-import { batchItems } from '../../common/metrics/metrics';
 import { CursorCodec } from '../../common/http/cursor';
 import { pageByCreatedAt } from '../../common/http/pagination';
+import { ApiException } from '../../common/errors/api.exception';
 import { newId } from '../../common/ids';
 import { assertQueueReachable, QUEUES } from '../../common/queue/queues';
-import { findOrganization } from '../accounts/organizations.repository';
-import { PLAN_CATALOG, PlanCatalog } from '../accounts/plans';
-import { EventsService } from '../events/events.service';
-import { codeExists } from '../qr-codes/qr-codes.repository';
-import { parseCreateBody } from '../qr-codes/dto/create-body';
+import { reserveCapacity } from '../qr-codes/capacity.repository';
+import { QrCodeCreationService } from '../qr-codes/qr-code-creation.service';
 import { QrCodesService } from '../qr-codes/qr-codes.service';
-import { parseDesign } from '../rendering/design';
 import { Batch, BatchItem } from './batch.entity';
+import { BatchItemRow, presentBatch } from './batch.presenter';
+import { itemKind, itemType } from './batch-request';
+import { BatchRunnerService, CHUNK_SIZE } from './batch-runner.service';
 import type { BatchDto, CreateBatchDto, ListBatchesQueryDto } from './batches.dto';
 
 export const PROCESS_BATCH_JOB = 'process-batch';
-
-/** target.type when an item leaves it out: inferred from the fields it carries. */
-export function inferTargetType(target: Record<string, unknown>): string | undefined {
-  if (typeof target.type === 'string') return target.type;
-  if ('ssid' in target) return 'wifi';
-  if ('title' in target && 'start' in target) return 'event';
-  if ('email' in target) return 'email';
-  if ('phone' in target) return 'sms';
-  if ('text' in target) return 'text';
-  if ('destination' in target) return 'url';
-  return undefined;
-}
-
-function itemKind(item: Record<string, unknown>): 'dynamic' | 'static' | 'gs1' | 'other' {
-  const t = item.type ?? 'dynamic';
-  return t === 'dynamic' || t === 'static' || t === 'gs1' ? t : 'other';
-}
-
-export function presentBatch(batch: Batch, items?: BatchItem[]): BatchDto {
-  const out: BatchDto = {
-    id: batch.id,
-    object: 'batch',
-    status: batch.status,
-    total_count: batch.totalCount,
-    completed_count: batch.completedCount,
-    error_count: batch.errorCount,
-    items: [],
-    created_at: batch.createdAt.toISOString(),
-  };
-  if (items) {
-    out.items = items.map((i) => ({
-      name: i.name,
-      type: i.type,
-      status: i.status,
-      qr_code_id: i.status === 'completed' ? i.qrCodeId : null,
-      error: i.error,
-      gs1_code: i.gs1Code,
-    }));
-  } else delete (out as Partial<BatchDto>).items;
-  return out;
-}
+/** Jobs enqueued per batch: as many workers as this can share one batch (each job claims chunks until none is left). */
+export const JOBS_PER_BATCH = 4;
 
 @Injectable()
 export class BatchesService {
@@ -72,69 +30,55 @@ export class BatchesService {
     private readonly orm: MikroORM,
     private readonly cursors: CursorCodec,
     private readonly qrCodes: QrCodesService,
-    private readonly events: EventsService,
-    @Inject(PLAN_CATALOG) private readonly plans: PlanCatalog,
+    private readonly creation: QrCodeCreationService,
+    private readonly runner: BatchRunnerService,
     @InjectQueue(QUEUES.batches) private readonly queue: Queue,
   ) {}
 
+  /** Accepts the batch: its design (a template's, the body's over it) resolved once, the plan's room for its dynamic
+   * items checked and reserved until the batch finishes, every item stored pending with a reserved id. */
   async create(auth: AuthContext, body: CreateBatchDto): Promise<BatchDto> {
-    if (body.template_id) throw new ApiException('not_found', `No such template: '${body.template_id}'`, { field: 'template_id' });
-    // The batch design applies to every item: refuse a bad one now, not 1,000 times later.
-    const design = body.design === undefined || body.design === null ? null : parseDesign(body.design);
+    const design = body.design || body.template_id ? await this.qrCodes.designOf(auth, { design: body.design, template_id: body.template_id }) : null;
     const dynamicCount = body.items.filter((i) => itemKind(i) === 'dynamic').length;
     await assertQueueReachable(this.queue, 'Batch processing');
-    const batch = await this.em.transactional(async (em) => {
-      if (dynamicCount > 0) {
-        const current = await this.qrCodes.countLiveDynamic(em, auth.organizationId);
-        // Items of batches still processing are about to become live codes too.
-        const [row] = await em.execute<{ n: string }[]>(
-          `select count(*) as n from batch_items i join batches b on b.id = i.batch_id
-            where b.organization_id = ? and b.status = 'processing' and i.status = 'pending' and i.qr_code_id like 'qr\\_%'`,
-          [auth.organizationId],
-        );
-        const reserved = Number(row.n);
-        if (current + reserved + dynamicCount > auth.plan.dynamic_qr_limit) {
-          throw new ApiException(
-            'plan_limit_reached',
-            `This batch has ${dynamicCount} dynamic item(s) but the ${auth.plan.id} plan has room for ${Math.max(0, auth.plan.dynamic_qr_limit - current - reserved)} more`,
-            { limit: auth.plan.dynamic_qr_limit, current_count: current + reserved, requested: dynamicCount, plan_id: auth.plan.id },
-          );
-        }
-      }
-      const batch = em.create(Batch, {
-        id: newId('batch'),
-        organizationId: auth.organizationId,
-        environment: auth.environment,
-        design: design as unknown as Record<string, unknown> | null,
-        totalCount: body.items.length,
-      });
-      // Items reference the batch: the batch row goes first (the entities declare no relation to order them by).
-      await em.flush();
-      body.items.forEach((item, idx) => {
-        const target = item.target && typeof item.target === 'object' && !Array.isArray(item.target) ? (item.target as Record<string, unknown>) : null;
-        em.create(BatchItem, {
-          batchId: batch.id,
-          idx,
-          name: typeof item.name === 'string' ? item.name : null,
-          type: itemKind(item) === 'gs1' ? 'gs1' : target ? (inferTargetType(target) ?? null) : null,
-          request: item,
-          qrCodeId: newId(itemKind(item) === 'static' ? 'sqr' : 'qr'),
-        });
-      });
-      return batch;
+    const now = new Date();
+    const batch = this.em.create(
+      Batch,
+      { id: newId('batch'), organizationId: auth.organizationId, environment: auth.environment, design: design as unknown as Record<string, unknown> | null, totalCount: body.items.length, createdAt: now, updatedAt: now },
+      { persist: false },
+    );
+    const items = body.items.map((item, idx) =>
+      this.em.create(
+        BatchItem,
+        { batchId: batch.id, idx, name: typeof item.name === 'string' ? item.name : null, type: itemType(item), request: item, qrCodeId: newId(itemKind(item) === 'static' ? 'sqr' : 'qr') },
+        { persist: false },
+      ),
+    );
+    await this.em.transactional(async (em) => {
+      if (dynamicCount > 0) await this.creation.assertRoom(em, auth, dynamicCount);
+      await em.insert(Batch, batch);
+      for (let i = 0; i < items.length; i += 500) await em.insertMany(BatchItem, items.slice(i, i + 500));
+      await reserveCapacity(em, auth.organizationId, batch.id, dynamicCount);
     });
     // Redis lost since the check above: the stalled-batch sweeper enqueues the committed batch once it is back.
-    await this.enqueue(batch.id).catch((err: Error) => this.logger.warn(`batch ${batch.id} not queued, left to the sweeper: ${err.message}`));
-    const items = await this.em.find(BatchItem, { batchId: batch.id }, { orderBy: { idx: 'asc' } });
-    return presentBatch(batch, items);
+    await this.enqueue(batch.id, Math.min(JOBS_PER_BATCH, Math.ceil(items.length / CHUNK_SIZE))).catch((err: Error) =>
+      this.logger.warn(`batch ${batch.id} not queued, left to the sweeper: ${err.message}`),
+    );
+    return presentBatch(batch, items.map((i) => ({ name: i.name, type: i.type, status: 'pending', qr_code_id: i.qrCodeId, error: null, gs1_code: null })));
   }
 
-  async enqueue(batchId: string, suffix = ''): Promise<void> {
-    await this.queue.add(PROCESS_BATCH_JOB, { batchId }, { jobId: `batch:${batchId}${suffix}`, attempts: 1 });
+  /** `jobs` jobs for the batch, so that as many workers can share it. */
+  async enqueue(batchId: string, jobs = 1, suffix = ''): Promise<void> {
+    await this.queue.addBulk(
+      Array.from({ length: jobs }, (_, n) => ({ name: PROCESS_BATCH_JOB, data: { batchId }, opts: { jobId: `batch:${batchId}${suffix}:${n}`, attempts: 1 } })),
+    );
   }
 
-  list(auth: AuthContext, query: ListBatchesQueryDto) {
-    return pageByCreatedAt(this.em, Batch, { organizationId: auth.organizationId, environment: auth.environment }, { ...query }, this.cursors, (b) => presentBatch(b));
+  /** Full Batch objects, items included (docs/batches.md), newest first. */
+  async list(auth: AuthContext, query: ListBatchesQueryDto) {
+    const page = await pageByCreatedAt(this.em, Batch, { organizationId: auth.organizationId, environment: auth.environment }, { ...query }, this.cursors, (b) => b);
+    const items = await this.itemRows(page.data.map((b) => b.id));
+    return { ...page, data: page.data.map((b) => presentBatch(b, items.get(b.id) ?? [])) };
   }
 
   async find(auth: AuthContext, id: string): Promise<Batch> {
@@ -145,129 +89,40 @@ export class BatchesService {
 
   async retrieve(auth: AuthContext, id: string): Promise<BatchDto> {
     const batch = await this.find(auth, id);
-    const items = await this.em.find(BatchItem, { batchId: batch.id }, { orderBy: { idx: 'asc' } });
-    return presentBatch(batch, items);
+    return presentBatch(batch, (await this.itemRows([batch.id])).get(batch.id) ?? []);
   }
 
-  async items(batch: Batch): Promise<BatchItem[]> {
-    return this.em.find(BatchItem, { batchId: batch.id }, { orderBy: { idx: 'asc' } });
-  }
-
-  /** Worker: creates every pending item, one at a time. Safe to run again after a crash (reserved ids) and
-   * concurrently (an item's code is created at most once). */
-  async process(batchId: string): Promise<void> {
-    await RequestContext.create(this.orm.em, async () => {
-      const em = this.em;
-      const batch = await em.findOne(Batch, { id: batchId });
-      if (!batch || batch.status !== 'processing') return;
-      try {
-        const org = await findOrganization(em, batch.organizationId);
-        if (!org) throw new Error(`the workspace ${batch.organizationId} of batch ${batch.id} is gone`);
-        const auth: AuthContext = {
-          organizationId: org.id,
-          organizationName: org.name,
-          keyId: `batch:${batch.id}`,
-          keyPrefix: '',
-          scopes: [],
-          plan: this.plans[org.plan],
-          environment: batch.environment,
-        };
-        const pending = await em.find(BatchItem, { batchId, status: 'pending' }, { orderBy: { idx: 'asc' } });
-        // The batch design's logo is fetched once for every item; if it cannot be used, each item fails with why.
-        let logo: { key: string | null } | { error: unknown } | undefined;
-        if (pending.length > 0 && batch.design) {
-          logo = await this.qrCodes.prepareDesignLogo(batch.design as Record<string, unknown>).then(
-            (key) => ({ key }),
-            (error: unknown) => ({ error }),
-          );
-        }
-        for (const item of pending) await this.processItem(auth, batch, item, logo);
-        // Kept only if some item's code uses it (every item may have failed).
-        if (logo && 'key' in logo && logo.key) await this.qrCodes.releaseLogo(logo.key);
-        await this.finish(batch);
-      } catch (err) {
-        this.logger.error(`batch ${batchId} failed: ${(err as Error).stack ?? err}`);
-        await this.fail(batch, (err as Error).message);
-      }
-    });
-  }
-
-  private async processItem(auth: AuthContext, batch: Batch, item: BatchItem, logo?: { key: string | null } | { error: unknown }): Promise<void> {
-    let status: 'completed' | 'failed' = 'completed';
-    let error: string | null = null;
-    let gs1Code: string | null = null;
-    if (!(await codeExists(this.em.fork(), item.qrCodeId))) {
-      try {
-        const request = { ...item.request };
-        delete request.design; // the batch design applies to every item
-        if (request.target && typeof request.target === 'object' && !Array.isArray(request.target)) {
-          const target = request.target as Record<string, unknown>;
-          request.target = { ...target, type: inferTargetType(target) };
-        }
-        // A standard or a GS1 item (`type: "gs1"`), checked and created exactly as POST /v1/qr-codes does.
-        const dto = await parseCreateBody(request);
-        if (logo && 'error' in logo) throw logo.error;
-        await this.qrCodes.create(auth, dto, {
-          id: item.qrCodeId,
-          design: (batch.design as Record<string, unknown> | null) ?? undefined,
-          logoKey: logo && 'key' in logo ? logo.key : undefined,
-        });
-      } catch (err) {
-        status = 'failed';
-        if (err instanceof ApiException) {
-          error = err.extras.field && !err.message.includes(err.extras.field) ? `${err.extras.field}: ${err.message}` : err.message;
-          gs1Code = err.extras.gs1_code ?? null;
-        } else {
-          this.logger.error(`batch ${batch.id} item ${item.idx}: ${(err as Error).stack ?? err}`);
-          error = 'Internal error while creating this item';
-        }
-      }
-    }
-    const finished = await this.em.transactional(async (em) => {
-      const updated = await em.nativeUpdate(BatchItem, { batchId: batch.id, idx: item.idx, status: 'pending' }, { status, error, gs1Code });
-      if (updated === 1) {
-        const column = status === 'completed' ? 'completed_count' : 'error_count';
-        await em.execute(`update batches set ${column} = ${column} + 1, updated_at = now() where id = ?`, [batch.id]);
-      }
-      return updated === 1;
-    });
-    if (finished) batchItems.inc({ outcome: status });
-  }
-
-  private async finish(batch: Batch): Promise<void> {
-    await this.em.transactional(async (em) => {
-      const [left] = await em.execute<{ n: string }[]>(`select count(*) as n from batch_items where batch_id = ? and status = 'pending'`, [batch.id]);
-      if (Number(left.n) > 0) return;
-      const rows = await em.execute<{ id: string }[]>(
-        `update batches set status = 'completed', finished_at = now(), updated_at = now() where id = ? and status = 'processing' returning id`,
-        [batch.id],
-      );
-      if (rows.length === 0) return;
-      const fresh = await em.findOneOrFail(Batch, { id: batch.id }, { refresh: true });
-      await this.events.emit(em, batch, 'batch.completed', presentBatch(fresh));
-    });
-  }
-
-  private async fail(batch: Batch, reason: string): Promise<void> {
-    await this.em.fork().transactional(async (em) => {
-      const rows = await em.execute<{ id: string }[]>(
-        `update batches set status = 'failed', failure_reason = ?, finished_at = now(), updated_at = now() where id = ? and status = 'processing' returning id`,
-        [reason.slice(0, 500), batch.id],
-      );
-      if (rows.length === 0) return;
-      const fresh = await em.findOneOrFail(Batch, { id: batch.id }, { refresh: true });
-      await this.events.emit(em, batch, 'batch.failed', presentBatch(fresh));
-    });
-  }
-
-  /** Batches still processing whose worker went quiet (killed mid-batch): run them again. */
-  async resumeStalled(olderThanMs: number): Promise<number> {
-    const rows = await this.orm.em.fork().execute<{ id: string }[]>(
-      `select id from batches where status = 'processing' and updated_at < now() - (? || ' milliseconds')::interval limit 100`,
-      [olderThanMs],
+  /** The items of these batches in index order, only the columns the API shows (not the stored requests). */
+  async itemRows(batchIds: string[]): Promise<Map<string, BatchItemRow[]>> {
+    const out = new Map<string, BatchItemRow[]>(batchIds.map((id) => [id, []]));
+    if (batchIds.length === 0) return out;
+    const rows = await this.em.execute<(BatchItemRow & { batch_id: string })[]>(
+      `select batch_id, name, type, status, qr_code_id, error, gs1_code from batch_items where batch_id in (${batchIds.map(() => '?').join(', ')}) order by batch_id, idx`,
+      batchIds,
     );
-    const minute = Math.floor(Date.now() / 60_000);
-    for (const r of rows) await this.enqueue(r.id, `:resume:${minute}`);
+    for (const { batch_id, ...row } of rows) out.get(batch_id)!.push(row);
+    return out;
+  }
+
+  /** Runs the batch in this process (the worker's job; tests call it to resume a batch by hand). */
+  process(batchId: string): Promise<void> {
+    return this.runner.run(batchId);
+  }
+
+  /** Batches still processing with pending items nobody holds (their worker died, or their jobs were lost): queued
+   * again. Claims run out after BATCH_CLAIM_TTL_MS, so this finds a killed worker's batch soon after. */
+  async resumeStalled(): Promise<number> {
+    const rows = await this.orm.em.fork().execute<{ id: string }[]>(
+      `select b.id from batches b
+        where b.status = 'processing'
+          and ((b.updated_at < now() - interval '2 seconds'
+                and exists (select 1 from batch_items i where i.batch_id = b.id and i.status = 'pending' and (i.claimed_until is null or i.claimed_until < now())))
+               -- every item recorded but the batch never completed (its worker died in between)
+               or (b.updated_at < now() - interval '1 minute' and not exists (select 1 from batch_items i where i.batch_id = b.id and i.status = 'pending')))
+        limit 100`,
+    );
+    const bucket = Math.floor(Date.now() / 10_000);
+    for (const r of rows) await this.enqueue(r.id, 1, `:resume:${bucket}`);
     return rows.length;
   }
 }

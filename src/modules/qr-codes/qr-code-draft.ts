@@ -9,8 +9,8 @@ import { prepareGs1 } from './targets/gs1.target';
 import { handlerFor, parseTarget } from './targets/registry';
 import type { TargetContext } from './targets/target-handler';
 
-/** A new code before it has an id, short code and image: what its body's type rules make of it. */
-export interface CodeDraft {
+/** What a creation body's type rules make of it (the target part of a new code's draft). */
+export interface TargetDraft {
   kind: QrKind;
   type: string;
   target: Record<string, unknown>;
@@ -25,12 +25,12 @@ export const isGs1Body = (body: CreateQrCodeDto | CreateGs1QrCodeDto): body is C
 /** Validates a creation body (standard or GS1) up to the folder, plan counts and uniqueness (a target naming an uploaded
  * file is looked up through `ctx`). Single
  * creation and batch items both come through here. */
-export async function codeDraft(auth: AuthContext, body: CreateQrCodeDto | CreateGs1QrCodeDto, ctx: TargetContext): Promise<CodeDraft> {
+export async function targetDraft(auth: AuthContext, body: CreateQrCodeDto | CreateGs1QrCodeDto, ctx: TargetContext): Promise<TargetDraft> {
   return isGs1Body(body) ? gs1Draft(auth, body) : standardDraft(auth, body, ctx);
 }
 
 /** A standard body: its target type's rules (parse, then resolve for targets naming another object, such as a file). */
-async function standardDraft(auth: AuthContext, body: CreateQrCodeDto, ctx: TargetContext): Promise<CodeDraft> {
+async function standardDraft(auth: AuthContext, body: CreateQrCodeDto, ctx: TargetContext): Promise<TargetDraft> {
   const kind = body.type ?? 'dynamic';
   const handler = handlerFor(body.target.type);
   if (kind === 'static' && !handler.staticCapable) {
@@ -41,7 +41,7 @@ async function standardDraft(auth: AuthContext, body: CreateQrCodeDto, ctx: Targ
 }
 
 /** A GS1 body (docs/gs1.md): the identifier is checked before the plan, so a bad one is 400 on every plan. */
-function gs1Draft(auth: AuthContext, body: CreateGs1QrCodeDto): CodeDraft {
+function gs1Draft(auth: AuthContext, body: CreateGs1QrCodeDto): TargetDraft {
   const draft = prepareGs1(body);
   if (draft.kind === 'dynamic') assertEntitled(auth, 'gs1');
   return { kind: draft.kind, type: 'gs1', target: draft.target as unknown as Record<string, unknown>, gs1Key: draft.gs1Key, namedAfterPayload: true };

@@ -1,8 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/postgresql';
 import { ImagesService } from '../images/images.service';
 import type { Design } from '../rendering/design';
 import { RenderingService } from '../rendering/rendering.service';
+import { OUT_OF_PROCESS_PNG_SIZE, PngRenderProcess } from './png-render-process';
 
 export type DownloadFormat = 'svg' | 'png';
 
@@ -12,16 +13,27 @@ export type DownloadFormat = 'svg' | 'png';
  * content-addressed and may be shared by identical codes).
  */
 @Injectable()
-export class QrCodeImagesService {
+export class QrCodeImagesService implements OnModuleDestroy {
+  /** Large PNGs are drawn in a child process (png-render-process.ts): the process's memory stays flat. */
+  private readonly bigPngs = new PngRenderProcess();
+
   constructor(
     private readonly em: EntityManager,
     private readonly rendering: RenderingService,
     private readonly images: ImagesService,
   ) {}
 
+  /** Payloads (with their error correction) known to fit: a batch checks the same placeholder short URL for each of
+   * its dynamic items, and encoding is the costliest part of drawing a code. */
+  private readonly fitting = new Set<string>();
+
   /** 400 `payload_too_large` when the payload does not fit at the design's error correction. */
   assertFits(payload: string, design: Design): void {
+    const key = `${design.error_correction}:${payload}`;
+    if (this.fitting.has(key)) return;
     this.rendering.assertFits(payload, design);
+    if (this.fitting.size >= 1000) this.fitting.clear();
+    this.fitting.add(key);
   }
 
   /** The stored logo of a design (fetched, checked and stored once), or null when it has none. */
@@ -34,10 +46,15 @@ export class QrCodeImagesService {
     return this.images.storeSvg(await this.rendering.renderSvg(payload, design, await this.logo(design, logoKey)));
   }
 
+  onModuleDestroy(): void {
+    this.bigPngs.stop();
+  }
+
   /** The code drawn for a download: an SVG of `size` (its width/height attributes) or a PNG of `size` pixels. */
   async draw(format: DownloadFormat, payload: string, design: Design, logoKey: string | null, size: number): Promise<Buffer | string> {
     const logo = await this.logo(design, logoKey);
-    return format === 'png' ? this.rendering.renderPng(payload, design, logo, size) : this.rendering.renderSvg(payload, design, logo, size);
+    if (format === 'svg') return this.rendering.renderSvg(payload, design, logo, size);
+    return size > OUT_OF_PROCESS_PNG_SIZE ? this.bigPngs.render(payload, design, logo, size) : this.rendering.renderPng(payload, design, logo, size);
   }
 
   url(key: string): string {

@@ -3,11 +3,12 @@ import { ImagesModule } from '../images/images.module';
 import { RenderingModule } from '../rendering/rendering.module';
 import { QrCodeImagesService } from './qr-code-images.service';
 import { QrCodesService } from './qr-codes.service';
+import { QrCodeCreationService } from './qr-code-creation.service';
 
 /** QR codes and their images, for the API and for batches (in the api and worker processes). */
 @Module({
   imports: [RenderingModule, ImagesModule],
-  providers: [QrCodesService, QrCodeImagesService],
-  exports: [QrCodesService, QrCodeImagesService],
+  providers: [QrCodesService, QrCodeImagesService, QrCodeCreationService],
+  exports: [QrCodesService, QrCodeImagesService, QrCodeCreationService],
 })
 export class QrCodesModule {}

@@ -75,6 +75,13 @@ function codeOf(row: CodeRow): CodeByShortCode {
 }
 
 /** True when a code with this id exists in any state (a batch item's reserved id already became a code). */
+/** Which of these ids are taken by a code (any workspace, any status). */
+export async function existingCodeIds(em: EntityManager, ids: string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await em.execute<{ id: string }[]>(`select id from qr_codes where id in (${ids.map(() => '?').join(', ')})`, ids);
+  return new Set(rows.map((r) => r.id));
+}
+
 export async function codeExists(em: EntityManager, id: string): Promise<boolean> {
   const [row] = await em.execute<{ n: number }[]>('select 1 as n from qr_codes where id = ?', [id]);
   return row !== undefined;

@@ -1,18 +1,20 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { EntityManager, UniqueConstraintViolationException } from '@mikro-orm/postgresql';
+import { EntityManager } from '@mikro-orm/postgresql';
 import type { Redis } from 'ioredis';
 import type { AuthContext } from '../../common/auth/auth-context';
 import { APP_CONFIG, AppConfig } from '../../common/config/config';
 import { ApiException } from '../../common/errors/api.exception';
 import { CursorCodec } from '../../common/http/cursor';
 import type { ListEnvelope } from '../../common/http/list';
-import { newId, newShortCode } from '../../common/ids';
+import { newShortCode } from '../../common/ids';
+
+const SHORT_CODE_PLACEHOLDER = newShortCode().replace(/./g, 'x');
 import { CHANNELS } from '../../common/queue/channels';
 import { REDIS } from '../../common/redis/redis.provider';
 import { EventsService } from '../events/events.service';
 import { gs1Dictionary } from '../gs1/syntax-dictionary';
 import { folderExists } from '../folders/folders.repository';
-import { codeDomainError, resolveCodeDomain } from '../domains/code-domain';
+import { resolveCodeDomain } from '../domains/code-domain';
 import { Design, parseDesign, storedDesign } from '../rendering/design';
 import type { CreateQrCodeDto, ListQrCodesQueryDto, UpdateQrCodeDto } from './dto/qr-code.dto';
 import type { DeletedQrCodeDto, QrCodeDto } from './dto/qr-code-response.dto';
@@ -20,10 +22,12 @@ import { QrCode } from './qr-code.entity';
 import { GS1_PATCH_ONLY_FIELDS, type CreateGs1QrCodeDto } from './dto/gs1.dto';
 import { assertGs1IdentifierFree, assertRoomFor, countLive, gs1TakenError, isGs1KeyConflict, planCountOf } from './qr-code-limits';
 import { assertGs1Patch, patchGs1 } from './targets/gs1.target';
-import { codeDraft } from './qr-code-draft';
+import { targetDraft } from './qr-code-draft';
 import { QrCodeImagesService } from './qr-code-images.service';
 import { listQrCodes } from './qr-codes.list';
-import { presentQrCode, scanOrigin, shortUrl } from './qr-code.presenter';
+import { presentQrCode } from './qr-code.presenter';
+import { type CodeDraft, QrCodeCreationService } from './qr-code-creation.service';
+import { templateDesign } from '../templates/templates.repository';
 import { FieldReader } from './targets/fields';
 import { normalizeTags, sameJson } from './qr-code-rules';
 import { storedHandler } from './targets/registry';
@@ -37,6 +41,7 @@ export class QrCodesService {
     private readonly cursors: CursorCodec,
     private readonly images: QrCodeImagesService,
     private readonly events: EventsService,
+    private readonly creation: QrCodeCreationService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(REDIS) private readonly redis: Redis,
   ) {
@@ -47,14 +52,13 @@ export class QrCodesService {
     return presentQrCode(code, { scanBaseUrl: this.config.scanBaseUrl, imageUrl: (k) => this.images.url(k) });
   }
 
-  /** What the symbol encodes: the short URL for dynamic codes, the payload for static ones. */
+  /** What the symbol encodes (QrCodeCreationService.payloadOf). */
   payloadOf(code: Pick<QrCode, 'kind' | 'shortCode' | 'type' | 'target' | 'domainHostname'>): string {
-    const handler = storedHandler(code.type);
-    if (handler.encodedUrl) return handler.encodedUrl(code.target, code.kind, scanOrigin(code, this.config.scanBaseUrl));
-    return code.kind === 'dynamic' ? shortUrl(code, this.config.scanBaseUrl)! : handler.payload(code.target);
+    return this.creation.payloadOf(code);
   }
 
-  /** Locks the workspace row so plan counts cannot race, then counts its live dynamic codes (GS1 codes apart). */
+  /** Locks the workspace row so plan counts cannot race, then counts its live dynamic codes (GS1 codes apart) and the
+   * room reserved for accepted work (batches still creating theirs). */
   countLiveDynamic(em: EntityManager, organizationId: string): Promise<number> {
     return countLive(em, organizationId, 'dynamic');
   }
@@ -64,80 +68,40 @@ export class QrCodesService {
     if (!(await folderExists(em, auth, folderId))) throw new ApiException('not_found', `No such folder: '${folderId}'`, { field: 'folder_id' });
   }
 
-  /** The stored logo of a design (fetched, checked and stored once), or null when it has none. Batches call it once
-   * for all their items. */
-  prepareDesignLogo(design: Record<string, unknown>): Promise<string | null> {
-    return this.images.prepareLogo(parseDesign(design));
-  }
-
-  /** Creates a code. `opts.id` reserves the id (batches: a resumed worker finds the code instead of creating it twice);
-   * `opts.design` replaces the body's design (a batch's design applies to every item). */
-  async create(
-    auth: AuthContext,
-    body: CreateQrCodeDto | CreateGs1QrCodeDto,
-    opts: { id?: string; design?: Record<string, unknown>; logoKey?: string | null } = {},
-  ): Promise<QrCodeDto> {
-    const draft = await codeDraft(auth, body, { em: this.em, owner: auth });
-    const { kind, type, target, gs1Key } = draft;
-    const count = planCountOf(draft);
-    const design = parseDesign(opts.design ?? body.design ?? {});
+  /**
+   * Everything that can refuse a creation body (standard or GS1), and nothing that writes: the target type's own rules
+   * (GS1 identifiers included), the kind and plan entitlement, the design (a template's, with the body's design over it
+   * field by field), tags, folder, the host (custom domain), fit, and a GS1 identifier's availability. Single creation
+   * and every batch item go through here, so a rule added here holds for both. `opts.design` replaces the body's design
+   * and template (a batch's design, resolved once for all its items).
+   */
+  async prepare(auth: AuthContext, body: CreateQrCodeDto | CreateGs1QrCodeDto, opts: { design?: Design } = {}): Promise<CodeDraft> {
+    const { kind, type, target, gs1Key, namedAfterPayload } = await targetDraft(auth, body, { em: this.em, owner: auth });
+    const design = opts.design ?? (await this.designOf(auth, body));
     const tags = body.tags === undefined ? [] : normalizeTags(body.tags);
     await this.assertFolder(auth, body.folder_id);
     const domain = await resolveCodeDomain(this.em, auth, kind, body.domain_id);
-    // Everything that can refuse the request is checked before the logo is fetched and stored, so a refused request
-    // leaves no logo behind (the plan limit is checked again, race-safe, in the transaction below).
     const domainHostname = domain?.hostname ?? null;
-    this.images.assertFits(this.payloadOf({ kind, shortCode: newShortCode(), type, target, domainHostname }), design);
-    if (count) await assertRoomFor(this.em, auth, count);
+    // Checked before any logo is fetched and stored, so a refused request leaves nothing behind. Every short code has
+    // the same length and alphabet, so a fixed one stands for the code's own (and the check is cached across items).
+    this.images.assertFits(this.payloadOf({ kind, shortCode: SHORT_CODE_PLACEHOLDER, type, target, domainHostname }), design);
     if (gs1Key) await assertGs1IdentifierFree(this.em, domain?.id ?? null, gs1Key);
-    const logoKey = design.logo ? (opts.logoKey !== undefined ? opts.logoKey : await this.images.prepareLogo(design)) : null;
+    const values: CodeDraft['values'] = { folderId: body.folder_id ?? null, tags, domainId: domain?.id ?? null, domainHostname, gs1Key };
+    if (body.name !== undefined) values.name = body.name;
+    return { kind, type, target, design, values, namedAfterPayload };
+  }
 
-    for (let attempt = 0; ; attempt++) {
-      const shortCode = newShortCode();
-      const id = opts.id ? `${kind === 'dynamic' ? 'qr' : 'sqr'}_${opts.id.replace(/^s?qr_/, '')}` : newId(kind === 'dynamic' ? 'qr' : 'sqr');
-      const now = new Date();
-      const payload = this.payloadOf({ kind, shortCode, type, target, domainHostname }); // fits: checked above (every short code has the same length)
-      const imageKey = await this.images.store(payload, design, logoKey);
-      try {
-        const code = await this.em.transactional(async (em) => {
-          if (count) await assertRoomFor(em, auth, count);
-          if (gs1Key) await assertGs1IdentifierFree(em, domain?.id ?? null, gs1Key);
-          const code = em.create(QrCode, {
-            id,
-            organizationId: auth.organizationId,
-            kind,
-            name: body.name ?? (draft.namedAfterPayload ? payload.slice(0, 255) : `${kind === 'dynamic' ? 'Campaign' : 'Static'} ${shortCode}`),
-            type,
-            shortCode,
-            domainId: domain?.id ?? null,
-            domainHostname,
-            target,
-            gs1Key,
-            design: design as unknown as Record<string, unknown>,
-            folderId: body.folder_id ?? null,
-            tags,
-            environment: auth.environment,
-            imageKey,
-            logoKey,
-            createdAt: now,
-            updatedAt: now,
-          });
-          await em.flush();
-          await this.events.emit(em, auth, 'qr.created', this.present(code));
-          return code;
-        });
-        this.invalidate(code);
-        return this.present(code);
-      } catch (err) {
-        await this.images.releaseImage(imageKey);
-        const gs1Conflict = isGs1KeyConflict(err);
-        if (err instanceof UniqueConstraintViolationException && !gs1Conflict && attempt < 5) continue; // short codes are unique per domain
-        // A logo this request fetched (not one a batch passed in) goes too, unless another code uses it.
-        if (logoKey && opts.logoKey === undefined) await this.images.releaseLogo(logoKey);
-        if (gs1Conflict) throw gs1TakenError(gs1Key!);
-        throw codeDomainError(err, domain);
-      }
-    }
+  /** The design of a new code: the body's, merged field by field over its template's when `template_id` is given. */
+  async designOf(auth: AuthContext, body: { design?: Record<string, unknown> | null; template_id?: string | null }): Promise<Design> {
+    const base = body.template_id ? await templateDesign(this.em, auth, body.template_id) : undefined;
+    return parseDesign(body.design ?? (base ? undefined : {}), { base });
+  }
+
+  /** Creates a code: prepare, then the creation service draws, stores and inserts it. */
+  async create(auth: AuthContext, body: CreateQrCodeDto | CreateGs1QrCodeDto): Promise<QrCodeDto> {
+    const code = await this.creation.createOne(auth, await this.prepare(auth, body));
+    this.invalidate(code);
+    return this.present(code);
   }
 
   /** A live code of the workspace and the key's environment (test or live), or 404 (foreign ids, the other
@@ -284,9 +248,21 @@ export class QrCodesService {
     return format === 'png' ? { body, contentType: 'image/png', filename: `${slug}.png` } : { body, contentType: 'image/svg+xml', filename: `${slug}.svg` };
   }
 
-  /** Deletes a logo a batch prepared unless a code uses it. */
-  releaseLogo(key: string): Promise<void> {
-    return this.images.releaseLogo(key);
+  /** The live codes among `ids` (workspace and environment of `auth`, read 100 at a time), each with a `draw` the
+   * caller runs when it wants the image: a 1,000-image archive holds only the images it is about to write. Codes gone
+   * since are yielded with `code: null`. */
+  async *downloadables(auth: AuthContext, ids: string[]): AsyncGenerator<{ id: string; code: QrCodeDto | null; draw(format: 'svg' | 'png', size: number): Promise<Buffer | string> }> {
+    for (let i = 0; i < ids.length; i += 100) {
+      const page = ids.slice(i, i + 100);
+      const where = { id: { $in: page }, organizationId: auth.organizationId, environment: auth.environment, status: 'live' as const };
+      const codes = new Map((await this.em.fork().find(QrCode, where)).map((c) => [c.id, c]));
+      for (const id of page) {
+        const code = codes.get(id);
+        const draw = (format: 'svg' | 'png', size: number) =>
+          code ? this.images.draw(format, this.payloadOf(code), storedDesign(code.design), code.logoKey, size) : Promise.reject(new Error('gone'));
+        yield { id, code: code ? this.present(code) : null, draw };
+      }
+    }
   }
 
   /** Scan processes drop the code from their caches (docs/scan-host.md: a new destination works on the next scan). */

@@ -114,6 +114,15 @@ export class CreateGs1QrCodeDto {
   @IsOmittable() @IsObject({ message: 'design must be an object' })
   design?: Record<string, unknown>;
 
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: 'tpl_4bX9kQ2mT7vLp1sZ8nYc',
+    description: 'A design template (tpl_…) whose design is copied into the code; `design` beside it overrides it field by field.',
+  })
+  @IsOptional() @ValidateIf((_, v) => v !== null) @IsString({ message: 'template_id must be a tpl_… id or null' })
+  template_id?: string | null;
+
   @ApiPropertyOptional({ type: String, nullable: true, example: 'fld_4bX9kQ2mT7vLp1sZ8nYc' })
   @IsOptional() @ValidateIf((_, v) => v !== null) @IsString() @Matches(/^fld_[0-9A-Za-z]+$/, { message: 'folder_id must be a fld_… id or null' })
   folder_id?: string | null;

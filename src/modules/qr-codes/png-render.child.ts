@@ -1,0 +1,33 @@
+/* The child process of PngRenderProcess: rasterizes large PNGs so their native memory (librsvg, libvips and the
+ * allocator's arenas, several hundred MB at 4,000 px) lives and dies outside the api process. One request at a time. */
+import 'reflect-metadata';
+import sharp from 'sharp';
+import { ApiException } from '../../common/errors/api.exception';
+import type { Design } from '../rendering/design';
+import { RenderingService } from '../rendering/rendering.service';
+
+interface Request {
+  id: number;
+  payload: string;
+  design: Design;
+  logo: Uint8Array | null;
+  size: number;
+}
+
+// One image at a time, nothing cached: the least native memory per rasterization.
+sharp.cache(false);
+sharp.concurrency(1);
+const rendering = new RenderingService();
+
+process.on('message', (req: Request) => {
+  const logo = req.logo ? Buffer.from(req.logo.buffer, req.logo.byteOffset, req.logo.byteLength) : null;
+  rendering.renderPng(req.payload, req.design, logo, req.size).then(
+    (png) => process.send!({ id: req.id, png }),
+    (err: unknown) =>
+      process.send!({
+        id: req.id,
+        error: err instanceof ApiException ? { code: err.code, message: err.message, field: err.extras.field } : { message: (err as Error).message ?? String(err) },
+      }),
+  );
+});
+process.on('disconnect', () => process.exit(0));

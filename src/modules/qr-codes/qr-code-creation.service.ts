@@ -1,0 +1,162 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { EntityManager, UniqueConstraintViolationException } from '@mikro-orm/postgresql';
+import type { AuthContext } from '../../common/auth/auth-context';
+import { APP_CONFIG, AppConfig } from '../../common/config/config';
+import { newId, newShortCode } from '../../common/ids';
+import { EventsService } from '../events/events.service';
+import type { Design } from '../rendering/design';
+import { lockCapacity } from './capacity.repository';
+import { QrCode, type QrKind } from './qr-code.entity';
+import { QrCodeImagesService } from './qr-code-images.service';
+import { presentQrCode, scanOrigin, shortUrl } from './qr-code.presenter';
+import { assertGs1IdentifierFree, assertRoomFor, planCountOf, planLimitError } from './qr-code-limits';
+import { codeDomainError } from '../domains/code-domain';
+import { storedHandler } from './targets/registry';
+
+/**
+ * A creation body after every check that can refuse it (QrCodesService.prepare): what the new code will hold, except
+ * its id, short code and stored images. Single creation and every batch item make one through the same code.
+ */
+export interface CodeDraft {
+  kind: QrKind;
+  type: string;
+  target: Record<string, unknown>;
+  design: Design;
+  /** Further columns of the new row the body decided (name, folderId, tags, domainId/domainHostname, gs1Key, …). */
+  values: Partial<QrCode> & { tags: string[] };
+  /** Unnamed codes are named after what they encode (GS1: the Digital Link URI, also the linkset's itemDescription). */
+  namedAfterPayload?: boolean;
+}
+
+/** Draws, stores and inserts new codes: one at a time (POST /v1/qr-codes) or a chunk at once (batches: one multi-row
+ * insert and one qr.created fan-out for the chunk). */
+@Injectable()
+export class QrCodeCreationService {
+  constructor(
+    private readonly em: EntityManager,
+    private readonly images: QrCodeImagesService,
+    private readonly events: EventsService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** What the symbol encodes: the short URL for dynamic codes (on their custom domain, if any), the payload for static
+   * ones; a type encoding a URL of its own (GS1 Digital Link) says it. */
+  payloadOf(code: Pick<QrCode, 'kind' | 'shortCode' | 'type' | 'target' | 'domainHostname'>): string {
+    const handler = storedHandler(code.type);
+    if (handler.encodedUrl) return handler.encodedUrl(code.target, code.kind, scanOrigin(code, this.config.scanBaseUrl));
+    return code.kind === 'dynamic' ? shortUrl(code, this.config.scanBaseUrl)! : handler.payload(code.target);
+  }
+
+  present(code: QrCode) {
+    return presentQrCode(code, { scanBaseUrl: this.config.scanBaseUrl, imageUrl: (k) => this.images.url(k) });
+  }
+
+  /** The stored logo of the draft's design (fetched, checked and stored), or null without a logo. */
+  logoOf(draft: CodeDraft): Promise<string | null> {
+    return this.images.prepareLogo(draft.design);
+  }
+
+  /** The new code, not yet inserted: a fresh short code, its SVG drawn and stored. `id` reserves the id (batches). */
+  async render(auth: AuthContext, draft: CodeDraft, logoKey: string | null, id?: string): Promise<QrCode> {
+    const prefix = draft.kind === 'dynamic' ? 'qr' : 'sqr';
+    const shortCode = newShortCode();
+    const now = new Date();
+    const code = this.em.create(
+      QrCode,
+      {
+        name: `${draft.kind === 'dynamic' ? 'Campaign' : 'Static'} ${shortCode}`,
+        ...draft.values,
+        id: id ? `${prefix}_${id.replace(/^s?qr_/, '')}` : newId(prefix),
+        organizationId: auth.organizationId,
+        environment: auth.environment,
+        kind: draft.kind,
+        type: draft.type,
+        shortCode,
+        target: draft.target,
+        design: draft.design as unknown as Record<string, unknown>,
+        logoKey,
+        createdAt: now,
+        updatedAt: now,
+      },
+      { persist: false },
+    );
+    const payload = this.payloadOf(code);
+    if (draft.namedAfterPayload && draft.values.name === undefined) code.name = payload.slice(0, 255);
+    code.imageKey = await this.images.store(payload, draft.design, logoKey);
+    return code;
+  }
+
+  /**
+   * Inserts codes in the caller's transaction (one multi-row insert) and emits one qr.created each (one fan-out).
+   * Codes that hit a unique index (a short code taken meanwhile, an identifier claimed concurrently) are left out and
+   * returned as `conflicted`, for the caller to retry with a new short code or to refuse.
+   */
+  async insert(em: EntityManager, auth: AuthContext, codes: QrCode[]): Promise<{ inserted: QrCode[]; conflicted: QrCode[] }> {
+    let inserted: QrCode[] = [];
+    const conflicted: QrCode[] = [];
+    if (codes.length === 0) return { inserted, conflicted };
+    try {
+      await em.transactional((sp) => sp.insertMany(QrCode, codes));
+      inserted = codes;
+    } catch (err) {
+      if (!(err instanceof UniqueConstraintViolationException)) throw err;
+      // Rare: find the culprits one by one, each in its own savepoint.
+      for (const code of codes) {
+        try {
+          await em.transactional((sp) => sp.insert(QrCode, code));
+          inserted.push(code);
+        } catch (e) {
+          if (!(e instanceof UniqueConstraintViolationException)) throw e;
+          conflicted.push(code);
+        }
+      }
+    }
+    await this.events.emitMany(em, 'qr.created', inserted.map((c) => ({ owner: auth, data: this.present(c) })));
+    return { inserted, conflicted };
+  }
+
+  /** One code, from a prepared draft: logo, image, then one transaction that re-checks the plan (reservations
+   * included; GS1 codes against their own limit) and the GS1 identifier, inserts and emits qr.created. */
+  async createOne(auth: AuthContext, draft: CodeDraft): Promise<QrCode> {
+    const which = planCountOf(draft);
+    const gs1Key = draft.values.gs1Key ?? null;
+    const domainId = draft.values.domainId ?? null;
+    if (which) await this.em.transactional((em) => assertRoomFor(em, auth, which));
+    const logoKey = draft.design.logo ? await this.logoOf(draft) : null;
+    try {
+      for (let attempt = 0; attempt < 5; attempt++) {
+        const code = await this.render(auth, draft, logoKey);
+        const ok = await this.em
+          .transactional(async (em) => {
+            if (which) await assertRoomFor(em, auth, which);
+            if (gs1Key) await assertGs1IdentifierFree(em, domainId, gs1Key);
+            return (await this.insert(em, auth, [code])).inserted.length === 1;
+          })
+          .catch(async (err: unknown) => {
+            await this.images.releaseImage(code.imageKey!);
+            throw codeDomainError(err, domainId ? { id: domainId, hostname: draft.values.domainHostname ?? '' } : null);
+          });
+        if (ok) return code;
+        await this.images.releaseImage(code.imageKey!);
+        // A unique index refused the row: the GS1 identifier (claimed concurrently; this throws 409) or the short code.
+        if (gs1Key) await assertGs1IdentifierFree(this.em, domainId, gs1Key);
+      }
+      throw new Error('no free short code after 5 attempts');
+    } catch (err) {
+      if (logoKey) await this.images.releaseLogo(logoKey);
+      throw err;
+    }
+  }
+
+  /** 403 plan_limit_reached unless `count` more dynamic codes fit beside the live ones and what others reserved. */
+  async assertRoom(em: EntityManager, auth: AuthContext, count: number): Promise<void> {
+    const { live, reserved } = await lockCapacity(em, auth.organizationId);
+    if (live + reserved + count > auth.plan.dynamic_qr_limit) throw planLimitError(auth, live + reserved, count);
+  }
+
+  /** Deletes images of codes that were drawn but not inserted (unless another code shares them). */
+  async discard(codes: QrCode[], logoKeys: Iterable<string> = []): Promise<void> {
+    for (const c of codes) if (c.imageKey) await this.images.releaseImage(c.imageKey);
+    for (const k of logoKeys) await this.images.releaseLogo(k);
+  }
+}

@@ -1,0 +1,106 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from '@mikro-orm/postgresql';
+import type { AuthContext } from '../../common/auth/auth-context';
+import { ApiException } from '../../common/errors/api.exception';
+import { CursorCodec } from '../../common/http/cursor';
+import { pageByCreatedAt } from '../../common/http/pagination';
+import { lockOrganization } from '../accounts/organizations.repository';
+import { parseDesign, storedDesign, type Design } from '../rendering/design';
+import { Template } from './template.entity';
+import { MAX_TEMPLATES, type CreateTemplateDto, type ListTemplatesQueryDto, type TemplateDto, type UpdateTemplateDto } from './templates.dto';
+import { TEMPLATE_ID } from './templates.repository';
+
+export function presentTemplate(t: Template): TemplateDto {
+  const d = storedDesign(t.design);
+  return {
+    id: t.id,
+    object: 'template',
+    name: t.name,
+    design: {
+      error_correction: d.error_correction,
+      colors: d.colors,
+      gradient: d.gradient,
+      shapes: d.shapes,
+      eye_colors: d.eye_colors,
+      has_logo: d.logo !== null,
+      logo: d.logo,
+      transparent_background: d.transparent_background,
+    },
+    created_at: t.createdAt.toISOString(),
+    updated_at: t.updatedAt.toISOString(),
+  };
+}
+
+const stored = (design: Design) => design as unknown as Record<string, unknown>;
+
+@Injectable()
+export class TemplatesService {
+  constructor(
+    private readonly em: EntityManager,
+    private readonly cursors: CursorCodec,
+  ) {}
+
+  /** At most MAX_TEMPLATES per workspace (both environments, like custom domains): the workspace row is locked while
+   * counting, so concurrent creations cannot pass the limit together. */
+  async create(auth: AuthContext, body: CreateTemplateDto): Promise<TemplateDto> {
+    const design = parseDesign(body.design);
+    const template = await this.em.transactional(async (em) => {
+      await lockOrganization(em, auth.organizationId);
+      const current = await em.count(Template, { organizationId: auth.organizationId });
+      if (current + 1 > MAX_TEMPLATES) {
+        throw new ApiException('plan_limit_reached', `A workspace can hold at most ${MAX_TEMPLATES} design templates; ${current} exist`, {
+          limit: MAX_TEMPLATES,
+          current_count: current,
+          requested: 1,
+          plan_id: auth.plan.id,
+        });
+      }
+      const template = em.create(Template, { organizationId: auth.organizationId, environment: auth.environment, name: body.name, design: stored(design) });
+      await em.flush();
+      return template;
+    });
+    return presentTemplate(template);
+  }
+
+  list(auth: AuthContext, query: ListTemplatesQueryDto) {
+    return pageByCreatedAt(this.em, Template, { organizationId: auth.organizationId, environment: auth.environment }, { ...query }, this.cursors, presentTemplate);
+  }
+
+  private async find(auth: AuthContext, id: string): Promise<Template> {
+    const template = TEMPLATE_ID.test(id) ? await this.em.findOne(Template, { id, organizationId: auth.organizationId, environment: auth.environment }) : null;
+    if (!template) throw ApiException.notFound('template', id);
+    return template;
+  }
+
+  async retrieve(auth: AuthContext, id: string): Promise<TemplateDto> {
+    return presentTemplate(await this.find(auth, id));
+  }
+
+  /** `design` merges over the stored design field by field, as PATCH /v1/qr-codes/{id} does for a code's design. */
+  async update(auth: AuthContext, id: string, body: UpdateTemplateDto): Promise<TemplateDto> {
+    const template = await this.find(auth, id);
+    const design = body.design === undefined ? undefined : parseDesign(body.design, { base: storedDesign(template.design) });
+    let changed = false;
+    if (body.name !== undefined && body.name !== template.name) {
+      template.name = body.name;
+      changed = true;
+    }
+    if (design && JSON.stringify(design) !== JSON.stringify(storedDesign(template.design))) {
+      template.design = stored(design);
+      changed = true;
+    }
+    if (changed) {
+      template.updatedAt = new Date();
+      await this.em.flush();
+    }
+    return presentTemplate(template);
+  }
+
+  /** Codes created from the template keep their design (they hold a copy). */
+  async remove(auth: AuthContext, id: string): Promise<{ id: string; object: 'template'; deleted: true }> {
+    const template = await this.find(auth, id);
+    await this.em.execute('delete from templates where id = ? and organization_id = ?', [id, auth.organizationId]);
+    this.em.getUnitOfWork().unsetIdentity(template);
+    return { id, object: 'template', deleted: true };
+  }
+}

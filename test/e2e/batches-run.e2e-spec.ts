@@ -1,0 +1,169 @@
+import sharp from 'sharp';
+import { TestReceiver, waitFor } from '../../src/modules/webhooks/testing/receiver';
+import { BatchRunnerService } from '../../src/modules/batches/batch-runner.service';
+import { createOrg, db, eventually, http, isolatedRedisUrl, startApi, startWorker, TestApp, TestOrg, writePlans } from '../setup/app';
+import { zipEntries, zipEntry } from '../setup/zip';
+
+/** Batches as they run: capacity reservation, events, per-item errors inside a chunk, the list, the ZIP. */
+describe('batches at work', () => {
+  let t: TestApp;
+  let worker: { close(): Promise<void> };
+  let org: TestOrg;
+  let rx: TestReceiver;
+
+  beforeAll(async () => {
+    rx = await new TestReceiver().start();
+    t = await startApi({ WEBHOOK_ALLOW_HOSTS: '127.0.0.1' });
+    worker = await startWorker();
+    org = await createOrg(t, { plan: 'pro' });
+  });
+  afterAll(async () => {
+    await worker.close();
+    await t.close();
+    await rx.stop();
+  });
+
+  const finished = (app: TestApp, id: string, key: string) =>
+    eventually(async () => {
+      const res = await http(app.origin, 'GET', `/v1/batches/${id}`, { key });
+      return res.body.status !== 'processing' ? res.body : undefined;
+    }, 60_000, `batch ${id}`);
+
+  it('reserves the capacity of an accepted batch until it finishes', async () => {
+    // An api on its own Redis: no worker runs this batch until the test lets one.
+    const redis = isolatedRedisUrl(9);
+    const limited = await startApi({ REDIS_URL: redis, PLANS_FILE: writePlans({ plus: { dynamic_qr_limit: 5, requests_per_minute: 100_000 } }) });
+    try {
+      const o = await createOrg(limited, { plan: 'plus' });
+      const text = (s: string) => ({ target: { type: 'text', text: s } });
+      expect((await http(limited.origin, 'POST', '/v1/qr-codes', { key: o.apiKey, body: text('before') })).status).toBe(201);
+      const res = await http(limited.origin, 'POST', '/v1/batches', { key: o.apiKey, body: { items: [text('a'), text('b'), text('c')] } });
+      expect(res.status).toBe(202);
+      // Held as if a worker had claimed every item for an hour (so the sweepers of other workers leave it alone).
+      await db(limited).execute(`update batch_items set claim = 'held', claimed_until = now() + interval '1 hour' where batch_id = ?`, [res.body.id]);
+
+      expect((await http(limited.origin, 'POST', '/v1/qr-codes', { key: o.apiKey, body: text('fits') })).status).toBe(201);
+      const stolen = await http(limited.origin, 'POST', '/v1/qr-codes', { key: o.apiKey, body: text('would take the batch its room') });
+      expect(stolen.status).toBe(403);
+      expect(stolen.body.error).toMatchObject({ code: 'plan_limit_reached', limit: 5, current_count: 5, requested: 1, plan_id: 'plus' });
+      const second = await http(limited.origin, 'POST', '/v1/batches', { key: o.apiKey, body: { items: [text('d')] } });
+      expect(second.status).toBe(403);
+      expect(second.body.error.code).toBe('plan_limit_reached');
+      const statics = await http(limited.origin, 'POST', '/v1/qr-codes', { key: o.apiKey, body: { ...text('static'), type: 'static' } });
+      expect(statics.status).toBe(201);
+
+      await db(limited).execute(`update batch_items set claim = null, claimed_until = null where batch_id = ?`, [res.body.id]);
+      const own = await startWorker({ REDIS_URL: redis });
+      try {
+        const done = await finished(limited, res.body.id, o.apiKey);
+        expect(done).toMatchObject({ status: 'completed', completed_count: 3, error_count: 0 });
+      } finally {
+        await own.close();
+      }
+      // Finished: the reservation is gone, the codes themselves now count.
+      const [{ n }] = await db(limited).execute<{ n: string }[]>('select count(*) as n from qr_capacity_reservations where holder = ?', [res.body.id]);
+      expect(Number(n)).toBe(0);
+      const full = await http(limited.origin, 'POST', '/v1/qr-codes', { key: o.apiKey, body: text('full') });
+      expect(full.body.error).toMatchObject({ code: 'plan_limit_reached', current_count: 5 });
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('fails one bad item alone within a chunk, lists full batches and delivers qr.created per code and batch.completed', async () => {
+    const hook = await http(t.origin, 'POST', '/v1/webhooks', { key: org.apiKey, body: { url: rx.url('/batch-events'), events: ['qr.created', 'batch.completed', 'batch.failed'] } });
+    expect(hook.status).toBe(201);
+    const items = Array.from({ length: 120 }, (_, i) => ({ name: `Item ${i}`, target: { type: 'url', destination: `https://example.com/${i}` } }));
+    items[7] = { name: 'Bad URL', target: { type: 'url', destination: 'javascript:alert(1)' } };
+    items[64] = { name: 'Bad type', target: { type: 'hologram', destination: 'x' } } as never;
+    items[65] = { name: 'Unknown folder', target: { type: 'url', destination: 'https://example.com/f' }, folder_id: 'fld_0000000000000000000000' } as never;
+    const res = await http(t.origin, 'POST', '/v1/batches', { key: org.apiKey, body: { design: { shapes: { body: 'rounded' } }, items } });
+    expect(res.status).toBe(202);
+    const done = await finished(t, res.body.id, org.apiKey);
+    expect(done).toMatchObject({ status: 'completed', total_count: 120, completed_count: 117, error_count: 3 });
+    const failed = done.items.flatMap((i: { status: string }, n: number) => (i.status === 'failed' ? [n] : []));
+    expect(failed).toEqual([7, 64, 65]);
+    expect(done.items[7].error).toMatch(/target\.destination/);
+    expect(done.items[64].error).toMatch(/target\.type/);
+    expect(done.items[65].error).toMatch(/folder/);
+    const ids = done.items.filter((i: { status: string }) => i.status === 'completed').map((i: { qr_code_id: string }) => i.qr_code_id);
+    expect(new Set(ids).size).toBe(117);
+
+    const list = await http(t.origin, 'GET', '/v1/batches?limit=5', { key: org.apiKey });
+    const listed = list.body.data.find((b: { id: string }) => b.id === res.body.id);
+    expect(listed).toEqual(done);
+
+    const received = await waitFor(() => {
+      const bodies = rx.forPath('/batch-events').map((r) => JSON.parse(r.body));
+      const created = bodies.filter((e) => e.type === 'qr.created' && ids.includes(e.data.id));
+      const completed = bodies.filter((e) => e.type === 'batch.completed' && e.data.id === res.body.id);
+      return created.length >= 117 && completed.length >= 1 ? { created, completed } : undefined;
+    }, 'the batch events', 60_000);
+    expect(new Set(received.created.map((e) => e.data.id)).size).toBe(117);
+    expect(received.completed[0].data).toEqual({ id: res.body.id, object: 'batch', status: 'completed', total_count: 120, completed_count: 117, error_count: 3, created_at: res.body.created_at });
+    const archived = await http(t.origin, 'GET', '/v1/events?type=batch.completed&limit=100', { key: org.apiKey });
+    expect(archived.body.data.map((e: { data: { id: string } }) => e.data.id)).toContain(res.body.id);
+    const createdArchive = await http(t.origin, 'GET', '/v1/events?type=qr.created&limit=100', { key: org.apiKey });
+    expect(createdArchive.body.data.length).toBe(100);
+  }, 120_000);
+
+  it('emits batch.failed on a global failure and releases the reservation', async () => {
+    const redis = isolatedRedisUrl(9);
+    const api = await startApi({ REDIS_URL: redis, WEBHOOK_ALLOW_HOSTS: '127.0.0.1' });
+    try {
+      const res = await http(api.origin, 'POST', '/v1/batches', { key: org.apiKey, body: { items: [{ target: { type: 'text', text: 'never' } }] } });
+      await db(api).execute(`update batch_items set claim = 'held', claimed_until = now() + interval '1 hour' where batch_id = ?`, [res.body.id]);
+      await api.app.get(BatchRunnerService).fail(res.body.id, 'the workspace was suspended');
+      const got = await http(api.origin, 'GET', `/v1/batches/${res.body.id}`, { key: org.apiKey });
+      expect(got.body).toMatchObject({ status: 'failed', completed_count: 0 });
+      const event = await waitFor(
+        () => rx.forPath('/batch-events').map((r) => JSON.parse(r.body)).find((e) => e.type === 'batch.failed' && e.data.id === res.body.id),
+        'batch.failed',
+        30_000,
+      );
+      expect(event.data).toMatchObject({ id: res.body.id, object: 'batch', status: 'failed' });
+      expect(event.data.items).toBeUndefined();
+      const [{ n }] = await db(api).execute<{ n: string }[]>('select count(*) as n from qr_capacity_reservations where holder = ?', [res.body.id]);
+      expect(Number(n)).toBe(0);
+    } finally {
+      await api.close();
+    }
+  });
+
+  it('streams a ZIP: PNGs stored, names safe and unique, manifest with every item', async () => {
+    const items = [
+      { name: '../../etc/passwd', target: { type: 'url', destination: 'https://example.com/a' } },
+      { name: '../../etc/passwd', target: { type: 'url', destination: 'https://example.com/b' } },
+      { name: 'Ünïcode, "quoted" =SUM(1)', target: { type: 'text', text: 'hi' }, type: 'static' },
+      { name: 'broken', target: { type: 'sms' } },
+    ];
+    const res = await http(t.origin, 'POST', '/v1/batches', { key: org.apiKey, body: { items } });
+    const done = await finished(t, res.body.id, org.apiKey);
+    const get = async (query: string) => Buffer.from(await (await fetch(`${t.origin}/v1/batches/${res.body.id}/download?${query}`, { headers: { authorization: `Bearer ${org.apiKey}` } })).arrayBuffer());
+    const zip = await get('format=png&size=200');
+    const entries = zipEntries(zip);
+    const pngs = entries.filter((e) => e.name.endsWith('.png'));
+    expect(pngs).toHaveLength(3);
+    expect(pngs.every((e) => e.method === 0)).toBe(true);
+    expect(new Set(pngs.map((e) => e.name)).size).toBe(3);
+    for (const e of pngs) expect(e.name).toMatch(/^[a-z0-9-]+-s?qr_[0-9A-Za-z]+\.png$/);
+    expect(zipEntry(zip, pngs[0].name)!.subarray(1, 4).toString()).toBe('PNG');
+    const manifest = zipEntry(zip, 'manifest.csv')!.toString('utf8').trim().split('\r\n');
+    expect(manifest[0]).toBe('id,name,short_url,status,error,file');
+    expect(manifest).toHaveLength(5);
+    const row = manifest.find((l) => l.startsWith(done.items[0].qr_code_id))!;
+    expect(row).toContain(`${t.config.scanBaseUrl}/`);
+    expect(row).toMatch(/,completed,,etcpasswd-qr_[0-9A-Za-z]+\.png$/);
+    expect(manifest.some((l) => l.includes(`"'=SUM(1)`) || l.includes('""quoted""'))).toBe(true);
+    expect(manifest.some((l) => l.startsWith(',broken,,failed,'))).toBe(true);
+
+    // 4,000 px PNGs are drawn in a child process, one at a time; they arrive whole.
+    const big = await get('format=png&size=4000');
+    const bigPngs = zipEntries(big).filter((e) => e.name.endsWith('.png'));
+    expect(bigPngs).toHaveLength(3);
+    expect(await sharp(zipEntry(big, bigPngs[0].name)!).metadata()).toMatchObject({ format: 'png', width: 4000, height: 4000 });
+
+    const svg = zipEntries(await get('format=svg'));
+    expect(svg.filter((e) => e.name.endsWith('.svg')).every((e) => e.method === 8)).toBe(true);
+  });
+});
