@@ -119,6 +119,7 @@ export class ScanIngestConsumer implements OnApplicationBootstrap, OnModuleDestr
    */
   async ingest(entries: StreamEntry[]): Promise<void> {
     const done: string[] = [];
+    let stored = 0;
     const parsed: { id: string; records: ScanRecord[] }[] = [];
     for (const [id, fields] of entries) {
       const entry = fields ? parseScanEntry(fields) : null;
@@ -135,18 +136,25 @@ export class ScanIngestConsumer implements OnApplicationBootstrap, OnModuleDestr
       const batch = parsed.slice(i, i + READ_COUNT);
       if (batch.length > 1 && (await this.store(batch.flatMap((e) => e.records)).then(() => true, () => false))) {
         done.push(...batch.map((e) => e.id));
+        stored += batch.reduce((n, e) => n + e.records.length, 0);
         continue;
       }
-      for (const { id, records } of batch) if (await this.storeEntry(id, records)) done.push(id);
+      for (const { id, records } of batch) {
+        if (await this.storeEntry(id, records)) {
+          done.push(id);
+          stored += records.length;
+        }
+      }
     }
     if (done.length > 0 && this.redis) {
       await this.redis.multi().xack(SCAN_STREAM, SCAN_STREAM_GROUP, ...done).xdel(SCAN_STREAM, ...done).exec();
     }
+    // Counted once acknowledged and deleted, so scans_ingested and the stream backlog never disagree.
+    scansIngested.inc(stored);
   }
 
   private async store(records: ScanRecord[]): Promise<void> {
     await storeScans(this.orm.em.fork(), this.events, records);
-    scansIngested.inc(records.length);
   }
 
   /** true when the entry may be acknowledged (stored, or refused by Postgres as bad data). */
