@@ -30,6 +30,7 @@ const MODULE_ORDER = [
   'leads',
   'analytics',
   'batches',
+  'mcp',
 ];
 
 /** `common`, `app`, `modules/<name>` or `root` for a path relative to src/. */

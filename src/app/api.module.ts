@@ -17,6 +17,7 @@ import { EventsApiModule } from '../modules/events/events-api.module';
 import { WebhooksApiModule } from '../modules/webhooks/webhooks-api.module';
 import { AnalyticsApiModule } from '../modules/analytics/analytics-api.module';
 import { DomainsApiModule } from '../modules/domains/domains-api.module';
+import { McpApiModule } from '../modules/mcp/mcp-api.module';
 import { CoreModule } from './core.module';
 import { outboxModule } from './outbox';
 
@@ -26,7 +27,7 @@ export class ApiModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: ApiModule,
-      imports: [CoreModule.forRoot(config), outboxModule(), HealthModule, AccountsApiModule, TokensApiModule, QrCodesApiModule, FoldersApiModule, BatchesApiModule, EventsApiModule, WebhooksApiModule, AnalyticsApiModule, DomainsApiModule],
+      imports: [CoreModule.forRoot(config), outboxModule(), HealthModule, AccountsApiModule, TokensApiModule, QrCodesApiModule, FoldersApiModule, BatchesApiModule, EventsApiModule, WebhooksApiModule, AnalyticsApiModule, DomainsApiModule, McpApiModule],
       providers: [
         RateLimiter,
         // Order matters: authenticate (and rate-limit), then scope, then plan.
