@@ -165,6 +165,7 @@ async function main() {
       'Scanlink is running.',
       `  API:           ${apiBase}`,
       `  API docs:      ${apiOrigin}/docs  (OpenAPI: ${apiOrigin}/docs/openapi.json)`,
+      `  MCP server:    ${apiOrigin}/mcp  (Streamable HTTP; stdio: SCANLINK_API_KEY=… npm run -s mcp; docs/mcp.md)`,
       `  Scan host:     ${scanBase}`,
       `  Images:        ${(env.IMAGE_BASE_URL || `${scanBase}/images`).replace(/\/+$/, '')}`,
       `  Demo API key:  ${demo.api_key}   (workspace ${demo.organization_id}, plan pro)`,

@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { TestReceiver } from '../../src/modules/webhooks/testing/receiver';
-import { createCode, createOrg, http, startApi, TestApp, TestOrg, writePlans } from '../setup/app';
+import { addKey, createCode, createOrg, http, startApi, TestApp, TestOrg, writePlans } from '../setup/app';
 import { awayFromMinuteEnd, callTool, httpClient, lifecycleThroughTools, TOOL_NAMES, toolError } from '../setup/mcp';
 
 describe('MCP server over Streamable HTTP (POST /mcp)', () => {
@@ -70,9 +70,11 @@ describe('MCP server over Streamable HTTP (POST /mcp)', () => {
     const stranger = await connect((await createOrg(t, { plan: 'pro' })).apiKey);
     expect(await toolError(stranger, 'get_qr_code', { id: mine.id })).toMatchObject({ code: 'not_found', message: `No such QR code: '${mine.id}'` });
     expect((await toolError(stranger, 'restore_qr_code', { id: mine.id })).code).toBe('not_found');
-    const testKey = await connect((await createOrg(t, { plan: 'pro', environment: 'test' })).apiKey);
+    const testKey = await connect((await addKey(t, org.organizationId, { environment: 'test' })).apiKey);
+    expect((await toolError(testKey, 'get_qr_code', { id: mine.id })).code).toBe('not_found');
     const testCode = await callTool(testKey, 'create_qr_code', { target: { type: 'url', destination: 'https://example.com/t' } });
     expect(testCode.body.environment).toBe('test');
+    expect((await toolError(client, 'get_qr_code', { id: testCode.body.id })).code).toBe('not_found');
 
     const free = await connect((await createOrg(t, { plan: 'free' })).apiKey);
     expect((await toolError(free, 'create_qr_code', { target: { type: 'url', destination: 'https://example.com' } })).code).toBe('plan_restricted');

@@ -38,9 +38,14 @@ export async function stdioClient(key: string, env: Record<string, string> = {})
     command: process.execPath,
     args: STDIO_COMMAND,
     env: { ...(process.env as Record<string, string>), LOG_LEVEL: 'warn', ...env, SCANLINK_API_KEY: key },
-    stderr: 'inherit',
+    stderr: 'pipe',
   });
-  await client.connect(transport);
+  // The server's stderr (its start-up line and logs) is kept quiet unless the connection fails.
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  await client.connect(transport).catch((err: Error) => {
+    throw new Error(`MCP stdio server did not start: ${err.message}\n${stderr}`);
+  });
   return client;
 }
 
