@@ -55,6 +55,13 @@ describe('MCP server over Streamable HTTP (POST /mcp)', () => {
     expect(unknown.status).toBe(401);
     expect(((await unknown.json()) as { error: object }).error).toMatchObject({ code: 'unauthorized', message: 'Unknown API key' });
     await expect(httpClient(t.origin, `qr_live_${'y'.repeat(32)}`)).rejects.toThrow(/Unknown API key/);
+    // Idempotency-Key means nothing to JSON-RPC: ignored, the same message twice is answered twice.
+    const ping = { jsonrpc: '2.0', id: 7, method: 'ping' };
+    for (let i = 0; i < 2; i++) {
+      const res = await fetch(`${t.origin}/mcp`, { method: 'POST', headers: { ...headers, authorization: `Bearer ${org.apiKey}`, 'idempotency-key': 'mcp-ping' }, body: JSON.stringify(ping) });
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ jsonrpc: '2.0', id: 7, result: {} });
+    }
     const get = await fetch(`${t.origin}/mcp`, { headers: { accept: 'text/event-stream', authorization: `Bearer ${org.apiKey}` } });
     expect(get.status).toBe(405);
     expect(get.headers.get('allow')).toBe('POST');

@@ -5,6 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { setRateLimitHeaders } from '../../common/auth/api-key.guard';
 import { Auth, type AuthContext } from '../../common/auth/auth-context';
 import { Unmetered } from '../../common/auth/decorators';
+import { WithoutIdempotency } from '../../common/http/idempotency.interceptor';
 import { McpService } from './mcp.service';
 
 /** Response headers of the transport the API sets itself (or that do not apply to a complete JSON answer). */
@@ -24,6 +25,7 @@ export class McpController {
 
   @Post()
   @Unmetered()
+  @WithoutIdempotency()
   async handle(@Auth() auth: AuthContext, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     const server = this.mcp.createServer(async () => auth, { onRateLimit: (state) => setRateLimitHeaders(reply, state) });
