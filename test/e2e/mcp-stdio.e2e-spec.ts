@@ -6,7 +6,7 @@ import { awayFromMinuteEnd, callTool, lifecycleThroughTools, STDIO_COMMAND, stdi
 
 /** Runs the stdio server to its exit (for start-up failures). */
 function runStdio(env: Record<string, string | undefined>): { status: number | null; stderr: string; stdout: string } {
-  const r = spawnSync(process.execPath, STDIO_COMMAND, { env: { ...process.env, LOG_LEVEL: 'silent', ...env }, encoding: 'utf8', timeout: 90_000, input: '' });
+  const r = spawnSync(process.execPath, STDIO_COMMAND, { env: { ...process.env, LOG_LEVEL: 'silent', ...env }, encoding: 'utf8', timeout: 240_000, input: '' });
   return { status: r.status, stderr: r.stderr, stdout: r.stdout };
 }
 
@@ -23,7 +23,7 @@ describe('MCP server over stdio (npm run -s mcp)', () => {
     org = await createOrg(t, { plan: 'pro' });
     expect((await http(t.origin, 'POST', '/v1/webhooks', { key: org.apiKey, body: { url: rx.url('/mcp-stdio'), events: ['*'] } })).status).toBe(201);
     client = await stdioClient(org.apiKey, { PLANS_FILE: plansFile });
-  }, 120_000);
+  }, 300_000);
   afterAll(async () => {
     await client?.close();
     await t.close();
@@ -46,8 +46,8 @@ describe('MCP server over stdio (npm run -s mcp)', () => {
 
   it('refuses writes to a read-only key and shares the rate limit with REST calls', async () => {
     const reader = await createOrg(t, { plan: 'plus', scopes: ['qr:read'] });
-    await awayFromMinuteEnd(30_000);
     const readOnly = await stdioClient(reader.apiKey, { PLANS_FILE: plansFile });
+    await awayFromMinuteEnd(30_000);
     try {
       // Plan limit 4 a minute. Authentication at start-up is not counted; the refused call is, as on REST.
       expect(await toolError(readOnly, 'create_qr_code', { target: { type: 'url', destination: 'https://example.com' } })).toMatchObject({
@@ -61,7 +61,7 @@ describe('MCP server over stdio (npm run -s mcp)', () => {
     } finally {
       await readOnly.close();
     }
-  }, 120_000);
+  }, 360_000);
 
   it('exits with a clear message when the key is missing or refused', () => {
     const missing = runStdio({ SCANLINK_API_KEY: '' });
@@ -75,5 +75,5 @@ describe('MCP server over stdio (npm run -s mcp)', () => {
     expect(unknown.status).toBe(77);
     expect(unknown.stderr).toMatch(/SCANLINK_API_KEY was refused: Unknown API key/);
     expect(unknown.stdout).toBe('');
-  }, 200_000);
+  }, 360_000);
 });

@@ -43,7 +43,8 @@ export async function stdioClient(key: string, env: Record<string, string> = {})
   // The server's stderr (its start-up line and logs) is kept quiet unless the connection fails.
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  await client.connect(transport).catch((err: Error) => {
+  // The server answers `initialize` once the app has booted: slow on a loaded machine, so more than the default 60 s.
+  await client.connect(transport, { timeout: 240_000 }).catch((err: Error) => {
     throw new Error(`MCP stdio server did not start: ${err.message}\n${stderr}`);
   });
   return client;
