@@ -33,6 +33,7 @@ const MODULE_ORDER = [
   'analytics',
   'batches',
   'metrics',
+  'mcp',
 ];
 
 /** `common`, `app`, `modules/<name>` or `root` for a path relative to src/. */

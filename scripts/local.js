@@ -165,6 +165,7 @@ async function main() {
       'Scanlink is running.',
       `  API:           ${apiBase}`,
       `  API docs:      ${apiOrigin}/docs  (OpenAPI: ${apiOrigin}/docs/openapi.json)`,
+      `  MCP server:    ${apiOrigin}/mcp  (Streamable HTTP; stdio: SCANLINK_API_KEY=… npm run -s mcp; docs/mcp.md)`,
       `  Scan host:     ${scanBase}`,
       `  Worker:        http://localhost:${Number(env.WORKER_PORT || 3002)}/health/ready  (health and metrics only)`,
       `  Images:        ${(env.IMAGE_BASE_URL || `${scanBase}/images`).replace(/\/+$/, '')}`,

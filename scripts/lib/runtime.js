@@ -55,4 +55,18 @@ function applyLocalRuntime(env = process.env) {
   }
 }
 
-module.exports = { dataDir, runtimeFile, applyLocalRuntime, localSecrets, randomSecrets, applySecrets };
+/** The start of `npm run cli` and `npm run mcp`: installs what is missing and builds when a source changed (output on
+ * stderr), fills in a running `npm run local`'s databases and secrets, then loads `dist/src/<name>.js`. */
+function loadBuiltEntry(name, onSetupError) {
+  const { ensureDependencies, ensureBuilt } = require('./services');
+  try {
+    ensureDependencies();
+    ensureBuilt();
+  } catch (err) {
+    onSetupError(err);
+  }
+  applyLocalRuntime();
+  return require(path.join(ROOT, 'dist', 'src', `${name}.js`));
+}
+
+module.exports = { dataDir, runtimeFile, applyLocalRuntime, localSecrets, randomSecrets, applySecrets, loadBuiltEntry };

@@ -22,6 +22,7 @@ import { DomainsApiModule } from '../modules/domains/domains-api.module';
 import { FilesApiModule } from '../modules/files/files-api.module';
 import { MetricsModule } from '../modules/metrics/metrics.module';
 import { TemplatesApiModule } from '../modules/templates/templates-api.module';
+import { McpApiModule } from '../modules/mcp/mcp-api.module';
 import { CoreModule } from './core.module';
 import { outboxModule } from './outbox';
 
@@ -36,6 +37,7 @@ export class ApiModule {
         FilesApiModule,
         TemplatesApiModule,
         MetricsModule,
+        McpApiModule,
         // Every queue, for the queue dashboard (queue-board.ts).
         ...Object.values(QUEUES).map((name) => BullModule.registerQueue({ name })),
       ],

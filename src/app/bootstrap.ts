@@ -16,6 +16,7 @@ import { RateLimiter } from '../common/http/rate-limiter';
 import { newId } from '../common/ids';
 import { createPino, PinoLoggerService } from '../common/logging/logger';
 import { observeRequest } from '../common/metrics/metrics';
+import { McpService } from '../modules/mcp/mcp.service';
 import { PerRequestAccessLog, type ScanAccessLog, ScanAccessSummary } from '../modules/scan/scan-access-log';
 import { registerMultipart } from '../modules/files/multipart-upload';
 import { type HotPathHandler, ScanHotPath } from '../modules/scan/scan-hot-path';
@@ -29,6 +30,8 @@ import { WorkerModule } from './worker.module';
 export interface BootOptions {
   /** Where logs go: stdout for the processes, nothing in tests unless LOG_LEVEL says so. */
   logLevel?: string;
+  /** 2 = stderr (the MCP stdio server, whose stdout carries the protocol); stdout by default. */
+  logDestination?: 1 | 2;
 }
 
 type RawHandler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -157,7 +160,7 @@ function instrument(fastify: FastifyInstance, logger: PinoLoggerService, process
 // destroy and shutdown hook once. With both, a signal closed the app twice (two concurrent runs of every hook).
 export async function createApiApp(config: AppConfig, opts: BootOptions = {}): Promise<NestFastifyApplication> {
   setDocsBaseUrl(config.docsBaseUrl);
-  const logger = new PinoLoggerService(createPino(opts.logLevel ?? config.logLevel, 'api'));
+  const logger = new PinoLoggerService(createPino(opts.logLevel ?? config.logLevel, 'api', opts.logDestination));
   const app = await NestFactory.create<NestFastifyApplication>(ApiModule.forRoot(config), adapter({ trustProxy: parseTrustProxy(config.trustProxy) }), {
     logger,
     bufferLogs: false,
@@ -179,10 +182,10 @@ export async function createApiApp(config: AppConfig, opts: BootOptions = {}): P
   registerApiFallbacks(fastify, config);
   registerBodyParsers(app);
   await registerMultipart(fastify);
-  app.setGlobalPrefix('v1', { exclude: ['health', 'health/live', 'health/ready', 'metrics'] });
+  app.setGlobalPrefix('v1', { exclude: ['health', 'health/live', 'health/ready', 'metrics', 'mcp'] });
   await mountQueueBoard(app, config.adminToken);
   app.useGlobalPipes(createValidationPipe());
-  mountSwagger(app, config);
+  app.get(McpService).describe(mountSwagger(app, config));
   await app.init();
   return app;
 }

@@ -122,7 +122,8 @@ export function buildOpenApi(app: INestApplication, config: AppConfig): OpenAPIO
   return doc;
 }
 
-export function mountSwagger(app: INestApplication, config: AppConfig): void {
+/** Serves the document and Swagger UI under /docs; returns the document (the MCP tools read their schemas from it). */
+export function mountSwagger(app: INestApplication, config: AppConfig): OpenAPIObject {
   const doc = buildOpenApi(app, config);
   SwaggerModule.setup('docs', app, doc, {
     jsonDocumentUrl: 'docs/openapi.json',
@@ -130,4 +131,5 @@ export function mountSwagger(app: INestApplication, config: AppConfig): void {
     customSiteTitle: 'Scanlink API',
     swaggerOptions: { persistAuthorization: true },
   });
+  return doc;
 }

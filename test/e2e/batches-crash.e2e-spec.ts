@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { createOrg, db, eventually, http, isolatedRedisUrl, startApi, TestApp, TestOrg } from '../setup/app';
 
 const ROOT = join(__dirname, '..', '..');
-const REDIS_URL = isolatedRedisUrl(10);
+const REDIS_URL = isolatedRedisUrl(4);
 
 /** A real worker process (src/main.worker.ts), on this file's own Redis database; resolves once it is ready. */
 function spawnWorker(): Promise<ChildProcess> {

@@ -31,7 +31,7 @@ describe('batches at work', () => {
 
   it('reserves the capacity of an accepted batch until it finishes', async () => {
     // An api on its own Redis: no worker runs this batch until the test lets one.
-    const redis = isolatedRedisUrl(9);
+    const redis = isolatedRedisUrl(3);
     const limited = await startApi({ REDIS_URL: redis, PLANS_FILE: writePlans({ plus: { dynamic_qr_limit: 5, requests_per_minute: 100_000 } }) });
     try {
       const o = await createOrg(limited, { plan: 'plus' });
@@ -108,7 +108,7 @@ describe('batches at work', () => {
   }, 120_000);
 
   it('emits batch.failed on a global failure and releases the reservation', async () => {
-    const redis = isolatedRedisUrl(9);
+    const redis = isolatedRedisUrl(3);
     const api = await startApi({ REDIS_URL: redis, WEBHOOK_ALLOW_HOSTS: '127.0.0.1' });
     try {
       const res = await http(api.origin, 'POST', '/v1/batches', { key: org.apiKey, body: { items: [{ target: { type: 'text', text: 'never' } }] } });

@@ -72,7 +72,7 @@ describe('graceful shutdown on SIGTERM', () => {
   }, 180_000);
 
   it('worker: a batch in progress finishes before the process exits 0, without duplicates', async () => {
-    const REDIS_URL = isolatedRedisUrl(15);
+    const REDIS_URL = isolatedRedisUrl(6);
     const api = await startApi({ REDIS_URL });
     try {
       const org = await createOrg(api, { plan: 'pro' });
@@ -97,7 +97,7 @@ describe('graceful shutdown on SIGTERM', () => {
   }, 180_000);
 
   it('api: a request in flight is answered, new connections are refused, exit 0', async () => {
-    const REDIS_URL = isolatedRedisUrl(15);
+    const REDIS_URL = isolatedRedisUrl(6);
     const setup = await startApi({ REDIS_URL });
     const rx = await new TestReceiver().start();
     try {

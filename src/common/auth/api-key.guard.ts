@@ -5,7 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiException } from '../errors/api.exception';
 import { RateLimiter, RateLimitState } from '../http/rate-limiter';
 import { AUTH_PROPERTY, AuthContext } from './auth-context';
-import { DASHBOARD_ROUTE, PUBLIC_ROUTE } from './decorators';
+import { DASHBOARD_ROUTE, PUBLIC_ROUTE, UNMETERED_ROUTE } from './decorators';
 
 interface Probe {
   headers: { authorization?: string };
@@ -64,6 +64,7 @@ export class ApiKeyGuard extends AuthGuard('api-key') {
     }
     const auth = req.scanlinkProbe.user as AuthContext;
     req[AUTH_PROPERTY] = auth;
+    if (this.reflector.getAllAndOverride<boolean>(UNMETERED_ROUTE, targets)) return true;
     try {
       setRateLimitHeaders(reply, await this.rateLimiter.consume(auth));
     } catch (err) {

@@ -6,6 +6,7 @@ export const PUBLIC_ROUTE = 'scanlink:public';
 export const DASHBOARD_ROUTE = 'scanlink:dashboard';
 export const REQUIRED_SCOPE = 'scanlink:scope';
 export const REQUIRED_PLAN_FEATURE = 'scanlink:plan-feature';
+export const UNMETERED_ROUTE = 'scanlink:unmetered';
 
 /** No credentials at all (health, docs). */
 export const Public = () => SetMetadata(PUBLIC_ROUTE, true);
@@ -20,3 +21,7 @@ export const RequiresScope = (scope: Scope) =>
 
 /** The workspace's plan must include this feature (403 plan_restricted). */
 export const RequiresPlanFeature = (feature: 'batches') => SetMetadata(REQUIRED_PLAN_FEATURE, feature);
+
+/** Authenticated by API key but not counted by the guard: the route counts what it does itself (the MCP endpoint
+ * counts each tool call, not each protocol message). */
+export const Unmetered = () => SetMetadata(UNMETERED_ROUTE, true);

@@ -1,4 +1,4 @@
-import { CallHandler, ExecutionContext, HttpStatus, Inject, Injectable, NestInterceptor } from '@nestjs/common';
+import { CallHandler, ExecutionContext, HttpStatus, Inject, Injectable, NestInterceptor, SetMetadata } from '@nestjs/common';
 import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
 import { Reflector } from '@nestjs/core';
 import { createHash } from 'node:crypto';
@@ -17,6 +17,11 @@ const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 /** How long a concurrent duplicate waits for the first request's answer before giving up with a 409. */
 const WAIT_FOR_FIRST_MS = 30_000;
 const POLL_MS = 50;
+
+const NO_IDEMPOTENCY = 'scanlink:no-idempotency';
+
+/** A POST route that ignores `Idempotency-Key` (the MCP endpoint: it writes its own reply, and JSON-RPC has ids). */
+export const WithoutIdempotency = () => SetMetadata(NO_IDEMPOTENCY, true);
 
 interface Stored {
   state: 'pending' | 'done';
@@ -54,6 +59,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const header = req.headers['idempotency-key'];
     const owner = credentialOf(req);
     if (req.method !== 'POST' || header === undefined || !owner) return next.handle();
+    if (this.reflector.get<boolean | undefined>(NO_IDEMPOTENCY, context.getHandler())) return next.handle();
     const key = Array.isArray(header) ? header[0] : header;
     if (!KEY_PATTERN.test(key)) {
       return throwError(() => ApiException.invalid('Idempotency-Key', 'The Idempotency-Key header must be 1 to 255 printable ASCII characters'));

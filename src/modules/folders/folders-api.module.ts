@@ -3,5 +3,5 @@ import { FoldersController } from './folders.controller';
 import { FoldersService } from './folders.service';
 
 /** API process: /v1/folders. */
-@Module({ controllers: [FoldersController], providers: [FoldersService] })
+@Module({ controllers: [FoldersController], providers: [FoldersService], exports: [FoldersService] })
 export class FoldersApiModule {}
