@@ -1,16 +1,18 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { freePort } from '../setup/processes';
 import { createOrg, db, eventually, http, isolatedRedisUrl, startApi, TestApp, TestOrg } from '../setup/app';
 
 const ROOT = join(__dirname, '..', '..');
 const REDIS_URL = isolatedRedisUrl(4);
 
 /** A real worker process (src/main.worker.ts), on this file's own Redis database; resolves once it is ready. */
-function spawnWorker(): Promise<ChildProcess> {
+async function spawnWorker(): Promise<ChildProcess> {
+  const port = await freePort(); // its health and metrics server
   const bin = join(ROOT, 'node_modules', 'ts-node', 'dist', 'bin.js');
   const child = spawn(process.execPath, [bin, '--transpile-only', '-P', join(ROOT, 'tsconfig.json'), join(ROOT, 'src', 'main.worker.ts')], {
     cwd: ROOT,
-    env: { ...process.env, NODE_ENV: 'test', REDIS_URL, BATCH_CLAIM_TTL_MS: '3000', LOG_LEVEL: 'silent' },
+    env: { ...process.env, NODE_ENV: 'test', REDIS_URL, WORKER_PORT: String(port), BATCH_CLAIM_TTL_MS: '3000', LOG_LEVEL: 'silent' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   return new Promise((resolve, reject) => {

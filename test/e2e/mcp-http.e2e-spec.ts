@@ -1,6 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { TestReceiver } from '../../src/modules/webhooks/testing/receiver';
 import { addKey, createCode, createOrg, http, startApi, TestApp, TestOrg, writePlans } from '../setup/app';
+import { randomGtin } from '../../src/modules/gs1/testing/random-gtin';
 import { awayFromMinuteEnd, callTool, httpClient, lifecycleThroughTools, TOOL_NAMES, toolError } from '../setup/mcp';
 
 describe('MCP server over Streamable HTTP (POST /mcp)', () => {
@@ -33,8 +34,14 @@ describe('MCP server over Streamable HTTP (POST /mcp)', () => {
     expect(tools.map((tool) => tool.name).sort()).toEqual([...TOOL_NAMES].sort());
     const doc = (await http(t.origin, 'GET', '/docs/openapi.json')).body;
     const create = tools.find((tool) => tool.name === 'create_qr_code')!;
-    expect(Object.keys(create.inputSchema.properties!).sort()).toEqual(Object.keys(doc.components.schemas.CreateQrCodeDto.properties).sort());
-    expect(create.inputSchema).toMatchObject({ type: 'object', additionalProperties: false, required: ['target'] });
+    // POST /v1/qr-codes takes a standard or a GS1 body: the tool takes the fields of both, requiring what both require.
+    const shapes = [doc.components.schemas.CreateQrCodeDto, doc.components.schemas.CreateGs1QrCodeDto];
+    const fields = [...new Set(shapes.flatMap((shape) => Object.keys(shape.properties)))].sort();
+    expect(Object.keys(create.inputSchema.properties!).sort()).toEqual(fields);
+    expect(fields).toEqual(expect.arrayContaining(['target', 'template_id', 'domain_id', 'primary_key']));
+    const requiredByBoth = (shapes[0].required as string[]).filter((name) => ((shapes[1].required ?? []) as string[]).includes(name));
+    expect(create.inputSchema).toMatchObject({ type: 'object', additionalProperties: false });
+    expect(create.inputSchema.required ?? []).toEqual(requiredByBoth);
     expect(tools.find((tool) => tool.name === 'get_qr_code')!.inputSchema).toMatchObject({ required: ['id'], properties: { id: { type: 'string' } } });
     expect(tools.find((tool) => tool.name === 'list_qr_codes')!.inputSchema.properties).toMatchObject({ limit: { type: 'integer', maximum: 100 } });
     expect(JSON.stringify(tools)).not.toContain('#/components/');
@@ -104,6 +111,17 @@ describe('MCP server over Streamable HTTP (POST /mcp)', () => {
     expect(await toolError(client, 'list_qr_codes', { sort: 'colour' })).toMatchObject({ code: 'invalid_request', field: 'sort' });
     expect(await toolError(client, 'get_qr_code_analytics', { id: 'qr_x', from: 'yesterday' })).toMatchObject({ code: 'invalid_request' });
     await expect(client.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toThrow(/Unknown tool/);
+  });
+
+  it('creates GS1 codes through create_qr_code, checked like POST /v1/qr-codes', async () => {
+    const gtin = randomGtin();
+    const created = await callTool(client, 'create_qr_code', { type: 'gs1', mode: 'static', primary_key: { ai: '01', value: gtin }, domain: 'id.brand.example' });
+    expect(created.isError).toBe(false);
+    expect(created.body).toMatchObject({ type: 'gs1', target: { mode: 'static', destination: `https://id.brand.example/01/${gtin}` } });
+    const wrong = `${gtin.slice(0, 13)}${(Number(gtin[13]) + 1) % 10}`;
+    expect(await toolError(client, 'create_qr_code', { type: 'gs1', mode: 'static', primary_key: { ai: '01', value: wrong }, domain: 'id.brand.example' })).toMatchObject({
+      code: 'gs1_invalid',
+    });
   });
 
   it('runs batches and lists folders', async () => {

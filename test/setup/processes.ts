@@ -5,6 +5,9 @@ import { TEST_WORKER_WEBHOOKS } from './app';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const services = require('../../scripts/lib/services') as { freePort(): Promise<number> };
 
+/** A TCP port free on loopback now. */
+export const freePort = (): Promise<number> => services.freePort();
+
 const ROOT = join(__dirname, '..', '..');
 
 export interface SpawnedProcess {

@@ -23,6 +23,9 @@ export function itemKind(item: Record<string, unknown>): 'dynamic' | 'static' | 
   return t === 'dynamic' || t === 'static' || t === 'gs1' ? t : 'other';
 }
 
+/** Whether the item makes a static code (`type: "static"`, or a GS1 item in `mode: "static"`): its code id is `sqr_…`. */
+export const isStaticItem = (item: Record<string, unknown>): boolean => item.type === 'static' || (item.type === 'gs1' && item.mode === 'static');
+
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The item's target type as the batch reports it before the item is created. */

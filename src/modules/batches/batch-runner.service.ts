@@ -159,8 +159,10 @@ export class BatchRunnerService {
         // A conflicted item (a short code taken meanwhile, or a GS1 identifier another item of the chunk claimed) goes
         // back to pending: its next attempt draws a new short code, or fails in prepare with gs1_identifier_taken.
         const conflicted = new Set(result.conflicted);
+        for (const { code, error } of result.refused) failed(toInsert.find((p) => p.code === code)!.item, error);
+        const refused = new Set(result.refused.map((r) => r.code));
         for (const p of toInsert) {
-          if (!conflicted.has(p.code)) outcomes.set(p.item.idx, { idx: p.item.idx, status: 'completed', error: null, gs1_code: null });
+          if (!conflicted.has(p.code) && !refused.has(p.code)) outcomes.set(p.item.idx, { idx: p.item.idx, status: 'completed', error: null, gs1_code: null });
         }
         const recorded = [...outcomes.values()].filter((o) => mine.has(o.idx));
         await recordOutcomes(tx, batch.id, recorded);

@@ -13,7 +13,7 @@ import { QrCodeCreationService } from '../qr-codes/qr-code-creation.service';
 import { QrCodesService } from '../qr-codes/qr-codes.service';
 import { Batch, BatchItem } from './batch.entity';
 import { BatchItemRow, presentBatch } from './batch.presenter';
-import { itemKind, itemType } from './batch-request';
+import { isStaticItem, itemKind, itemType } from './batch-request';
 import { BatchRunnerService, CHUNK_SIZE } from './batch-runner.service';
 import type { BatchDto, CreateBatchDto, ListBatchesQueryDto } from './batches.dto';
 
@@ -50,7 +50,7 @@ export class BatchesService {
     const items = body.items.map((item, idx) =>
       this.em.create(
         BatchItem,
-        { batchId: batch.id, idx, name: typeof item.name === 'string' ? item.name : null, type: itemType(item), request: item, qrCodeId: newId(itemKind(item) === 'static' ? 'sqr' : 'qr') },
+        { batchId: batch.id, idx, name: typeof item.name === 'string' ? item.name : null, type: itemType(item), request: item, qrCodeId: newId(isStaticItem(item) ? 'sqr' : 'qr') },
         { persist: false },
       ),
     );

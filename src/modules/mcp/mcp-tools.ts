@@ -1,3 +1,4 @@
+import { parseCreateBody } from '../qr-codes/dto/create-body';
 import type { Type } from '@nestjs/common';
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { AuthContext } from '../../common/auth/auth-context';
@@ -40,6 +41,9 @@ export interface ToolDefinition {
   route: [Type<unknown>, string];
   query?: Type<unknown>;
   body?: Type<unknown>;
+  /** Parses a body whose shape its fields decide (POST /v1/qr-codes: a standard or a GS1 body), as the REST route does;
+   * without it the body is validated against `body`. */
+  parseBody?: (raw: unknown) => Promise<unknown>;
   annotations: ToolAnnotations;
   run(services: ToolServices, auth: AuthContext, input: ToolInput): Promise<object>;
 }
@@ -52,6 +56,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: 'create_qr_code',
     route: [QrCodesController, 'create'],
     body: CreateQrCodeDto,
+    parseBody: parseCreateBody,
     annotations: WRITE,
     run: (s, auth, { body }) => s.qrCodes.create(auth, body),
   },

@@ -160,7 +160,7 @@ export class McpService implements OnModuleInit {
     return {
       id: id as string,
       query: tool.query ? await run(query, 'query', tool.query) : (undefined as never),
-      body: tool.body ? await run(body, 'body', tool.body) : (undefined as never),
+      body: tool.parseBody ? ((await tool.parseBody(await run(body, 'body', Object))) as never) : tool.body ? await run(body, 'body', tool.body) : (undefined as never),
     };
   }
 }

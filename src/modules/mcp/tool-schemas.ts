@@ -109,15 +109,29 @@ export function operationInput(doc: OpenApiDocument, operationId: string): Opera
   let bodyFields: string[] | null = null;
   const bodySchema = op.requestBody?.content?.['application/json']?.schema;
   if (bodySchema) {
-    const ref = typeof bodySchema.$ref === 'string' ? COMPONENT_REF.exec(bodySchema.$ref) : null;
-    const body = (ref ? doc.components?.schemas?.[ref[1]] : bodySchema) as JsonSchema | undefined;
-    const fields = (body?.properties ?? {}) as Record<string, unknown>;
-    bodyFields = Object.keys(fields);
-    for (const [name, schema] of Object.entries(fields)) {
-      if (name in properties) throw new Error(`MCP tools: '${operationId}' has a body field and a parameter both named '${name}'`);
-      properties[name] = toJsonSchema(schema, refs);
+    // A body that is one of several shapes (POST /v1/qr-codes: a standard or a GS1 body) becomes one object: every
+    // field of every shape (a field the shapes type differently takes any of their schemas), required when every shape
+    // requires it. The API's own validation then checks the shape the call chose.
+    const shapes = (Array.isArray(bodySchema.oneOf) ? (bodySchema.oneOf as JsonSchema[]) : [bodySchema]).map((shape) => {
+      const ref = typeof shape.$ref === 'string' ? COMPONENT_REF.exec(shape.$ref) : null;
+      return (ref ? doc.components?.schemas?.[ref[1]] : shape) as JsonSchema | undefined;
+    });
+    const variants = new Map<string, unknown[]>();
+    for (const shape of shapes) {
+      for (const [name, schema] of Object.entries((shape?.properties ?? {}) as Record<string, unknown>)) {
+        const converted = toJsonSchema(schema, refs);
+        const seen = variants.get(name) ?? [];
+        if (!seen.some((v) => JSON.stringify(v) === JSON.stringify(converted))) seen.push(converted);
+        variants.set(name, seen);
+      }
     }
-    required.push(...((body?.required as string[] | undefined) ?? []));
+    bodyFields = [...variants.keys()];
+    for (const [name, seen] of variants) {
+      if (name in properties) throw new Error(`MCP tools: '${operationId}' has a body field and a parameter both named '${name}'`);
+      properties[name] = seen.length === 1 ? seen[0] : { anyOf: seen };
+    }
+    const requiredBy = shapes.map((shape) => new Set((shape?.required as string[] | undefined) ?? []));
+    required.push(...[...requiredBy[0]].filter((name) => requiredBy.every((set) => set.has(name))));
   }
   const inputSchema: JsonSchema & { type: 'object' } = { type: 'object', properties, additionalProperties: false };
   if (required.length) inputSchema.required = required;

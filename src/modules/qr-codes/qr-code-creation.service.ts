@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { EntityManager, UniqueConstraintViolationException } from '@mikro-orm/postgresql';
+import { EntityManager, ForeignKeyConstraintViolationException, UniqueConstraintViolationException } from '@mikro-orm/postgresql';
 import type { AuthContext } from '../../common/auth/auth-context';
 import { APP_CONFIG, AppConfig } from '../../common/config/config';
 import { newId, newShortCode } from '../../common/ids';
@@ -89,30 +89,34 @@ export class QrCodeCreationService {
   /**
    * Inserts codes in the caller's transaction (one multi-row insert) and emits one qr.created each (one fan-out).
    * Codes that hit a unique index (a short code taken meanwhile, an identifier claimed concurrently) are left out and
-   * returned as `conflicted`, for the caller to retry with a new short code or to refuse.
+   * returned as `conflicted`, for the caller to retry with a new short code or to refuse; codes whose custom domain was
+   * deleted meanwhile (its foreign key refused the row) are left out as `refused`, with the 404 to report.
    */
-  async insert(em: EntityManager, auth: AuthContext, codes: QrCode[]): Promise<{ inserted: QrCode[]; conflicted: QrCode[] }> {
+  async insert(em: EntityManager, auth: AuthContext, codes: QrCode[]): Promise<{ inserted: QrCode[]; conflicted: QrCode[]; refused: { code: QrCode; error: unknown }[] }> {
     let inserted: QrCode[] = [];
     const conflicted: QrCode[] = [];
-    if (codes.length === 0) return { inserted, conflicted };
+    const refused: { code: QrCode; error: unknown }[] = [];
+    if (codes.length === 0) return { inserted, conflicted, refused };
     try {
       await em.transactional((sp) => sp.insertMany(QrCode, codes));
       inserted = codes;
     } catch (err) {
-      if (!(err instanceof UniqueConstraintViolationException)) throw err;
+      if (!(err instanceof UniqueConstraintViolationException) && !(err instanceof ForeignKeyConstraintViolationException)) throw err;
       // Rare: find the culprits one by one, each in its own savepoint.
       for (const code of codes) {
         try {
           await em.transactional((sp) => sp.insert(QrCode, code));
           inserted.push(code);
         } catch (e) {
-          if (!(e instanceof UniqueConstraintViolationException)) throw e;
-          conflicted.push(code);
+          if (e instanceof UniqueConstraintViolationException) conflicted.push(code);
+          else if (e instanceof ForeignKeyConstraintViolationException && code.domainId) {
+            refused.push({ code, error: codeDomainError(e, { id: code.domainId, hostname: code.domainHostname ?? '' }) });
+          } else throw e;
         }
       }
     }
     await this.events.emitMany(em, 'qr.created', inserted.map((c) => ({ owner: auth, data: this.present(c) })));
-    return { inserted, conflicted };
+    return { inserted, conflicted, refused };
   }
 
   /** One code, from a prepared draft: logo, image, then one transaction that re-checks the plan (reservations
@@ -130,7 +134,9 @@ export class QrCodeCreationService {
           .transactional(async (em) => {
             if (which) await assertRoomFor(em, auth, which);
             if (gs1Key) await assertGs1IdentifierFree(em, domainId, gs1Key);
-            return (await this.insert(em, auth, [code])).inserted.length === 1;
+            const { inserted, refused } = await this.insert(em, auth, [code]);
+            if (refused.length > 0) throw refused[0].error;
+            return inserted.length === 1;
           })
           .catch(async (err: unknown) => {
             await this.images.releaseImage(code.imageKey!);

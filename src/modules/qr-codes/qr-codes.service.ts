@@ -85,7 +85,11 @@ export class QrCodesService {
     // Checked before any logo is fetched and stored, so a refused request leaves nothing behind. Every short code has
     // the same length and alphabet, so a fixed one stands for the code's own (and the check is cached across items).
     this.images.assertFits(this.payloadOf({ kind, shortCode: SHORT_CODE_PLACEHOLDER, type, target, domainHostname }), design);
-    if (gs1Key) await assertGs1IdentifierFree(this.em, domain?.id ?? null, gs1Key);
+    if (gs1Key) {
+      // A full GS1 allowance (403) is said before a taken identifier (409); both are checked again when inserting.
+      await this.em.transactional((em) => assertRoomFor(em, auth, 'gs1'));
+      await assertGs1IdentifierFree(this.em, domain?.id ?? null, gs1Key);
+    }
     const values: CodeDraft['values'] = { folderId: body.folder_id ?? null, tags, domainId: domain?.id ?? null, domainHostname, gs1Key };
     if (body.name !== undefined) values.name = body.name;
     return { kind, type, target, design, values, namedAfterPayload };
