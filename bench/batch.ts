@@ -93,7 +93,8 @@ async function main() {
   };
 
   console.log(`\n=== batch of ${ITEMS} styled dynamic codes (logo, colours, dots, eye shapes) ===`);
-  const workers: ChildProcess[] = [await startChild([join(build, 'src', 'main.worker.js')], env, 'worker')];
+  // Each worker serves health and metrics on a port of its own.
+  const workers: ChildProcess[] = [await startChild([join(build, 'src', 'main.worker.js')], { ...env, WORKER_PORT: String(await freePort()) }, 'worker')];
   const one: number[] = [];
   let lastId = '';
   for (let r = 0; r < 3; r++) {
@@ -102,7 +103,7 @@ async function main() {
     lastId = run.id;
     console.log(`  one worker, run ${r + 1}: ${run.seconds.toFixed(1)} s (${(ITEMS / run.seconds).toFixed(0)} codes/s; ${load()})`);
   }
-  workers.push(await startChild([join(build, 'src', 'main.worker.js')], env, 'worker 2'));
+  workers.push(await startChild([join(build, 'src', 'main.worker.js')], { ...env, WORKER_PORT: String(await freePort()) }, 'worker 2'));
   const two: number[] = [];
   for (let r = 0; r < 3; r++) {
     const run = await runBatch(`two-${r}`);

@@ -219,7 +219,7 @@ async function ingestion(
   console.log(`kept the newest ${n(kept)} of the ${n(queued)} scans queued above for the worker; the others were removed`);
   queued = kept;
   const t0 = Date.now();
-  const worker = await startChild([join(build, 'src', 'main.worker.js')], { ...env, LOG_LEVEL: 'warn' }, 'worker');
+  const worker = await startChild([join(build, 'src', 'main.worker.js')], { ...env, LOG_LEVEL: 'warn', WORKER_PORT: String(await freePort()) }, 'worker');
   while ((await backlog()) > 0) await sleep(250);
   const drained = (Date.now() - t0) / 1000;
   console.log(`backlog of ${n(queued)} scans drained in ${drained.toFixed(1)} s: ${n(queued / drained)} scans/s (one code, today; includes the worker's start)`);
