@@ -9,7 +9,7 @@ import { ApiException } from '../../common/errors/api.exception';
 import { newId } from '../../common/ids';
 import { assertQueueReachable, QUEUES } from '../../common/queue/queues';
 import { reserveCapacity } from '../qr-codes/capacity.repository';
-import { QrCodeCreationService } from '../qr-codes/qr-code-creation.service';
+import { assertRoomFor } from '../qr-codes/qr-code-limits';
 import { QrCodesService } from '../qr-codes/qr-codes.service';
 import { Batch, BatchItem } from './batch.entity';
 import { BatchItemRow, presentBatch } from './batch.presenter';
@@ -30,7 +30,6 @@ export class BatchesService {
     private readonly orm: MikroORM,
     private readonly cursors: CursorCodec,
     private readonly qrCodes: QrCodesService,
-    private readonly creation: QrCodeCreationService,
     private readonly runner: BatchRunnerService,
     @InjectQueue(QUEUES.batches) private readonly queue: Queue,
   ) {}
@@ -55,7 +54,7 @@ export class BatchesService {
       ),
     );
     await this.em.transactional(async (em) => {
-      if (dynamicCount > 0) await this.creation.assertRoom(em, auth, dynamicCount);
+      if (dynamicCount > 0) await assertRoomFor(em, auth, 'dynamic', dynamicCount);
       await em.insert(Batch, batch);
       for (let i = 0; i < items.length; i += 500) await em.insertMany(BatchItem, items.slice(i, i + 500));
       await reserveCapacity(em, auth.organizationId, batch.id, dynamicCount);

@@ -5,11 +5,10 @@ import { APP_CONFIG, AppConfig } from '../../common/config/config';
 import { newId, newShortCode } from '../../common/ids';
 import { EventsService } from '../events/events.service';
 import type { Design } from '../rendering/design';
-import { lockCapacity } from './capacity.repository';
 import { QrCode, type QrKind } from './qr-code.entity';
 import { QrCodeImagesService } from './qr-code-images.service';
 import { presentQrCode, scanOrigin, shortUrl } from './qr-code.presenter';
-import { assertGs1IdentifierFree, assertRoomFor, planCountOf, planLimitError } from './qr-code-limits';
+import { assertGs1IdentifierFree, assertRoomFor, planCountOf } from './qr-code-limits';
 import { codeDomainError } from '../domains/code-domain';
 import { storedHandler } from './targets/registry';
 
@@ -152,12 +151,6 @@ export class QrCodeCreationService {
       if (logoKey) await this.images.releaseLogo(logoKey);
       throw err;
     }
-  }
-
-  /** 403 plan_limit_reached unless `count` more dynamic codes fit beside the live ones and what others reserved. */
-  async assertRoom(em: EntityManager, auth: AuthContext, count: number): Promise<void> {
-    const { live, reserved } = await lockCapacity(em, auth.organizationId);
-    if (live + reserved + count > auth.plan.dynamic_qr_limit) throw planLimitError(auth, live + reserved, count);
   }
 
   /** Deletes images of codes that were drawn but not inserted (unless another code shares them). */

@@ -39,11 +39,11 @@ export function planLimitError(auth: AuthContext, current: number, requested = 1
   });
 }
 
-/** 403 plan_limit_reached unless one more code of that count fits (locks the workspace row: call inside the
- * transaction that inserts). */
-export async function assertRoomFor(em: EntityManager, auth: AuthContext, which: PlanCount): Promise<void> {
+/** 403 plan_limit_reached unless `count` more codes of that count fit (the dynamic count includes batch reservations;
+ * locks the workspace row: call inside the transaction that inserts). */
+export async function assertRoomFor(em: EntityManager, auth: AuthContext, which: PlanCount, count = 1): Promise<void> {
   const current = await countLive(em, auth.organizationId, which);
-  if (current + 1 > limitOf(auth, which)) throw planLimitError(auth, current, 1, which);
+  if (current + count > limitOf(auth, which)) throw planLimitError(auth, current, count, which);
 }
 
 /** 403 plan_restricted when the plan has no room at all for that count (free: static codes only). */
