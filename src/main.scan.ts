@@ -1,3 +1,4 @@
+import './app/scan-heap'; // first, before any other module allocates: V8's heap settings for the scan process
 import 'reflect-metadata';
 import { createScanApp } from './app/bootstrap';
 import { runProcess } from './app/process';
