@@ -79,16 +79,19 @@ export function cpuMs(pid: number | undefined): number {
   }
 }
 
-/** autocannon's own start and finish times are whole seconds apart for a fixed number of requests, so the child times
- * the run itself (from the call to the last answer, in µs). */
+/** With a fixed number of requests, autocannon notices that the last one was answered only at its next one-second
+ * tick, so its own start and finish (and any timer around it) round the run up to whole seconds. The child times the
+ * run itself: from the call to the last answer, in µs. */
 const AUTOCANNON = `
 const autocannon = require('autocannon');
 const started = process.hrtime.bigint();
-autocannon(JSON.parse(process.env.LOAD), (err, r) => {
+let last = started;
+const instance = autocannon(JSON.parse(process.env.LOAD), (err, r) => {
   if (err) { console.error(err); process.exit(1); }
-  r.elapsedUs = Number((process.hrtime.bigint() - started) / 1000n);
+  r.elapsedUs = Number((last - started) / 1000n);
   process.stdout.write(JSON.stringify(r));
-});`;
+});
+instance.on('response', () => { last = process.hrtime.bigint(); });`;
 
 interface AutocannonResult {
   elapsedUs: number;

@@ -77,6 +77,7 @@ async function measure(way: Way, bareUrl: string, scanUrl: string, bare: ChildPr
   const ratios: number[] = [];
   const bares: Run[] = [];
   const scans: Run[] = [];
+  await sleep(1000); // the scans of the previous load are flushed (every 250 ms) before the tally starts
   await tally.next();
   for (let round = 0; round < ROUNDS; round++) {
     const b = await way.run(bareUrl, bare, false);
