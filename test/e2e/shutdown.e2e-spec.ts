@@ -75,9 +75,10 @@ describe('graceful shutdown on SIGTERM', () => {
     const REDIS_URL = isolatedRedisUrl(6);
     const api = await startApi({ REDIS_URL });
     try {
-      const org = await createOrg(api, { plan: 'pro' });
+      const org = await createOrg(api, { plan: 'agency' });
       const worker = await spawnProcess('worker', { REDIS_URL });
-      const items = Array.from({ length: 150 }, (_, i) => ({ name: `item ${i}`, target: { type: 'url', destination: `https://example.com/b/${i}` } }));
+      // The most a batch holds: on a quiet machine one worker creates 150 codes before the test has seen the batch start.
+      const items = Array.from({ length: 1000 }, (_, i) => ({ name: `item ${i}`, target: { type: 'url', destination: `https://example.com/b/${i}` } }));
       const batch = (await http(api.origin, 'POST', '/v1/batches', { key: org.apiKey, body: { items } })).body;
       expect(batch.id).toBeDefined();
       const progress = async () => (await http(api.origin, 'GET', `/v1/batches/${batch.id}`, { key: org.apiKey })).body;
@@ -88,9 +89,9 @@ describe('graceful shutdown on SIGTERM', () => {
       expect(exitCode).toBe(0);
       expect(worker.output()).toContain('worker stopping (SIGTERM)');
       const after = await progress();
-      expect(after).toMatchObject({ status: 'completed', completed_count: 150, error_count: 0 });
+      expect(after).toMatchObject({ status: 'completed', completed_count: 1000, error_count: 0 });
       const [{ n }] = await db(api).getConnection().execute<{ n: string }[]>('select count(*) as n from qr_codes where organization_id = ?', [org.organizationId]);
-      expect(Number(n)).toBe(150);
+      expect(Number(n)).toBe(1000);
     } finally {
       await api.close();
     }

@@ -10,6 +10,14 @@ export const freePort = (): Promise<number> => services.freePort();
 
 const ROOT = join(__dirname, '..', '..');
 
+/** Processes spawned by the current test file and still running. */
+const running = new Set<ChildProcess>();
+// A test that fails before it stops its process must not leave it running: Jest would wait for it (its pipes stay
+// open) and the next file could meet its port or its queue. Registered in every file that imports this module.
+afterAll(() => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
 export interface SpawnedProcess {
   name: 'api' | 'scan' | 'worker';
   child: ChildProcess;
@@ -37,7 +45,13 @@ export async function spawnProcess(name: 'api' | 'scan' | 'worker', env: Record<
     },
   );
   let out = '';
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  running.add(child);
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => {
+      running.delete(child);
+      resolve(code);
+    }),
+  );
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${name} did not start in 90 s:\n${out}`)), 90_000);
     const onData = (chunk: Buffer) => {
