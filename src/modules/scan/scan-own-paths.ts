@@ -64,8 +64,14 @@ export function prepareOwnPathAnswer(answer: OwnPathAnswer, version: string): Pr
   } else if (answer.body !== undefined) body = Buffer.from(answer.body);
   for (const [name, value] of Object.entries(answer.headers)) if (!OWN_HEADERS.has(name.toLowerCase())) headers[name] = value;
   const all: OutgoingHttpHeaders = { ...headers, 'Request-Id': '', 'Scanlink-Version': version, 'Content-Length': String(body?.length ?? 0) };
-  const head = Object.entries(all).flatMap(([name, value]): OutgoingHttpHeader[] => (value === undefined ? [] : [name, value]));
-  return { status: answer.status, head, requestIdAt: head.indexOf('Request-Id') + 1, body };
+  const head: OutgoingHttpHeader[] = [];
+  let requestIdAt = 0;
+  for (const [name, value] of Object.entries(all)) {
+    if (value === undefined) continue;
+    if (name === 'Request-Id') requestIdAt = head.length + 1;
+    head.push(name, value);
+  }
+  return { status: answer.status, head, requestIdAt, body };
 }
 
 /** Writes a prepared answer (no body for HEAD) with this request's id; returns the status. */
