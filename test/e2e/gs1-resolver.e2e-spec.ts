@@ -200,4 +200,32 @@ describe('scan host: GS1 Digital Link resolver', () => {
     await http(api.origin, 'DELETE', `/v1/qr-codes/${code.id}`, { key: org.apiKey });
     await eventually(async () => (await send(uri)).status === 404, 3_000, '404 after trashing');
   });
+
+  it('answers a repeated request (same URL and headers) from the current code after every edit of an ancestor code', async () => {
+    const gtin = randomGtin();
+    const code = await gs1Code(gtin, { links: [{ linkType: 'gs1:pip', href: 'https://brand.example/pip-fr', hreflang: ['fr'] }] });
+    // A lot without a code of its own: answered from the GTIN's code, read through two cache levels.
+    const uri = `${scanOrigin}/01/${gtin}/10/LOT7?linkType=gs1:pip`;
+    const headers = { accept: 'text/html', 'accept-language': 'fr-CH, fr;q=0.9' };
+    const locationOf = async () => {
+      const res = await send(uri, { headers });
+      return `${res.status} ${res.headers.get('location')}`;
+    };
+    for (let i = 0; i < 3; i++) expect(await locationOf()).toBe('307 https://brand.example/pip-fr?linkType=gs1:pip');
+    const before = (await queuedFor(code.id)).length;
+    expect(before).toBe(3);
+    const patch = (body: Record<string, unknown>) => http(api.origin, 'PATCH', `/v1/qr-codes/${code.id}`, { key: org.apiKey, body });
+    expect((await patch({ links: [{ linkType: 'gs1:pip', href: 'https://brand.example/pip-fr-2', hreflang: ['fr'] }] })).status).toBe(200);
+    await eventually(async () => (await locationOf()) === '307 https://brand.example/pip-fr-2?linkType=gs1:pip', 3_000, 'the edited link');
+    expect(await locationOf()).toBe('307 https://brand.example/pip-fr-2?linkType=gs1:pip');
+    await patch({ is_active: false });
+    await eventually(async () => (await locationOf()).startsWith('404 '), 3_000, 'no answer once the only code is paused');
+    await patch({ is_active: true });
+    await eventually(async () => (await locationOf()) === '307 https://brand.example/pip-fr-2?linkType=gs1:pip', 3_000, 'the link again');
+    // Every GET redirect is a scan of the GTIN's code, repeated answers included.
+    const redirects = (await queuedFor(code.id)).length;
+    expect(redirects).toBeGreaterThanOrEqual(before + 3);
+    await locationOf();
+    expect((await queuedFor(code.id)).length).toBe(redirects + 1);
+  });
 });

@@ -15,7 +15,8 @@ import type { ScanAccessLog } from './scan-access-log';
 import { gs1Dictionary } from '../gs1/syntax-dictionary';
 import { ownPathsOf } from '../qr-codes/targets/registry';
 import type { OwnPaths } from '../qr-codes/targets/target-handler';
-import { ownPathAnswer, type OwnPathResult, writeOwnPathAnswer } from './scan-own-paths';
+import { OwnPathMemo } from './own-path-memo';
+import { ownPathAnswer, type OwnPathResult, prepareOwnPathAnswer, type PreparedAnswer, writePreparedAnswer } from './scan-own-paths';
 
 /** `/{short_code}`, `/{short_code}.vcf`, `/{short_code}.ics`, with an optional trailing slash and any query string
  * (ignored); `/metrics` (seven characters too, never a short code) goes on to Nest. */
@@ -60,6 +61,8 @@ export class ScanHotPath implements OnApplicationShutdown {
   private readonly scanBaseUrl: string;
   private readonly scanOrigin: string;
   private access?: ScanAccessLog;
+  /** Decided own-path answers (GS1 resolver), valid while their code entries are unchanged (own-path-memo.ts). */
+  private readonly ownMemo: OwnPathMemo<{ prepared: PreparedAnswer; counted?: CachedCode }>;
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
@@ -70,6 +73,7 @@ export class ScanHotPath implements OnApplicationShutdown {
     this.trust = parseTrustProxy(config.trustProxy);
     this.scanBaseUrl = config.scanBaseUrl;
     this.scanOrigin = new URL(config.scanBaseUrl).origin;
+    this.ownMemo = new OwnPathMemo((key) => cache.peek(key));
     gs1Dictionary(); // the resolver's data: a missing or malformed file stops the process at boot
   }
 
@@ -161,24 +165,38 @@ export class ScanHotPath implements OnApplicationShutdown {
     done(status, requestId);
   }
 
-  /** A request on a target type's own paths (scan-own-paths.ts), counted like a short-code scan when it names a code. */
+  /** A request on a target type's own paths (scan-own-paths.ts), counted like a short-code scan when it names a code.
+   * A decided answer is kept in the memo while the code entries it was decided from stay in the code cache. */
   private ownPath(paths: OwnPaths, req: IncomingMessage, res: ServerResponse, version: string, done: Done): true {
-    const write = (result: OwnPathResult): void => {
+    const write = (prepared: PreparedAnswer, counted: CachedCode | undefined): void => {
       const requestId = pooledId('req');
-      done(writeOwnPathAnswer(req, res, result.answer, { 'Request-Id': requestId, 'Scanlink-Version': version }), requestId);
-      if (result.counted && req.method === 'GET') this.count(req, result.counted, req.headers['user-agent']);
+      done(writePreparedAnswer(req, res, prepared, requestId), requestId);
+      if (counted && req.method === 'GET') this.count(req, counted, req.headers['user-agent']);
     };
     // Host → site, as for short codes: an unknown host gets the 404 page; a custom domain is its own resolver root.
-    const site = this.sites.siteOf(req.headers.host);
+    const host = req.headers.host;
+    const site = this.sites.siteOf(host);
     if (site === undefined) {
-      write({ answer: { status: 404, headers: {}, statusPage: true } });
+      write(prepareOwnPathAnswer({ status: 404, headers: {}, statusPage: true }, version), undefined);
       return true;
     }
-    const origin = site === null ? this.scanOrigin : `https://${hostnameOf(req.headers.host!)}`;
+    const { accept, 'accept-language': acceptLanguage } = req.headers;
+    const key = { method: req.method ?? 'GET', url: req.url ?? '/', host, accept, acceptLanguage, site };
+    const kept = this.ownMemo.get(key);
+    if (kept) {
+      write(kept.prepared, kept.counted);
+      return true;
+    }
+    const origin = site === null ? this.scanOrigin : `https://${hostnameOf(host!)}`;
+    const decided = (result: OwnPathResult): void => {
+      const prepared = prepareOwnPathAnswer(result.answer, version);
+      if (result.basis) this.ownMemo.set(key, result.basis, { prepared, counted: result.counted }, prepared.body?.length ?? 0);
+      write(prepared, result.counted);
+    };
     try {
       const result = ownPathAnswer(paths, req, site, origin, this.cache);
-      if ('then' in result) result.then(write, (err: Error) => this.unavailable(res, err, version, done));
-      else write(result);
+      if ('then' in result) result.then(decided, (err: Error) => this.unavailable(res, err, version, done));
+      else decided(result);
     } catch (err) {
       this.unavailable(res, err as Error, version, done);
     }

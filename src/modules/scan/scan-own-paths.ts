@@ -1,6 +1,7 @@
-import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { IncomingMessage, OutgoingHttpHeader, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { type ScanSite, siteKey } from '../domains/scan-site';
 import type { OwnPathAnswer, OwnPaths } from '../qr-codes/targets/target-handler';
+import type { OwnPathBasis } from './own-path-memo';
 import type { ScanEntry } from './scan-answer';
 import type { ScanCodeCache } from './scan-code-cache';
 import type { CachedCode } from './scan-contract';
@@ -13,6 +14,8 @@ export interface OwnPathResult {
   answer: OwnPathAnswer;
   /** the code a GET scan counts for, when the answer names one */
   counted?: CachedCode;
+  /** the cache keys read and the entries found there, when every one was in memory (what a memo is valid for) */
+  basis?: OwnPathBasis;
 }
 
 /**
@@ -29,19 +32,29 @@ export function ownPathAnswer(
 ): OwnPathResult | Promise<OwnPathResult> {
   const accept = req.headers.accept;
   const plan = paths.plan({ method: req.method ?? 'GET', url: req.url ?? '/', accept, acceptLanguage: req.headers['accept-language'], origin });
-  if (!('keys' in plan)) return { answer: plan.answer };
-  const entries: (ScanEntry | undefined)[] = plan.keys.map((k) => cache.peek(siteKey(site, k)));
+  if (!('keys' in plan)) return { answer: plan.answer, basis: { keys: [], entries: [] } };
+  const keys = plan.keys.map((k) => siteKey(site, k));
+  const entries: (ScanEntry | undefined)[] = keys.map((k) => cache.peek(k));
   const decide = (found: (ScanEntry | undefined)[]): OwnPathResult => {
     const codes = found.flatMap((e) => (e?.code ? [e.code] : []));
     const answer = plan.answer(codes);
     return { answer, counted: answer.countCodeId ? codes.find((c) => c.id === answer.countCodeId) : undefined };
   };
-  if (entries.every((e) => e !== undefined)) return decide(entries);
+  if (entries.every((e) => e !== undefined)) return { ...decide(entries), basis: { keys, entries: entries as ScanEntry[] } };
   return Promise.all(plan.keys.map((k, i) => entries[i] ?? cache.load(site, k))).then(decide);
 }
 
-/** Writes an own-path answer; a `statusPage` answer gets the scan host's page with the answer's headers added. */
-export function writeOwnPathAnswer(req: IncomingMessage, res: ServerResponse, answer: OwnPathAnswer, base: OutgoingHttpHeaders): number {
+/** An own-path answer as written: status, header names and values in order (Request-Id's value at `requestIdAt`, set
+ * per request), and the body. Built once per decided answer, so a memoized answer is written without re-deciding. */
+export interface PreparedAnswer {
+  status: number;
+  head: OutgoingHttpHeader[];
+  requestIdAt: number;
+  body?: Buffer;
+}
+
+/** Prepares an own-path answer; a `statusPage` answer gets the scan host's page with the answer's headers added. */
+export function prepareOwnPathAnswer(answer: OwnPathAnswer, version: string): PreparedAnswer {
   let body: Buffer | undefined;
   const headers: OutgoingHttpHeaders = {};
   if (answer.statusPage) {
@@ -50,7 +63,22 @@ export function writeOwnPathAnswer(req: IncomingMessage, res: ServerResponse, an
     body = typeof page.body === 'string' ? Buffer.from(page.body) : page.body;
   } else if (answer.body !== undefined) body = Buffer.from(answer.body);
   for (const [name, value] of Object.entries(answer.headers)) if (!OWN_HEADERS.has(name.toLowerCase())) headers[name] = value;
-  res.writeHead(answer.status, { ...headers, ...base, 'Content-Length': String(body?.length ?? 0) });
-  res.end(req.method === 'HEAD' ? undefined : body);
-  return answer.status;
+  const all: OutgoingHttpHeaders = { ...headers, 'Request-Id': '', 'Scanlink-Version': version, 'Content-Length': String(body?.length ?? 0) };
+  const head: OutgoingHttpHeader[] = [];
+  let requestIdAt = 0;
+  for (const [name, value] of Object.entries(all)) {
+    if (value === undefined) continue;
+    if (name === 'Request-Id') requestIdAt = head.length + 1;
+    head.push(name, value);
+  }
+  return { status: answer.status, head, requestIdAt, body };
+}
+
+/** Writes a prepared answer (no body for HEAD) with this request's id; returns the status. */
+export function writePreparedAnswer(req: IncomingMessage, res: ServerResponse, prepared: PreparedAnswer, requestId: string): number {
+  const head = prepared.head.slice();
+  head[prepared.requestIdAt] = requestId;
+  res.writeHead(prepared.status, head);
+  res.end(req.method === 'HEAD' ? undefined : prepared.body);
+  return prepared.status;
 }
