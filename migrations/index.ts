@@ -13,6 +13,7 @@ import { Migration20261124040000_files } from './Migration20261124040000_files';
 import { Migration20261124060000_scans_org_fk } from './Migration20261124060000_scans_org_fk';
 import { Migration20261124030000_templates } from './Migration20261124030000_templates';
 import { Migration20261124031000_batch_claims } from './Migration20261124031000_batch_claims';
+import { Migration20261125010000_scan_ingest_speed } from './Migration20261125010000_scan_ingest_speed';
 
 /** Applied in this order by `npm run migrate`, the local runner and the test runner. */
 export const migrationsList = [
@@ -31,4 +32,5 @@ export const migrationsList = [
   { name: 'Migration20261124060000_scans_org_fk', class: Migration20261124060000_scans_org_fk },
   { name: 'Migration20261124030000_templates', class: Migration20261124030000_templates },
   { name: 'Migration20261124031000_batch_claims', class: Migration20261124031000_batch_claims },
+  { name: 'Migration20261125010000_scan_ingest_speed', class: Migration20261125010000_scan_ingest_speed },
 ];

@@ -114,6 +114,13 @@ const WITH_SUBSCRIBED = `coalesce((
 
 const MAX_TRIES = 5;
 
+/**
+ * Memory for the statement's sorts and groupings, for this transaction only. A worst-case batch (10,000 scans over
+ * many codes and days) sorts ~70,000 rollup rows twice, about 6 MB each: at the 4 MB default both spilled to disk.
+ * At most IN_FLIGHT batches per worker run at once, so this bounds a worker's extra memory in PostgreSQL.
+ */
+const WORK_MEM = `set local work_mem = '32MB'`;
+
 /** Lock conflicts between workers and a code purged between the join and the insert: a retry settles both. */
 function isRetryable(err: unknown): boolean {
   return err instanceof DeadlockException || err instanceof ForeignKeyConstraintViolationException || err instanceof LockWaitTimeoutException;
@@ -158,6 +165,7 @@ export async function storeScans(em: EntityManager, events: EventsService, recor
         // Each event takes its code's environment (a test-mode code's scans reach only test endpoints); the code's
         // environment is read in the statement, so the probe asks both environments of each workspace.
         const audience = await events.audience(tx, 'qr.scanned', owners);
+        await tx.execute(WORK_MEM);
         const listened = audience.ownerKeys.length > 0;
         const [row] = await withBoundParameters<{ inserted: number; subscribed: InsertedScan[] | string }>(
           tx,
