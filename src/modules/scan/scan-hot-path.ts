@@ -16,7 +16,7 @@ import { gs1Dictionary } from '../gs1/syntax-dictionary';
 import { ownPathsOf } from '../qr-codes/targets/registry';
 import type { OwnPaths } from '../qr-codes/targets/target-handler';
 import { OwnPathMemo } from './own-path-memo';
-import { ownPathAnswer, type OwnPathResult, prepareOwnPathAnswer, type PreparedAnswer, writePreparedAnswer } from './scan-own-paths';
+import { copyForeignHeaders, ownPathAnswer, type OwnPathResult, prepareOwnPathAnswer, type PreparedAnswer, writePreparedAnswer } from './scan-own-paths';
 
 /** `/{short_code}`, `/{short_code}.vcf`, `/{short_code}.ics`, with an optional trailing slash and any query string
  * (ignored); `/metrics` (seven characters too, never a short code) goes on to Nest. */
@@ -45,8 +45,6 @@ export interface HotPathOptions {
   access?: ScanAccessLog;
 }
 
-/** Headers the hot path sets itself on a page answer (a renderer's own copy is left out). */
-const OWN_HEADERS = new Set(['content-length', 'request-id', 'scanlink-version']);
 
 /**
  * The scan host's hot path: GET/HEAD `/{short_code}` answered by a plain Node handler placed in front of Fastify
@@ -145,7 +143,7 @@ export class ScanHotPath implements OnApplicationShutdown {
         const page = answer.page;
         const body = typeof page.body === 'string' ? Buffer.from(page.body) : page.body;
         const headers: OutgoingHttpHeaders = { 'Content-Length': String(body.length), 'Request-Id': requestId, 'Scanlink-Version': version };
-        for (const [name, value] of Object.entries(page.headers)) if (!OWN_HEADERS.has(name.toLowerCase())) headers[name] = value;
+        copyForeignHeaders(page.headers, headers);
         status = page.status;
         res.writeHead(status, headers);
         res.end(req.method === 'HEAD' ? undefined : body);

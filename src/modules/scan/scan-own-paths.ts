@@ -7,8 +7,13 @@ import type { ScanCodeCache } from './scan-code-cache';
 import type { CachedCode } from './scan-contract';
 import { renderStatusPage } from './status-pages';
 
-/** Headers the writer sets itself (an answer's own copy is left out). */
+/** Headers the scan host sets itself on every answer (a renderer's or an answer's own copy is left out). */
 const OWN_HEADERS = new Set(['content-length', 'request-id', 'scanlink-version']);
+
+/** Copies `from` into `into`, leaving out the headers the scan host sets itself. */
+export function copyForeignHeaders(from: Readonly<Record<string, OutgoingHttpHeader>>, into: OutgoingHttpHeaders): void {
+  for (const [name, value] of Object.entries(from)) if (!OWN_HEADERS.has(name.toLowerCase())) into[name] = value;
+}
 
 export interface OwnPathResult {
   answer: OwnPathAnswer;
@@ -62,7 +67,7 @@ export function prepareOwnPathAnswer(answer: OwnPathAnswer, version: string): Pr
     Object.assign(headers, page.headers);
     body = typeof page.body === 'string' ? Buffer.from(page.body) : page.body;
   } else if (answer.body !== undefined) body = Buffer.from(answer.body);
-  for (const [name, value] of Object.entries(answer.headers)) if (!OWN_HEADERS.has(name.toLowerCase())) headers[name] = value;
+  copyForeignHeaders(answer.headers, headers);
   const all: OutgoingHttpHeaders = { ...headers, 'Request-Id': '', 'Scanlink-Version': version, 'Content-Length': String(body?.length ?? 0) };
   const head: OutgoingHttpHeader[] = [];
   let requestIdAt = 0;
