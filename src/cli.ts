@@ -13,6 +13,7 @@ import { pauseAboveLimit, purgeTrash, type PausedCode } from './modules/qr-codes
 import { CHANNELS } from './common/queue/channels';
 import { createRedis } from './common/redis/redis.provider';
 import { createStorage } from './modules/images/storage/storage.factory';
+import { findGs1Conflicts, grantPrefix, isCompanyPrefix, listPrefixes, revokePrefix } from './modules/qr-codes/gs1-ownership.repository';
 
 async function publishInvalidations(config: AppConfig, codes: PausedCode[]): Promise<void> {
   // Warnings to stderr: stdout carries only the command's JSON.
@@ -37,6 +38,23 @@ type Flags = Record<string, string | boolean | undefined>;
 
 class UsageError extends Error {}
 
+/** A refusal with its own error code (exit 1), e.g. a prefix another workspace holds. */
+class CommandError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly extras: Record<string, unknown> = {},
+  ) {
+    super(message);
+  }
+}
+
+function companyPrefix(flags: Flags): string {
+  const p = required(flags, 'prefix');
+  if (!isCompanyPrefix(p)) throw new UsageError('--prefix must be a GS1 company prefix: 4 to 12 digits');
+  return p;
+}
+
 const COMMANDS: Record<string, { flags: Record<string, { type: 'string' | 'boolean' }>; usage: string }> = {
   'org:create': {
     usage: 'org:create --name N --plan free|plus|pro|ultra|agency --email E [--env live|test] [--scopes a,b]',
@@ -55,6 +73,10 @@ const COMMANDS: Record<string, { flags: Record<string, { type: 'string' | 'boole
     flags: { org: { type: 'string' }, email: { type: 'string' }, unverified: { type: 'boolean' }, 'expires-in': { type: 'string' } },
   },
   'trash:empty': { usage: 'trash:empty --org ORG', flags: { org: { type: 'string' } } },
+  'gs1:prefix:add': { usage: 'gs1:prefix:add --org ORG --prefix DIGITS', flags: { org: { type: 'string' }, prefix: { type: 'string' } } },
+  'gs1:prefix:list': { usage: 'gs1:prefix:list [--org ORG]', flags: { org: { type: 'string' } } },
+  'gs1:prefix:remove': { usage: 'gs1:prefix:remove --prefix DIGITS [--org ORG]', flags: { org: { type: 'string' }, prefix: { type: 'string' } } },
+  'gs1:conflicts': { usage: 'gs1:conflicts', flags: {} },
 };
 
 function required(flags: Flags, name: string): string {
@@ -131,6 +153,31 @@ export async function runCommand(command: string, flags: Flags, config: AppConfi
       await deleteStoredObjects(config, orphanKeys);
       return { organization_id: org.id, deleted };
     }
+    case 'gs1:prefix:add': {
+      const org = await accounts.getOrganization(required(flags, 'org'));
+      const result = await grantPrefix(orm.em.fork(), org.id, companyPrefix(flags));
+      if ('heldBy' in result) {
+        throw new CommandError('gs1_prefix_taken', `The prefix ${result.heldBy.prefix} (overlapping ${String(flags.prefix)}) is granted to another workspace; a prefix belongs to one workspace`, {
+          prefix: result.heldBy.prefix,
+        });
+      }
+      return result.granted;
+    }
+    case 'gs1:prefix:list': {
+      const org = typeof flags.org === 'string' ? await accounts.getOrganization(flags.org) : undefined;
+      return { prefixes: await listPrefixes(orm.em.fork(), org?.id) };
+    }
+    case 'gs1:prefix:remove': {
+      const org = typeof flags.org === 'string' ? await accounts.getOrganization(flags.org) : undefined;
+      const prefix = companyPrefix(flags);
+      const removed = await revokePrefix(orm.em.fork(), prefix, org?.id);
+      if (!removed) throw new ApiException('not_found', `No such granted prefix: '${prefix}'${org ? ` for ${org.id}` : ''}`);
+      return { ...removed, removed: true };
+    }
+    case 'gs1:conflicts': {
+      const conflicts = await findGs1Conflicts(orm.em.fork());
+      return { conflicts, count: conflicts.length };
+    }
     default:
       throw new UsageError(`Unknown command '${command}'. Commands:\n${Object.values(COMMANDS).map((c) => `  ${c.usage}`).join('\n')}`);
   }
@@ -201,6 +248,7 @@ export async function main(): Promise<void> {
   } catch (err) {
     await orm.close().catch(() => undefined);
     if (err instanceof UsageError) fail('usage', `${err.message}. Usage: ${spec.usage}`, 64);
+    if (err instanceof CommandError) fail(err.code, err.message, 1, err.extras);
     if (err instanceof ApiException) {
       const { retryAfter: _r, ...extras } = err.extras;
       fail(err.code, err.message, 1, extras);

@@ -58,6 +58,7 @@ class EnvironmentVariables {
   @IsString() @IsOptional() PLANS_FILE?: string;
   @Transform(toInt) @IsInt() @Min(1) @IsOptional() TRASH_RETENTION_DAYS?: number;
   @Transform(toInt) @IsInt() @Min(0) @IsOptional() GS1_RETIREMENT_DAYS?: number;
+  @Transform(emptyIsUnset) @IsIn(['true', 'false', '1', '0']) @IsOptional() GS1_REQUIRE_PREFIX?: string;
   @IsString() @IsOptional() WEBHOOK_ALLOW_HOSTS?: string;
   @IsString() @Matches(/^\d+(,\d+)*$/, { message: 'WEBHOOK_RETRY_DELAYS must be comma-separated milliseconds' })
   @IsOptional()
@@ -120,6 +121,9 @@ export interface AppConfig {
   plansFile?: string;
   trashRetentionDays: number;
   gs1RetirementDays: number;
+  /** Dynamic GS1 codes on the default scan host need a company prefix the operator granted the workspace
+   * (GS1_REQUIRE_PREFIX; default true in production, false in development and tests). */
+  gs1RequirePrefix: boolean;
   webhookAllowHosts: string[];
   webhookRetryDelaysMs: number[];
   webhookAutoDisableFailures: number;
@@ -227,6 +231,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     plansFile: raw.PLANS_FILE,
     trashRetentionDays: raw.TRASH_RETENTION_DAYS ?? 30,
     gs1RetirementDays: raw.GS1_RETIREMENT_DAYS ?? 365,
+    gs1RequirePrefix: raw.GS1_REQUIRE_PREFIX === undefined ? nodeEnv === 'production' : raw.GS1_REQUIRE_PREFIX === 'true' || raw.GS1_REQUIRE_PREFIX === '1',
     webhookAllowHosts: (raw.WEBHOOK_ALLOW_HOSTS ?? '')
       .split(',')
       .map((h) => h.trim().toLowerCase())

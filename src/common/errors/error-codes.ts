@@ -7,6 +7,7 @@ export const ERROR_STATUS = {
   insufficient_scope: 403,
   plan_restricted: 403,
   plan_limit_reached: 403,
+  gs1_prefix_not_granted: 403,
   not_found: 404,
   method_not_allowed: 405,
   target_not_editable: 409,

@@ -20,7 +20,7 @@ import type { CreateQrCodeDto, ListQrCodesQueryDto, UpdateQrCodeDto } from './dt
 import type { DeletedQrCodeDto, QrCodeDto } from './dto/qr-code-response.dto';
 import { QrCode } from './qr-code.entity';
 import { GS1_PATCH_ONLY_FIELDS, type CreateGs1QrCodeDto } from './dto/gs1.dto';
-import { assertGs1IdentifierFree, assertRoomFor, countLive, gs1TakenError, isGs1KeyConflict, planCountOf } from './qr-code-limits';
+import { assertGs1IdentifierFree, assertGs1PrefixGranted, assertRoomFor, countLive, gs1TakenError, isGs1KeyConflict, planCountOf } from './qr-code-limits';
 import { assertGs1Patch, patchGs1 } from './targets/gs1.target';
 import { targetDraft } from './qr-code-draft';
 import { QrCodeImagesService } from './qr-code-images.service';
@@ -88,7 +88,9 @@ export class QrCodesService {
     if (gs1Key) {
       // A full GS1 allowance (403) is said before a taken identifier (409); both are checked again when inserting.
       await this.em.transactional((em) => assertRoomFor(em, auth, 'gs1'));
-      await assertGs1IdentifierFree(this.em, domain?.id ?? null, gs1Key);
+      // On the shared scan host an operator may require licensed company prefixes (a custom domain needs none).
+      if (!domain && this.config.gs1RequirePrefix) await assertGs1PrefixGranted(this.em, auth, gs1Key);
+      await assertGs1IdentifierFree(this.em, domain?.id ?? null, gs1Key, auth.organizationId);
     }
     const values: CodeDraft['values'] = { folderId: body.folder_id ?? null, tags, domainId: domain?.id ?? null, domainHostname, gs1Key };
     if (body.name !== undefined) values.name = body.name;
