@@ -9,7 +9,7 @@ import type { AppConfig } from '../common/config/config';
 import { setRateLimitHeaders } from '../common/auth/api-key.guard';
 import { parseTrustProxy, type TrustProxy } from '../common/http/client-address';
 import { createValidationPipe } from '../common/errors/validation';
-import { assertDepth } from '../common/errors/input-rules';
+import { assertDepth, assertNoPrototypeKeys } from '../common/errors/input-rules';
 import { docUrl, setDocsBaseUrl } from '../common/errors/error-codes';
 import { toEnvelope } from '../common/errors/exception.filter';
 import { RateLimiter } from '../common/http/rate-limiter';
@@ -105,22 +105,27 @@ function adapter(opts: AdapterOptions): FastifyAdapter {
 /**
  * Nest's own body parsers, except that an empty body sent with Content-Type: application/json is "no body" rather
  * than a 400 raised before routing: clients that always send the header can call DELETE, restore, rotate-secret and
- * test (which take no body), and authentication still answers first. Malformed JSON and __proto__/constructor
- * poisoning are refused as before (Fastify's own JSON parser), and so is a body nested deeper than MAX_BODY_DEPTH
- * (before any validator walks it recursively).
+ * test (which take no body), and authentication still answers first. Malformed JSON is refused as before (Fastify's
+ * own JSON parser), and so are a body nested deeper than MAX_BODY_DEPTH (before any validator walks it recursively)
+ * and a key named like an Object.prototype member anywhere in it (`__proto__`, `constructor`, `toString`, …: 400
+ * naming the field).
  */
 function registerBodyParsers(app: NestFastifyApplication): void {
   const fastify = app.getHttpAdapter().getInstance();
-  const { bodyLimit, onProtoPoisoning, onConstructorPoisoning } = fastify.initialConfig;
-  const json = fastify.getDefaultJsonParser(onProtoPoisoning ?? 'error', onConstructorPoisoning ?? 'error');
+  const { bodyLimit } = fastify.initialConfig;
+  // `__proto__` and `constructor` keys are kept by the parser (as own properties of the parsed value, which JSON.parse
+  // never turns into prototypes) and refused just below with a 400 naming the field, like every other key named after
+  // an Object.prototype member; Fastify's own poisoning check would only say "not valid JSON".
+  const json = fastify.getDefaultJsonParser('ignore', 'ignore');
   app.useBodyParser('application/json', { bodyLimit }, (req, body, done) => {
     if (body.length === 0) return done(null, undefined);
     void json(req as Parameters<typeof json>[0], body.toString('utf8'), (err: Error | null, parsed?: unknown) => {
       if (err) return done(err);
       try {
         assertDepth(parsed);
-      } catch (tooDeep) {
-        return done(tooDeep as Error);
+        assertNoPrototypeKeys(parsed);
+      } catch (refused) {
+        return done(refused as Error);
       }
       done(null, parsed);
     });

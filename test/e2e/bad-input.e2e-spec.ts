@@ -1,5 +1,6 @@
 import { DashboardAuthService } from '../../src/modules/tokens/dashboard-auth.service';
 import { createOrg, http, startApi, startScan, TestApp, TestOrg } from '../setup/app';
+import { callTool, httpClient } from '../setup/mcp';
 
 type Schema = { $ref?: string; type?: string; properties?: Record<string, Schema>; items?: Schema; allOf?: Schema[] };
 interface Operation {
@@ -14,6 +15,12 @@ const BAD_STRINGS: [string, string][] = [
   ['an escape character', 'a\u001bb'],
   ['a lone surrogate', 'a\ud800b'],
 ];
+
+/** Object keys named like `Object.prototype` members: unknown fields wherever they appear (never a 500, never ignored). */
+const PROTOTYPE_KEYS = ['constructor', '__proto__', 'toString', 'valueOf', 'hasOwnProperty', 'isPrototypeOf', 'propertyIsEnumerable', 'toLocaleString', '__defineGetter__', '__lookupSetter__'];
+
+/** `{[key]: value}` as an own property, `__proto__` included (an object literal would set the prototype instead). */
+const own = (key: string, value: unknown): Record<string, unknown> => JSON.parse(`{${JSON.stringify(key)}:${JSON.stringify(value)}}`);
 
 /**
  * Bad input on every operation of the OpenAPI document: U+0000, other C0 controls and lone surrogates in any body
@@ -100,6 +107,79 @@ describe('bad input on every documented operation', () => {
       const res = await http(api.origin, op.method, urlOf(op), { key: credential(op.path), rawBody: `{"name":${deep}}` });
       expect400(res, `${op.method} ${op.path} deep body`);
       expect(res.body.error.message).toMatch(/deeper than/);
+    }
+  });
+
+  it('refuses prototype-named keys at the top of every body, and under every body field at several depths, with 400 naming them', async () => {
+    let checked = 0;
+    for (const op of operations.filter((o) => o.body)) {
+      const props = Object.keys(resolve(op.body)?.properties ?? {});
+      for (const key of PROTOTYPE_KEYS) {
+        const res = await http(api.origin, op.method, urlOf(op), { key: credential(op.path), rawBody: JSON.stringify(own(key, 'x')) });
+        expect400(res, `${op.method} ${op.path} body.${key}`, key);
+        checked++;
+      }
+      for (const [i, prop] of props.entries()) {
+        const key = PROTOTYPE_KEYS[i % PROTOTYPE_KEYS.length];
+        const shapes: [unknown, string][] = [
+          [own(key, 'x'), `${prop}.${key}`],
+          [[own(key, {})], `${prop}[0].${key}`],
+          [{ a: [{ b: own(key, 1) }] }, `${prop}.a[0].b.${key}`],
+        ];
+        for (const [value, field] of shapes) {
+          const res = await http(api.origin, op.method, urlOf(op), { key: credential(op.path), rawBody: `{${JSON.stringify(prop)}:${JSON.stringify(value)}}` });
+          expect400(res, `${op.method} ${op.path} ${field}`, field);
+          checked++;
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(100);
+  });
+
+  it('refuses prototype-named keys where the issue found them: target, design, design.colors, GS1 attributes, batch items, query strings', async () => {
+    const key = org.apiKey;
+    const cases: [string, string, Record<string, unknown>, string][] = [];
+    for (const name of PROTOTYPE_KEYS) {
+      cases.push(
+        ['POST', '/v1/qr-codes', { target: { type: 'url', destination: 'https://example.com', ...own(name, {}) } }, `target.${name}`],
+        ['POST', '/v1/qr-codes', { target: { type: 'url', destination: 'https://example.com' }, design: own(name, { a: 1 }) }, `design.${name}`],
+        ['POST', '/v1/qr-codes', { target: { type: 'url', destination: 'https://example.com' }, design: { colors: own(name, '#000000') } }, `design.colors.${name}`],
+        ['POST', '/v1/qr-codes', { type: 'gs1', primary_key: { ai: '01', value: '09506000134352' }, destination: 'https://example.com', attributes: own(name, '271231') }, `attributes.${name}`],
+        ['POST', '/v1/batches', { items: [{ target: { type: 'text', text: 'x', ...own(name, 'y') } }] }, `items[0].target.${name}`],
+      );
+    }
+    for (const [method, path, body, field] of cases) {
+      expect400(await http(api.origin, method, path, { key, rawBody: JSON.stringify(body) }), `${path} ${field}`, field);
+    }
+    for (const name of ['constructor', 'toString', 'valueOf', 'hasOwnProperty']) {
+      expect400(await http(api.origin, 'GET', `/v1/qr-codes?${name}=1`, { key }), `query ${name}`, name);
+    }
+    // Nothing was created by any of them.
+    const list = await http(api.origin, 'GET', '/v1/qr-codes?limit=100', { key });
+    expect(list.body.data.filter((c: { target: { destination?: string } }) => c.target.destination === 'https://example.com')).toEqual([]);
+  });
+
+  it('refuses prototype-named keys in MCP tool arguments (create_qr_code) with 400 naming them, never a 500', async () => {
+    const client = await httpClient(api.origin, org.apiKey);
+    try {
+      for (const name of ['constructor', 'toString', 'valueOf', 'hasOwnProperty']) {
+        for (const [args, field] of [
+          [{ target: { type: 'url', destination: 'https://example.com/mcp', ...own(name, {}) } }, `params.arguments.target.${name}`],
+          [{ target: { type: 'url', destination: 'https://example.com/mcp' }, design: { colors: own(name, '#000000') } }, `params.arguments.design.colors.${name}`],
+        ] as const) {
+          // The JSON body parser refuses the request before the MCP transport reads it: the SDK reports the 400.
+          const err: Error = await callTool(client, 'create_qr_code', args).then(
+            () => new Error('accepted'),
+            (e: Error) => e,
+          );
+          expect(err.message).toContain('"code":"invalid_request"');
+          expect(err.message).toContain(`"field":"${field}"`);
+        }
+      }
+      const list = await callTool(client, 'list_qr_codes', { limit: 100 });
+      expect(list.body.data.filter((c: { target: { destination?: string } }) => c.target.destination === 'https://example.com/mcp')).toEqual([]);
+    } finally {
+      await client.close();
     }
   });
 
