@@ -20,6 +20,7 @@ import { WebhooksApiModule } from '../modules/webhooks/webhooks-api.module';
 import { AnalyticsApiModule } from '../modules/analytics/analytics-api.module';
 import { DomainsApiModule } from '../modules/domains/domains-api.module';
 import { FilesApiModule } from '../modules/files/files-api.module';
+import { FilesService } from '../modules/files/files.service';
 import { MetricsModule } from '../modules/metrics/metrics.module';
 import { TemplatesApiModule } from '../modules/templates/templates-api.module';
 import { McpApiModule } from '../modules/mcp/mcp-api.module';
@@ -33,7 +34,7 @@ export class ApiModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: ApiModule,
-      imports: [CoreModule.forRoot(config), outboxModule(), HealthModule, AccountsApiModule, TokensApiModule, QrCodesApiModule, FoldersApiModule, BatchesApiModule, EventsApiModule, WebhooksApiModule, AnalyticsApiModule, DomainsApiModule,
+      imports: [CoreModule.forRoot(config), outboxModule(), HealthModule, AccountsApiModule.forRoot({ imports: [FilesApiModule], usage: FilesService }), TokensApiModule, QrCodesApiModule, FoldersApiModule, BatchesApiModule, EventsApiModule, WebhooksApiModule, AnalyticsApiModule, DomainsApiModule,
         FilesApiModule,
         TemplatesApiModule,
         MetricsModule,

@@ -17,6 +17,9 @@ export interface RateLimitState {
  * guessing. The address is kept only as an HMAC (APP_SECRET) in a key that expires with its minute. */
 export const ANONYMOUS_REQUESTS_PER_MINUTE = 1_000;
 
+/** File uploads per minute per workspace (every key, test and live together). */
+export const UPLOADS_PER_MINUTE = 60;
+
 /** Key-management requests per minute from one client address (dashboard session tokens, valid or not). */
 export const DASHBOARD_REQUESTS_PER_MINUTE = 60;
 
@@ -120,6 +123,15 @@ export class RateLimiter {
   async consumeDashboard(clientAddress: string | undefined, now = Date.now()): Promise<(RateLimitState & { exceeded: boolean }) | undefined> {
     const key = `rl:dash:${clientAddressKey(this.config.appSecret, clientAddress)}:${windowOf(now).minute}`;
     return this.consumeWindow(key, DASHBOARD_REQUESTS_PER_MINUTE, now);
+  }
+
+  /** Counts an upload (`POST /v1/files`) against the workspace's own minute window; 429 `rate_limited` beyond
+   * UPLOADS_PER_MINUTE. Fails open while Redis is not connected. */
+  async consumeUpload(organizationId: string, now = Date.now()): Promise<void> {
+    const state = await this.consumeWindow(`rl:uploads:${organizationId}:${windowOf(now).minute}`, UPLOADS_PER_MINUTE, now).catch(() => undefined);
+    if (state?.exceeded) {
+      throw new ApiException('rate_limited', `Too many uploads: a workspace may upload ${state.limit} files per minute`, { retryAfter: state.reset, limit: state.limit });
+    }
   }
 
   private async consumeWindow(key: string, limit: number, now: number): Promise<(RateLimitState & { exceeded: boolean }) | undefined> {
