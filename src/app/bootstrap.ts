@@ -249,6 +249,8 @@ function hotPathAccessLog(pino: ReturnType<typeof createPino>, logger: PinoLogge
 /** The worker: Bull processors and schedules, and an HTTP server (WORKER_PORT, opened by main.worker.ts) with health
  * and metrics only. */
 export async function createWorkerApp(config: AppConfig, opts: BootOptions = {}): Promise<NestFastifyApplication> {
+  // The worker's own answers (health, metrics, unknown routes) point `doc_url` at the configured docs, as the api does.
+  setDocsBaseUrl(config.docsBaseUrl);
   const logger = new PinoLoggerService(createPino(opts.logLevel ?? config.logLevel, 'worker'));
   const app = await NestFactory.create<NestFastifyApplication>(WorkerModule.forRoot(config), adapter({ trustProxy: false }), { logger, abortOnError: false });
   instrument(app.getHttpAdapter().getInstance(), logger, 'worker');

@@ -5,6 +5,7 @@ export const ERROR_STATUS = {
   gs1_invalid: 400,
   unauthorized: 401,
   insufficient_scope: 403,
+  forbidden: 403,
   plan_restricted: 403,
   plan_limit_reached: 403,
   gs1_prefix_not_granted: 403,

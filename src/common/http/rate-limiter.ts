@@ -125,6 +125,24 @@ export class RateLimiter {
     return this.consumeWindow(key, DASHBOARD_REQUESTS_PER_MINUTE, now);
   }
 
+  /** Counts `n` protocol messages of one MCP batch in the key's minute window (the window REST requests and tool calls
+   * use; not the monthly quota); 429 `rate_limited` once the window is exceeded. Fails open while Redis is not
+   * connected. */
+  async consumeMessages(auth: AuthContext, n: number, now = Date.now()): Promise<RateLimitState | undefined> {
+    if (n <= 0 || this.redis.status !== 'ready') return undefined;
+    const { minute, reset } = windowOf(now);
+    const key = `rl:${auth.keyId}:${minute}`;
+    const [[, count]] = ((await this.redis.multi().incrby(key, n).expire(key, 61).exec()) ?? [[null, 0]]) as [unknown, number][];
+    const limit = auth.plan.requests_per_minute;
+    const state = { limit, remaining: Math.max(0, limit - Number(count)), reset };
+    if (Number(count) > limit) {
+      throw Object.assign(new ApiException('rate_limited', `Too many requests: this key may make ${limit} requests per minute (each message of an MCP batch counts)`, { retryAfter: reset, limit }), {
+        rateLimit: state,
+      });
+    }
+    return state;
+  }
+
   /** Counts an upload (`POST /v1/files`) against the workspace's own minute window; 429 `rate_limited` beyond
    * UPLOADS_PER_MINUTE. Fails open while Redis is not connected. */
   async consumeUpload(organizationId: string, now = Date.now()): Promise<void> {

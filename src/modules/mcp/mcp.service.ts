@@ -95,6 +95,11 @@ export class McpService implements OnModuleInit {
     return [...this.catalog().values()].map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema, annotations: t.annotations }));
   }
 
+  /** Counts `n` protocol messages of a JSON-RPC batch in the key's minute window (RateLimiter.consumeMessages). */
+  countMessages(auth: AuthContext, n: number): Promise<RateLimitState | undefined> {
+    return this.limiter.consumeMessages(auth, n);
+  }
+
   async call(name: string, args: Record<string, unknown> | undefined, authenticate: Authenticate, hooks: CallHooks = {}): Promise<CallToolResult> {
     const tool = this.catalog().get(name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
