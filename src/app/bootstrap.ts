@@ -90,7 +90,9 @@ function adapter(opts: AdapterOptions): FastifyAdapter {
     routerOptions: { ignoreTrailingSlash: true },
     ...(front && {
       serverFactory: (fastifyHandler: RawHandler): Server => {
-        const server = createServer((req, res) => {
+        // Duplicate headers are joined with ', ' instead of keeping the first: two Host headers become one value the
+        // scan host refuses (400) rather than silently routing by the first.
+        const server = createServer({ joinDuplicateHeaders: true }, (req, res) => {
           if (!front()?.(req, res)) fastifyHandler(req, res);
         });
         // What Fastify sets on a server it creates itself (a load balancer's idle timeout is usually 60 s).
