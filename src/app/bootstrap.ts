@@ -139,11 +139,29 @@ function registerBodyParsers(app: NestFastifyApplication): void {
  * request duration metric by route template.
  * Errors raised before routing (malformed JSON, oversized body) reach the global filter through Nest's own Fastify
  * error handler. */
+/** Strict-Transport-Security on answers to requests that arrived over https (one year). */
+const HSTS = 'max-age=31536000';
+
 function instrument(fastify: FastifyInstance, logger: PinoLoggerService, processName: string): void {
   fastify.addHook('onRequest', (req, reply, done) => {
     void reply.header('Request-Id', req.id);
     void reply.header('Scanlink-Version', API_VERSION);
     done();
+  });
+  // Security headers on every answer Fastify writes (the scan host's hot path writes its own, precomputed): nosniff,
+  // a referrer policy, HSTS when the request arrived over https (directly, or per X-Forwarded-Proto from a trusted
+  // proxy: Fastify's request.protocol honours TRUST_PROXY), and on the api's HTML (Swagger UI, the error reference,
+  // Bull Board) a CSP that forbids framing. A route's own value is kept.
+  fastify.addHook('onSend', (req, reply, payload, done) => {
+    if (!reply.hasHeader('x-content-type-options')) void reply.header('X-Content-Type-Options', 'nosniff');
+    if (!reply.hasHeader('referrer-policy')) void reply.header('Referrer-Policy', 'strict-origin-when-cross-origin');
+    if (req.protocol === 'https' && !reply.hasHeader('strict-transport-security')) void reply.header('Strict-Transport-Security', HSTS);
+    if (processName === 'api' && String(reply.getHeader('content-type') ?? '').startsWith('text/html')) {
+      const csp = reply.getHeader('content-security-policy');
+      if (!csp) void reply.header('Content-Security-Policy', "frame-ancestors 'none'");
+      else if (!String(csp).includes('frame-ancestors')) void reply.header('Content-Security-Policy', `${String(csp)}; frame-ancestors 'none'`);
+    }
+    done(null, payload);
   });
   // Error answers carry their envelope's code in the access line (`code: "invalid_request"`): what a person looks for.
   const errorCodes = new WeakMap<object, string>();

@@ -1,6 +1,7 @@
 import { connect } from 'node:net';
 import { createCode, createOrg, startApi, startScan, TestApp } from '../setup/app';
 import { requestWithHost } from '../setup/domains';
+import { randomGtin } from '../../src/modules/gs1/testing/random-gtin';
 
 /** Raw HTTP/1.1 to the scan host (a test must be able to send two Host headers, which no client library does). */
 function raw(origin: string, head: string): Promise<{ status: number; text: string }> {
@@ -51,5 +52,66 @@ describe('scan host: Host header handling', () => {
       expect(res.headers['request-id']).toMatch(/^req_/);
       expect((await requestWithHost(scan.origin, 'GET', '/01/09506000134352', host)).status).toBe(400);
     }
+  });
+});
+
+/** Security headers on both hosts (docs/security.md "Security headers"; issue 25 item 11). */
+describe('security headers', () => {
+  let api: TestApp;
+  let scan: TestApp;
+  let shortCode: string;
+  let gtin: string;
+
+  beforeAll(async () => {
+    [api, scan] = await Promise.all([startApi(), startScan()]);
+    const org = await createOrg(api, { plan: 'pro' });
+    shortCode = (await createCode(api, org, { target: { type: 'url', destination: 'https://example.com/h' } })).short_code;
+    gtin = randomGtin();
+    await createCode(api, org, { type: 'gs1', primary_key: { ai: '01', value: gtin }, destination: 'https://example.com/p' });
+  });
+  afterAll(async () => {
+    await Promise.all([scan?.close(), api?.close()]);
+  });
+
+  const expectBasics = (h: Headers, what: string) => {
+    expect([what, h.get('x-content-type-options')]).toEqual([what, 'nosniff']);
+    expect([what, h.get('referrer-policy')]).toEqual([what, expect.stringMatching(/^(strict-origin-when-cross-origin|no-referrer)$/)]);
+  };
+
+  it("the api: nosniff and Referrer-Policy on every answer, frame-ancestors 'none' on its HTML, HSTS only over https", async () => {
+    for (const path of ['/docs', '/docs/errors']) {
+      const res = await fetch(`${api.origin}${path}`, { redirect: 'follow' });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+      expectBasics(res.headers, path);
+      await res.arrayBuffer();
+    }
+    const json = await fetch(`${api.origin}/v1/me`);
+    expectBasics(json.headers, '/v1/me 401');
+    expect(json.headers.get('strict-transport-security')).toBeNull();
+    await json.arrayBuffer();
+    // Over https through a trusted proxy (the tests trust loopback).
+    const https = await fetch(`${api.origin}/health/live`, { headers: { 'x-forwarded-proto': 'https' } });
+    expect(https.headers.get('strict-transport-security')).toBe('max-age=31536000');
+    await https.arrayBuffer();
+  });
+
+  it('the scan host: nosniff and Referrer-Policy on redirects, linksets and its own routes; one Cache-Control on the resolver 400 page', async () => {
+    const redirect = await fetch(`${scan.origin}/${shortCode}`, { redirect: 'manual' });
+    expect(redirect.status).toBe(302);
+    expectBasics(redirect.headers, 'redirect');
+    const linkset = await fetch(`${scan.origin}/01/${gtin}?linkType=linkset`);
+    expect(linkset.status).toBe(200);
+    expectBasics(linkset.headers, 'linkset');
+    await linkset.arrayBuffer();
+    const health = await fetch(`${scan.origin}/health/live`);
+    expectBasics(health.headers, 'health');
+    await health.arrayBuffer();
+    const invalid = await raw(scan.origin, `GET /01/${gtin}/foo HTTP/1.1\r\nHost: ${new URL(scan.origin).host}`);
+    expect(invalid.status).toBe(400);
+    const head = invalid.text.split('\r\n\r\n')[0];
+    expect(head.match(/^cache-control:/gim)).toHaveLength(1);
+    expect(head).toMatch(/^x-content-type-options: nosniff$/im);
   });
 });

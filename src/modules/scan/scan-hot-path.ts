@@ -143,6 +143,8 @@ export class ScanHotPath implements OnApplicationShutdown {
           Location: answer.location,
           'Cache-Control': 'no-store',
           'Content-Length': '0',
+          'X-Content-Type-Options': 'nosniff',
+          'Referrer-Policy': 'strict-origin-when-cross-origin',
           'Request-Id': requestId,
           'Scanlink-Version': version,
         });
