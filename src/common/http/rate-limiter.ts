@@ -20,6 +20,9 @@ export const ANONYMOUS_REQUESTS_PER_MINUTE = 1_000;
 /** File uploads per minute per workspace (every key, test and live together). */
 export const UPLOADS_PER_MINUTE = 60;
 
+/** Failed Bull Board logins per minute from one client address; past it every login from there waits for the window. */
+export const ADMIN_LOGIN_FAILURES_PER_MINUTE = 10;
+
 /** Key-management requests per minute from one client address (dashboard session tokens, valid or not). */
 export const DASHBOARD_REQUESTS_PER_MINUTE = 60;
 
@@ -141,6 +144,23 @@ export class RateLimiter {
       });
     }
     return state;
+  }
+
+  /** Seconds until this address may try the queue dashboard's password again, or 0 when it may now (after
+   * ADMIN_LOGIN_FAILURES_PER_MINUTE failures in the current minute). 0 while Redis is not connected. */
+  async adminLoginBlockedFor(clientAddress: string | undefined, now = Date.now()): Promise<number> {
+    if (this.redis.status !== 'ready') return 0;
+    const failures = Number((await this.redis.get(this.adminFailKey(clientAddress, now)).catch(() => 0)) ?? 0);
+    return failures >= ADMIN_LOGIN_FAILURES_PER_MINUTE ? windowOf(now).reset : 0;
+  }
+
+  /** Counts a failed queue dashboard login from this address. */
+  async countFailedAdminLogin(clientAddress: string | undefined, now = Date.now()): Promise<void> {
+    await this.consumeWindow(this.adminFailKey(clientAddress, now), ADMIN_LOGIN_FAILURES_PER_MINUTE, now).catch(() => undefined);
+  }
+
+  private adminFailKey(clientAddress: string | undefined, now: number): string {
+    return `rl:adminfail:${clientAddressKey(this.config.appSecret, clientAddress)}:${windowOf(now).minute}`;
   }
 
   /** Counts an upload (`POST /v1/files`) against the workspace's own minute window; 429 `rate_limited` beyond
