@@ -25,6 +25,8 @@ const MODULE_ORDER = [
   'templates',
   'images',
   'files',
+  'hosted-pages',
+  'targets',
   'gs1',
   'domains',
   'qr-codes',

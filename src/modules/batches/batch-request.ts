@@ -1,6 +1,6 @@
 import { ApiException } from '../../common/errors/api.exception';
 import { parseCreateBody } from '../qr-codes/dto/create-body';
-import type { CreateGs1QrCodeDto } from '../qr-codes/dto/gs1.dto';
+import type { CreateGs1QrCodeDto } from '../gs1/gs1.dto';
 import type { CreateQrCodeDto } from '../qr-codes/dto/qr-code.dto';
 
 /** A batch item as sent, and how it becomes a POST /v1/qr-codes body. Pure: no I/O. */

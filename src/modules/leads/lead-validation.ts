@@ -1,6 +1,6 @@
 import { isEmail } from 'class-validator';
-import { normalizePhone } from '../qr-codes/targets/fields';
-import { CONSENT_FIELD, FIELD_MAX_LENGTH, FormDefinition, FormField, FormState, HONEYPOT_FIELD } from '../qr-codes/targets/pages/form-page';
+import { normalizePhone } from '../targets/fields';
+import { CONSENT_FIELD, FIELD_MAX_LENGTH, FormDefinition, FormField, FormState, HONEYPOT_FIELD } from '../hosted-pages/form-page';
 
 /** A stored lead value: text as typed (trimmed), phone normalized, number as a number, checkbox as a boolean;
  * null for an optional field left empty. */

@@ -10,7 +10,7 @@ import { QrCodeImagesService } from './qr-code-images.service';
 import { presentQrCode, scanOrigin, shortUrl } from './qr-code.presenter';
 import { assertGs1IdentifierFree, assertRoomFor, planCountOf } from './qr-code-limits';
 import { codeDomainError } from '../domains/code-domain';
-import { storedHandler } from './targets/registry';
+import { storedHandler } from '../targets/registry';
 
 /**
  * A creation body after every check that can refuse it (QrCodesService.prepare): what the new code will hold, except

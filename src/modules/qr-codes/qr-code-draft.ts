@@ -1,13 +1,13 @@
 import type { AuthContext } from '../../common/auth/auth-context';
 import { ApiException } from '../../common/errors/api.exception';
-import type { CreateGs1QrCodeDto } from './dto/gs1.dto';
+import type { CreateGs1QrCodeDto } from '../gs1/gs1.dto';
 import type { CreateQrCodeDto } from './dto/qr-code.dto';
 import { assertEntitled } from './qr-code-limits';
 import type { QrKind } from './qr-code.entity';
-import { FieldReader } from './targets/fields';
-import { prepareGs1 } from './targets/gs1.target';
-import { handlerFor, parseTarget } from './targets/registry';
-import type { TargetContext } from './targets/target-handler';
+import { FieldReader } from '../targets/fields';
+import { prepareGs1 } from '../gs1/gs1-kind';
+import { handlerFor, parseTarget } from '../targets/registry';
+import type { TargetContext } from '../targets/target-handler';
 
 /** What a creation body's type rules make of it (the target part of a new code's draft). */
 export interface TargetDraft {

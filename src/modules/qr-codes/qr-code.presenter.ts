@@ -1,7 +1,7 @@
 import { presentDesign, storedDesign } from '../rendering/design';
 import type { QrCodeDto } from './dto/qr-code-response.dto';
 import type { QrCode } from './qr-code.entity';
-import { LINK_FAMILY, storedHandler } from './targets/registry';
+import { LINK_FAMILY, storedHandler } from '../targets/registry';
 
 export interface PresentUrls {
   scanBaseUrl: string;

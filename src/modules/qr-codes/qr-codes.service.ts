@@ -19,18 +19,18 @@ import { Design, parseDesign, storedDesign } from '../rendering/design';
 import type { CreateQrCodeDto, ListQrCodesQueryDto, UpdateQrCodeDto } from './dto/qr-code.dto';
 import type { DeletedQrCodeDto, QrCodeDto } from './dto/qr-code-response.dto';
 import { QrCode } from './qr-code.entity';
-import { GS1_PATCH_ONLY_FIELDS, type CreateGs1QrCodeDto } from './dto/gs1.dto';
+import { GS1_PATCH_ONLY_FIELDS, type CreateGs1QrCodeDto } from '../gs1/gs1.dto';
 import { assertGs1IdentifierFree, assertRoomFor, countLive, gs1TakenError, isGs1KeyConflict, planCountOf } from './qr-code-limits';
-import { assertGs1Patch, patchGs1 } from './targets/gs1.target';
+import { assertGs1Patch, patchGs1 } from '../gs1/gs1-kind';
 import { targetDraft } from './qr-code-draft';
 import { QrCodeImagesService } from './qr-code-images.service';
 import { listQrCodes } from './qr-codes.list';
 import { presentQrCode } from './qr-code.presenter';
 import { type CodeDraft, QrCodeCreationService } from './qr-code-creation.service';
 import { templateDesign } from '../templates/templates.repository';
-import { FieldReader } from './targets/fields';
+import { FieldReader } from '../targets/fields';
 import { normalizeTags, sameJson } from './qr-code-rules';
-import { storedHandler } from './targets/registry';
+import { storedHandler } from '../targets/registry';
 
 @Injectable()
 export class QrCodesService {

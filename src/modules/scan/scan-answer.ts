@@ -1,8 +1,8 @@
-import { hostedPage } from '../qr-codes/targets/registry';
-import type { HostedResponse } from '../qr-codes/targets/target-handler';
+import { hostedPage } from '../targets/registry';
+import type { HostedResponse } from '../targets/target-handler';
 import type { CachedCode } from './scan-contract';
 import { userAgentLocation } from './scan-destination';
-import { renderStatusPage } from './status-pages';
+import { renderStatusPage } from '../hosted-pages/status-pages';
 
 export type ScanSuffix = '' | '.vcf' | '.ics';
 

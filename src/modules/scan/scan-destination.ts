@@ -1,4 +1,4 @@
-import { agentLocation, fixedLocation as typeFixedLocation } from '../qr-codes/targets/registry';
+import { agentLocation, fixedLocation as typeFixedLocation } from '../targets/registry';
 import type { CachedCode } from './scan-contract';
 
 /**

@@ -13,8 +13,8 @@ import type { CachedCode } from './scan-contract';
 import { ScanEnricher } from './scan-enricher';
 import type { ScanAccessLog } from './scan-access-log';
 import { gs1Dictionary } from '../gs1/syntax-dictionary';
-import { ownPathsOf } from '../qr-codes/targets/registry';
-import type { OwnPaths } from '../qr-codes/targets/target-handler';
+import { ownPathsOf } from '../targets/registry';
+import type { OwnPaths } from '../targets/target-handler';
 import { OwnPathMemo } from './own-path-memo';
 import { copyForeignHeaders, ownPathAnswer, type OwnPathResult, prepareOwnPathAnswer, type PreparedAnswer, writePreparedAnswer } from './scan-own-paths';
 

@@ -2,7 +2,7 @@ import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
 import { ApiException } from '../../../common/errors/api.exception';
 import { validationException } from '../../../common/errors/validation';
-import { CreateGs1QrCodeDto } from './gs1.dto';
+import { CreateGs1QrCodeDto } from '../../gs1/gs1.dto';
 import { CreateQrCodeDto } from './qr-code.dto';
 
 /**

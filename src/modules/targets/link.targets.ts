@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ApiException } from '../../../common/errors/api.exception';
+import { ApiException } from '../../common/errors/api.exception';
 import { checkHttpUrl, FieldReader, headerSafeUrl, normalizePhone } from './fields';
 import type { StoredTarget, TargetHandler } from './target-handler';
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import escapeHtml from 'escape-html';
-import type { HostedResponse } from '../target-handler';
+import type { HostedResponse } from '../targets/target-handler';
 
 /** Every value that reaches a page goes through here (the `escape-html` package: & < > " '). */
 export const esc = (value: unknown): string => escapeHtml(value === null || value === undefined ? '' : String(value));

@@ -1,9 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ApiException } from '../../../common/errors/api.exception';
-import type { ServedFile } from '../../files/file-delivery.service';
-import { type FileKind, kindOf } from '../../files/file-types';
-import { findFile } from '../../files/files.repository';
-import { filePage, type StoredFileTarget } from './pages/file-pages';
+import { ApiException } from '../../common/errors/api.exception';
+import type { ServedFile } from '../files/file-delivery.service';
+import { type FileKind, kindOf } from '../files/file-types';
+import { findFile } from '../files/files.repository';
+import { filePage, type StoredFileTarget } from '../hosted-pages/file-pages';
 import type { ScannedCode, StoredTarget, TargetHandler } from './target-handler';
 
 export class FileTarget {

@@ -1,5 +1,5 @@
-import { mailtoPayload, vcardPayload, veventPayload, type EventFields, type VCardFields } from '../encoders';
-import type { HostedResponse } from '../target-handler';
+import { mailtoPayload, vcardPayload, veventPayload, type EventFields, type VCardFields } from '../targets/encoders';
+import type { HostedResponse } from '../targets/target-handler';
 import { DOWNLOAD_CSP, details, esc, linkButtons, page } from './layout';
 
 type Target = Record<string, unknown>;

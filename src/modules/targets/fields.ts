@@ -1,4 +1,4 @@
-import { ApiException } from '../../../common/errors/api.exception';
+import { ApiException } from '../../common/errors/api.exception';
 
 /** Small readers for the polymorphic `target` object: each names the offending field as `target.<path>`. */
 

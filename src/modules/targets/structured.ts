@@ -1,4 +1,4 @@
-import { ApiException } from '../../../common/errors/api.exception';
+import { ApiException } from '../../common/errors/api.exception';
 import { FieldReader, Input } from './fields';
 import type { StoredTarget, TargetHandler } from './target-handler';
 

@@ -1,14 +1,14 @@
-import { ApiException } from '../../../common/errors/api.exception';
+import { ApiException } from '../../common/errors/api.exception';
 import { emailHandler, smsHandler, textHandler, wifiHandler } from './content.targets';
 import { eventHandler } from './event.target';
 import { audioHandler, fileHandler, videoHandler } from './file.targets';
 import { FieldReader } from './fields';
-import { gs1Handler } from './gs1.target';
+import { gs1Handler } from '../gs1/gs1-kind';
 import { linkHandlers, telegramHandler, urlHandler, whatsappHandler } from './link.targets';
 import { locationHandler } from './location.target';
 import { appstoresHandler, formHandler, linkpageHandler, menupageHandler, reviewHandler } from './page.targets';
 import type { HostedResponse, OwnPaths, QrKind, ScannedCode, StoredTarget, TargetContext, TargetHandler } from './target-handler';
-import type { ServedFile } from '../../files/file-delivery.service';
+import type { ServedFile } from '../files/file-delivery.service';
 import { vcardHandler } from './vcard.target';
 
 /** Every target type. Adding one: a handler file beside this one and a line here (see docs/architecture.md). */

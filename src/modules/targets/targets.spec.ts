@@ -1,4 +1,4 @@
-import { ApiException } from '../../../common/errors/api.exception';
+import { ApiException } from '../../common/errors/api.exception';
 import { FieldReader } from './fields';
 import { mergeUtm, whatsappUrl } from './link.targets';
 import { mapUrl } from './location.target';

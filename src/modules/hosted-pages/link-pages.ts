@@ -1,5 +1,5 @@
-import { mailtoPayload } from '../encoders';
-import type { HostedResponse } from '../target-handler';
+import { mailtoPayload } from '../targets/encoders';
+import type { HostedResponse } from '../targets/target-handler';
 import { esc, linkButtons, page } from './layout';
 
 type Target = Record<string, unknown>;

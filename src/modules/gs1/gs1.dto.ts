@@ -1,8 +1,8 @@
 import { ApiHideProperty, ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { Allow, IsArray, IsDefined, IsIn, IsObject, IsOptional, IsString, Length, Matches, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
-import { IsOmittable } from '../../../common/errors/validation';
-import { DESIGN_EXAMPLE, DesignDto } from '../../rendering/design.dto';
+import { IsOmittable } from '../../common/errors/validation';
+import { DESIGN_EXAMPLE, DesignDto } from '../rendering/design.dto';
 
 /* The GS1 Digital Link request and response shapes (docs/gs1.md). The DTOs check shapes only (types, unknown fields);
  * GS1's own rules (the Syntax Dictionary, link types, override paths) are the gs1 module's, run by targets/gs1.target.ts. */

@@ -1,6 +1,6 @@
-import type { AiValue } from '../../gs1/identifier';
-import type { Gs1Link, Gs1Override } from '../../gs1/resolver-data';
-import type { QrKind } from './target-handler';
+import type { AiValue } from './identifier';
+import type { Gs1Link, Gs1Override } from './resolver-data';
+import type { QrKind } from '../targets/target-handler';
 
 /** What a GS1 code stores in qr_codes.target (the identifier also in qr_codes.gs1_key, for dynamic codes). */
 export interface Gs1StoredTarget {

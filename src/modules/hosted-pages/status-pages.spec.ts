@@ -1,4 +1,4 @@
-import { expectPageHeaders } from '../qr-codes/targets/pages/testing/expect-page-headers';
+import { expectPageHeaders } from './testing/expect-page-headers';
 import { renderStatusPage } from './status-pages';
 
 

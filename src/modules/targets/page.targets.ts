@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ApiException } from '../../../common/errors/api.exception';
+import { ApiException } from '../../common/errors/api.exception';
 import { type FieldReader, headerSafeUrl } from './fields';
-import { FORM_FIELD_TYPES, renderFormPage } from './pages/form-page';
-import { appstoresPage, linkPage, menuPage, reviewPage } from './pages/link-pages';
+import { FORM_FIELD_TYPES, renderFormPage } from '../hosted-pages/form-page';
+import { appstoresPage, linkPage, menuPage, reviewPage } from '../hosted-pages/link-pages';
 import type { StoredTarget, TargetHandler } from './target-handler';
 
 export class AppstoresTarget {

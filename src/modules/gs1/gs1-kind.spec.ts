@@ -1,7 +1,7 @@
-import { ApiException } from '../../../common/errors/api.exception';
-import type { CreateGs1QrCodeDto } from '../dto/gs1.dto';
-import { gs1Handler, prepareGs1 } from './gs1.target';
-import { ownPathsOf } from './registry';
+import { ApiException } from '../../common/errors/api.exception';
+import type { CreateGs1QrCodeDto } from './gs1.dto';
+import { gs1Handler, prepareGs1 } from './gs1-kind';
+import { ownPathsOf } from '../targets/registry';
 
 const body = (extra: Partial<CreateGs1QrCodeDto> = {}) =>
   ({ type: 'gs1', primary_key: { ai: '01', value: '9506000134352' }, destination: 'https://brand.example/p', ...extra }) as CreateGs1QrCodeDto;

@@ -1,11 +1,11 @@
 import { LRUCache } from 'lru-cache';
-import { parseDigitalLink, type ParsedDigitalLink } from '../../gs1/digital-link-parser';
-import { Gs1Error } from '../../gs1/gs1.error';
-import { decideGs1Answer } from '../../gs1/resolver/decide';
-import type { Gs1ResolverRecord } from '../../gs1/resolver/linkset';
-import { buildResolverDescription, GS1_RESOLVER_HEADERS } from '../../gs1/resolver/well-known';
-import type { Gs1StoredTarget } from './gs1-stored-target';
-import type { OwnPathAnswer, OwnPathCode, OwnPathPlan, OwnPathRequest, OwnPaths } from './target-handler';
+import { parseDigitalLink, type ParsedDigitalLink } from './digital-link-parser';
+import { Gs1Error } from './gs1.error';
+import { decideGs1Answer } from './resolver/decide';
+import type { Gs1ResolverRecord } from './resolver/linkset';
+import { buildResolverDescription, GS1_RESOLVER_HEADERS } from './resolver/well-known';
+import type { Gs1StoredTarget } from './stored-target';
+import type { OwnPathAnswer, OwnPathCode, OwnPathPlan, OwnPathRequest, OwnPaths } from '../targets/target-handler';
 
 /** A Digital Link path on the scan host: `/{ai}/{value}…` with a 2–4 digit first segment (codes there have no stem). */
 const DL_PATH = /^\/\d{2,4}\/[^?]/;

@@ -1,14 +1,14 @@
 import { domainToASCII } from 'node:url';
-import { ApiException } from '../../../common/errors/api.exception';
-import { canonicalizeCreationParts, digitalLinkUri, type Gs1CanonicalIdentifier } from '../../gs1/creation-body';
-import { Gs1Error } from '../../gs1/gs1.error';
-import type { AiValue } from '../../gs1/identifier';
-import { normalizeLinks, normalizeOverrides, type Gs1Link, type Gs1Override } from '../../gs1/resolver-data';
-import { Gs1TargetResponseDto, type CreateGs1QrCodeDto, type Gs1PatchFields } from '../dto/gs1.dto';
-import { checkHttpUrl } from './fields';
-import { gs1ResolverPaths } from './gs1-resolver';
-import type { Gs1StoredTarget } from './gs1-stored-target';
-import type { QrKind, StoredTarget, TargetHandler } from './target-handler';
+import { ApiException } from '../../common/errors/api.exception';
+import { canonicalizeCreationParts, digitalLinkUri, type Gs1CanonicalIdentifier } from './creation-body';
+import { Gs1Error } from './gs1.error';
+import type { AiValue } from './identifier';
+import { normalizeLinks, normalizeOverrides, type Gs1Link, type Gs1Override } from './resolver-data';
+import { Gs1TargetResponseDto, type CreateGs1QrCodeDto, type Gs1PatchFields } from './gs1.dto';
+import { checkHttpUrl } from '../targets/fields';
+import { gs1ResolverPaths } from './resolver-paths';
+import type { Gs1StoredTarget } from './stored-target';
+import type { QrKind, StoredTarget, TargetHandler } from '../targets/target-handler';
 
 export interface Gs1Draft {
   kind: QrKind;

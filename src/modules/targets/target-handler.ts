@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Environment } from '../../../common/auth/api-key-format';
-import type { ServedFile } from '../../files/file-delivery.service';
+import type { Environment } from '../../common/auth/api-key-format';
+import type { ServedFile } from '../files/file-delivery.service';
 import type { FieldReader } from './fields';
 
 export type StoredTarget = Record<string, unknown>;

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { mailtoPayload, smsPayload, wifiPayload, type WifiFields } from './encoders';
 import { FieldReader, Input } from './fields';
-import { emailPage, smsPage, textPage, wifiPage } from './pages/content-pages';
+import { emailPage, smsPage, textPage, wifiPage } from '../hosted-pages/content-pages';
 import { badDestination, structured } from './structured';
 
 export class TextTarget {
