@@ -5,7 +5,10 @@
  * 2. src/common/ imports nothing from src/modules/ or src/app/ (ESLint enforces it too).
  * 3. Between modules, imports follow MODULE_ORDER: a module may import only modules listed before it, so the module
  *    graph is one-way. Tests and test helpers (*.spec.ts, testing/) are left out of rule 3: a test may exercise two
- *    modules together. */
+ *    modules together.
+ * 4. Type knowledge stays home: outside src/modules/targets/ and src/modules/gs1/, no code compares a type with a
+ *    target type name (`type === 'form'`, SQL `type <> 'gs1'`), returns or switches on one; it asks the registry or the
+ *    GS1 kind instead. The names come from the registry itself. */
 const fs = require('node:fs');
 const path = require('node:path');
 const madge = require('madge');
@@ -48,6 +51,54 @@ function areaOf(file) {
 
 const isTestCode = (file) => /\.spec\.ts$/.test(file) || /(^|\/)testing\//.test(file);
 
+/** Every stored type name: the target types of the registry and the GS1 kind's (loaded through ts-node). */
+function typeNames() {
+  require('ts-node').register({ transpileOnly: true, project: path.join(ROOT, 'tsconfig.json') });
+  const { TARGET_TYPES } = require(path.join(ROOT, 'src/modules/targets/registry'));
+  const { gs1Kind } = require(path.join(ROOT, 'src/modules/gs1/gs1-kind'));
+  return [...TARGET_TYPES, gs1Kind.type];
+}
+
+const TYPE_HOMES = /^modules\/(targets|gs1)\//;
+
+/** `x.type` values that are not a code's type although they share names with target types (a multipart part's
+ * `file`, a form field's `text`/`email`). */
+const HOMONYM_SUBJECTS = new Set(['part.type', 'f.type', 'field.type']);
+
+/** Places outside targets/ and gs1/ that name a target type in code: a `type` compared with one (JS or SQL), a
+ * switch on a `type` with a case for one, or a function returning one. */
+function typeNamePlaces(files, names) {
+  const alt = names.map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|');
+  const q = `(['"])(?:${alt})\\1`;
+  const subject = '([\\w.?]*[tT]ype)';
+  const patterns = [
+    new RegExp(`\\b${subject}\\s*(?:===|!==|==|!=)\\s*${q}`),
+    new RegExp(`${q}\\s*(?:===|!==|==|!=)\\s*${subject}\\b`),
+    new RegExp(`\\b${subject}\\s*(?:=|<>|!=)\\s*'(?:${alt})'`), // SQL
+    new RegExp(`\\breturn\\s+${q}`),
+  ];
+  const caseOf = new RegExp(`\\bcase\\s+${q}\\s*:`);
+  const places = [];
+  for (const file of files) {
+    if (TYPE_HOMES.test(file) || isTestCode(file)) continue;
+    const lines = fs.readFileSync(path.join(ROOT, 'src', file), 'utf8').split('\n');
+    let switchSubject = '';
+    lines.forEach((line, i) => {
+      if (/^\s*(\/\/|\*|\/\*)/.test(line)) return; // comments may name a type
+      const sw = /\bswitch\s*\((.*)\)\s*\{/.exec(line);
+      if (sw) switchSubject = sw[1].trim();
+      for (const re of patterns) {
+        const m = re.exec(line);
+        const subj = m && (m[1] && !/^['"]$/.test(m[1]) ? m[1] : m[2]);
+        if (m && !HOMONYM_SUBJECTS.has(subj)) places.push(`src/${file}:${i + 1}: ${m[0]}`);
+      }
+      const c = caseOf.exec(line);
+      if (c && /type$/i.test(switchSubject) && !HOMONYM_SUBJECTS.has(switchSubject)) places.push(`src/${file}:${i + 1}: switch (${switchSubject}) ${c[0]}`);
+    });
+  }
+  return places;
+}
+
 async function main() {
   const res = await madge(path.join(ROOT, 'src'), {
     fileExtensions: ['ts'],
@@ -76,12 +127,14 @@ async function main() {
   for (const dir of fs.readdirSync(path.join(ROOT, 'src', 'modules'))) {
     if (!rank.has(dir)) problems.push(`module ${dir} is missing from MODULE_ORDER (scripts/check-architecture.js)`);
   }
+  const named = typeNamePlaces(Object.keys(graph), typeNames());
+  for (const place of named) problems.push(`a target type named outside targets/ and gs1/ (ask the registry or the GS1 kind): ${place}`);
   const unique = [...new Set(problems)];
   if (unique.length) {
     process.stderr.write(`architecture check failed:\n${unique.map((p) => `  - ${p}`).join('\n')}\n`);
     process.exit(1);
   }
-  process.stdout.write(`architecture check: ${Object.keys(graph).length} files, no import cycle, modules one-way (${MODULE_ORDER.join(' ← ')})\n`);
+  process.stdout.write(`architecture check: ${Object.keys(graph).length} files, no import cycle, modules one-way (${MODULE_ORDER.join(' ← ')}), target type names outside targets/ and gs1/: ${named.length}\n`);
 }
 
 main().catch((err) => {

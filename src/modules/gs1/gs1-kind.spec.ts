@@ -1,7 +1,7 @@
 import { ApiException } from '../../common/errors/api.exception';
 import type { CreateGs1QrCodeDto } from './gs1.dto';
-import { gs1Handler, prepareGs1 } from './gs1-kind';
-import { ownPathsOf } from '../targets/registry';
+import { gs1Kind, prepareGs1 } from './gs1-kind';
+import { ownPathsOf } from '../qr-codes/code-kinds';
 
 const body = (extra: Partial<CreateGs1QrCodeDto> = {}) =>
   ({ type: 'gs1', primary_key: { ai: '01', value: '9506000134352' }, destination: 'https://brand.example/p', ...extra }) as CreateGs1QrCodeDto;
@@ -15,13 +15,13 @@ const refusal = (fn: () => unknown) => {
   throw new Error('accepted');
 };
 
-describe('gs1 target type', () => {
+describe('gs1 kind of code', () => {
   it('stores the canonical identifier and reports the Digital Link URI, GTIN padded to 14 digits', () => {
     const draft = prepareGs1(body({ qualifiers: [{ ai: '10', value: 'A/B' }], overrides: [{ path: '10/A%2FB/21/9', href: 'https://brand.example/9' }] }));
     expect(draft).toMatchObject({ kind: 'dynamic', gs1Key: '/01/09506000134352/10/A%2FB' });
-    const target = draft.target as unknown as Record<string, unknown>;
-    expect(gs1Handler.encodedUrl!(target, 'dynamic', 'https://scan.example.com/x')).toBe('https://scan.example.com/01/09506000134352/10/A%2FB');
-    expect(gs1Handler.present!(target, 'dynamic', 'https://scan.example.com')).toMatchObject({
+    const target = draft.target;
+    expect(gs1Kind.encodedUrl!(target, 'dynamic', 'https://scan.example.com/x')).toBe('https://scan.example.com/01/09506000134352/10/A%2FB');
+    expect(gs1Kind.present!(target, 'dynamic', 'https://scan.example.com')).toMatchObject({
       qualifiers: [{ ai: '10', value: 'A/B' }],
       overrides: [{ path: '10/A%2FB/21/9', href: 'https://brand.example/9' }],
       editable: false,
@@ -31,7 +31,7 @@ describe('gs1 target type', () => {
   it('encodes https://<domain>/… for static codes, with no identifier to keep unique', () => {
     const draft = prepareGs1({ type: 'gs1', mode: 'static', domain: 'Bücher.example', primary_key: { ai: '414', value: '9520123456788' } } as CreateGs1QrCodeDto);
     expect(draft.gs1Key).toBeNull();
-    expect(gs1Handler.payload(draft.target as unknown as Record<string, unknown>)).toBe('https://xn--bcher-kva.example/414/9520123456788');
+    expect(gs1Kind.payload(draft.target)).toBe('https://xn--bcher-kva.example/414/9520123456788');
   });
 
   it('turns GS1 rule refusals into gs1_invalid and URL refusals into invalid_request', () => {
@@ -41,7 +41,7 @@ describe('gs1 target type', () => {
   });
 
   it('claims Digital Link paths and the resolver description, never short codes or other paths', () => {
-    for (const url of ['/01/09506000134352', '/01/09506000134352/foo', '/414/9520123456788?linkType=all', '/.well-known/gs1resolver']) expect(ownPathsOf(url)).toBe(gs1Handler.scan.ownPaths);
+    for (const url of ['/01/09506000134352', '/01/09506000134352/foo', '/414/9520123456788?linkType=all', '/.well-known/gs1resolver']) expect(ownPathsOf(url)).toBe(gs1Kind.scan.ownPaths);
     for (const url of ['/aB3dE9x', '/01', '/images/x.svg', '/health', '/.well-known/scanlink/tls-allowed?domain=x']) expect(ownPathsOf(url)).toBeNull();
   });
 });

@@ -4,11 +4,11 @@ import { canonicalizeCreationParts, digitalLinkUri, type Gs1CanonicalIdentifier 
 import { Gs1Error } from './gs1.error';
 import type { AiValue } from './identifier';
 import { normalizeLinks, normalizeOverrides, type Gs1Link, type Gs1Override } from './resolver-data';
-import { Gs1TargetResponseDto, type CreateGs1QrCodeDto, type Gs1PatchFields } from './gs1.dto';
+import { GS1_PATCH_ONLY_FIELDS, type CreateGs1QrCodeDto, type Gs1PatchFields } from './gs1.dto';
 import { checkHttpUrl } from '../targets/fields';
 import { gs1ResolverPaths } from './resolver-paths';
 import type { Gs1StoredTarget } from './stored-target';
-import type { QrKind, StoredTarget, TargetHandler } from '../targets/target-handler';
+import type { QrKind, StoredCodeType } from '../targets/target-handler';
 
 export interface Gs1Draft {
   kind: QrKind;
@@ -114,28 +114,25 @@ export function assertGs1Patch(kind: QrKind, body: Gs1PatchFields & { domain_id?
 }
 
 /** The stored target after a PATCH of `destination`, `links`, `overrides` (omitted ones keep their value). */
-export function patchGs1(current: StoredTarget, body: Gs1PatchFields): StoredTarget {
-  const t = current as unknown as Gs1StoredTarget;
+export function patchGs1(t: Gs1StoredTarget, body: Gs1PatchFields): Gs1StoredTarget {
   const next: Gs1StoredTarget = { ...t };
   if (body.destination !== undefined) next.default_link = href(body.destination, 'destination');
   if (body.links !== undefined) next.links = links(body.links);
   if (body.overrides !== undefined) next.overrides = overrides(body.overrides, { primaryKey: t.primary_key, qualifiers: t.qualifiers });
-  return next as unknown as StoredTarget;
+  return next;
 }
 
 /** The Digital Link URI a GS1 code encodes. */
-export function gs1Uri(target: StoredTarget, kind: QrKind, scanBaseUrl: string): string {
-  const t = target as unknown as Gs1StoredTarget;
+export function gs1Uri(t: Gs1StoredTarget, kind: QrKind, scanBaseUrl: string): string {
   const origin = kind === 'static' ? `https://${t.domain}` : new URL(scanBaseUrl).origin;
   return digitalLinkUri(origin, { pathAndQuery: t.query ? `${t.path}?${t.query}` : t.path });
 }
 
-function present(target: StoredTarget, kind: QrKind, scanBaseUrl: string): Record<string, unknown> {
-  const t = target as unknown as Gs1StoredTarget;
+function present(t: Gs1StoredTarget, kind: QrKind, scanBaseUrl: string): Record<string, unknown> {
   const prefix = `${t.path.split('/').slice(0, 3).join('/')}/`;
   return {
     mode: kind,
-    destination: gs1Uri(target, kind, scanBaseUrl),
+    destination: gs1Uri(t, kind, scanBaseUrl),
     primary_key: t.primary_key,
     qualifiers: t.qualifiers,
     attributes: t.attributes,
@@ -147,22 +144,56 @@ function present(target: StoredTarget, kind: QrKind, scanBaseUrl: string): Recor
   };
 }
 
-const refuseAsTarget = (): never => {
-  throw ApiException.invalid('target.type', "GS1 Digital Link codes are created with a body of their own: {\"type\": \"gs1\", \"primary_key\": {…}, …} (no target)");
-};
+/** The stored type name of GS1 codes (`qr_codes.type`); GS1 bodies say `type: "gs1"` at the top level. */
+const GS1_TYPE = 'gs1';
 
-/** GS1 Digital Link (docs/gs1.md): created through its own body, encodes its Digital Link URI, and answers on its own
- * paths (`/01/{gtin}/…`, `/.well-known/gs1resolver`) on the scan host. */
-export const gs1Handler: TargetHandler = {
-  type: 'gs1',
-  schema: Gs1TargetResponseDto,
+/**
+ * GS1 Digital Link (docs/gs1.md), a kind of code of its own: created through a body of its own (`type: "gs1"`, no
+ * `target`), updated through top-level fields (`destination`, `links`, `overrides`; the identifier never changes),
+ * counted against the plan's `gs1_limit`, encoding its Digital Link URI, and answering on its own paths
+ * (`/01/{gtin}/…`, `/.well-known/gs1resolver`) on the scan host. The rest of the code asks it through this object and
+ * never names its type.
+ */
+export interface Gs1Kind extends StoredCodeType<Gs1StoredTarget> {
+  /** true for a creation body (or batch item) of this kind */
+  ownsBody(body: unknown): body is CreateGs1QrCodeDto;
+  /** true for a stored code of this kind */
+  owns(code: { type: string }): boolean;
+  /** the item makes a static code (`mode: "static"`) */
+  isStaticBody(body: Record<string, unknown>): boolean;
+  /** a SQL condition on `qr_codes` (unaliased columns) that holds for codes of this kind */
+  readonly sqlCondition: string;
+  /** validates a creation body (400 gs1_invalid / invalid_request); plan, uniqueness and retirement are the caller's */
+  draft(body: CreateGs1QrCodeDto): Gs1Draft;
+  /** PATCH fields only codes of this kind take (others answer 400 naming the field) */
+  readonly patchOnlyFields: readonly string[];
+  /** refusals of a PATCH of a code of this kind (422 gs1_identifier_immutable, 409 target_not_editable, …) */
+  assertPatch(kind: QrKind, body: Gs1PatchFields & { domain_id?: unknown; target?: unknown }): void;
+  /** the stored target after a PATCH, or null when the body changes none of its fields */
+  patch(current: Record<string, unknown>, body: Gs1PatchFields): Record<string, unknown> | null;
+  /** 400 on `target.type` when a standard body names this kind as its target type */
+  refuseAsTarget(type: unknown): void;
+}
+
+export const gs1Kind: Gs1Kind = {
+  type: GS1_TYPE,
   staticCapable: true,
   pageHolding: false,
-  ownBody: true,
-  parse: refuseAsTarget,
-  patch: refuseAsTarget,
+  ownsBody: (body): body is CreateGs1QrCodeDto => typeof body === 'object' && body !== null && (body as { type?: unknown }).type === GS1_TYPE,
+  owns: (code) => code.type === GS1_TYPE,
+  isStaticBody: (body) => body.type === GS1_TYPE && body.mode === 'static',
+  sqlCondition: `type = '${GS1_TYPE}'`,
+  draft: prepareGs1,
+  patchOnlyFields: GS1_PATCH_ONLY_FIELDS,
+  assertPatch: assertGs1Patch,
+  // qr_codes.target of a GS1 code holds what prepareGs1 stored
+  patch: (current, body) => ((body.destination ?? body.links ?? body.overrides) !== undefined ? { ...patchGs1(current as unknown as Gs1StoredTarget, body) } : null),
   payload: (target) => gs1Uri(target, 'static', ''),
   encodedUrl: gs1Uri,
   present,
+  refuseAsTarget: (type) => {
+    if (type !== GS1_TYPE) return;
+    throw ApiException.invalid('target.type', 'GS1 Digital Link codes are created with a body of their own: {"type": "gs1", "primary_key": {…}, …} (no target)');
+  },
   scan: { ownPaths: gs1ResolverPaths },
 };

@@ -22,15 +22,18 @@ function wellKnown(req: OwnPathRequest): OwnPathAnswer {
   return { status: 200, headers: headers({ 'Content-Type': 'application/json; charset=utf-8' }), body: JSON.stringify(doc) };
 }
 
+/** The scan cache holds what prepareGs1 stored for the code. */
+const storedTarget = (code: OwnPathCode): Gs1StoredTarget => code.target as unknown as Gs1StoredTarget;
+
 function record(code: OwnPathCode): Gs1ResolverRecord {
-  const t = code.target as unknown as Gs1StoredTarget;
+  const t = storedTarget(code);
   return { path: t.path, name: code.name, destination: t.default_link ?? '', links: t.links ?? [], overrides: t.overrides ?? [] };
 }
 
 /** The answer once the codes of the request's levels are known (any state: the scan cache keeps trashed and paused
  * codes too, so the code's own path answers 404 or 410 as a short code would). */
 function resolve(req: OwnPathRequest, dl: ParsedDigitalLink, codes: OwnPathCode[]): OwnPathAnswer {
-  const own = codes.find((c) => (c.target as unknown as Gs1StoredTarget).path === dl.identifier.path);
+  const own = codes.find((c) => storedTarget(c).path === dl.identifier.path);
   if (own && (own.status !== 'live' || !own.isActive)) {
     return { status: own.status === 'trashed' ? 404 : 410, headers: headers(), statusPage: true };
   }
@@ -41,7 +44,7 @@ function resolve(req: OwnPathRequest, dl: ParsedDigitalLink, codes: OwnPathCode[
       return { status: 204, headers: answer.headers };
     case 307: {
       // The scan counts for the code of the most specific level found (an override belongs to its code).
-      const owner = dl.levels.map((p) => active.find((c) => (c.target as unknown as Gs1StoredTarget).path === p)).find((c) => c);
+      const owner = dl.levels.map((p) => active.find((c) => storedTarget(c).path === p)).find((c) => c);
       return { status: 307, headers: { ...answer.headers, Location: answer.location }, countCodeId: answer.countable ? owner?.id : undefined };
     }
     case 200:

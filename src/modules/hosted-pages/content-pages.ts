@@ -1,6 +1,6 @@
-import { mailtoPayload, vcardPayload, veventPayload, type EventFields, type VCardFields } from '../targets/encoders';
-import type { HostedResponse } from '../targets/target-handler';
-import { DOWNLOAD_CSP, details, esc, linkButtons, page } from './layout';
+import type { HostedResponse } from './hosted-response';
+import { details, esc, linkButtons, page } from './layout';
+import { mailtoHref, type EventFields, type VCardFields } from './mailto';
 
 type Target = Record<string, unknown>;
 
@@ -31,7 +31,8 @@ export function textPage(t: Target): HostedResponse | null {
   return page(200, 'Message', `<h1>Message</h1>\n<p class="text">${esc(text)}</p>`);
 }
 
-function vcardFields(t: Target): VCardFields | null {
+/** The card of a vcard target, or null when it has no name (the page and the `.vcf` download both read it). */
+export function vcardFields(t: Target): VCardFields | null {
   const card = t.vcard;
   if (!card || typeof card !== 'object' || !str((card as Target).your_name)) return null;
   return Object.fromEntries(Object.entries(card as Target).filter(([, v]) => typeof v === 'string' && v !== '')) as unknown as VCardFields;
@@ -47,7 +48,7 @@ ${linkButtons([
   { label: 'Add to contacts', download: `/${shortCode}.vcf` },
   { label: `Call mobile ${v.phone_mobile ?? ''}`, href: v.phone_mobile ? `tel:${v.phone_mobile}` : null, secondary: true },
   { label: `Call work ${v.phone_work ?? ''}`, href: v.phone_work ? `tel:${v.phone_work}` : null, secondary: true },
-  { label: `E-mail ${v.email ?? ''}`, href: v.email ? mailtoPayload({ email: v.email }) : null, secondary: true },
+  { label: `E-mail ${v.email ?? ''}`, href: v.email ? mailtoHref({ email: v.email }) : null, secondary: true },
   { label: 'Website', href: v.website, secondary: true },
 ])}
 ${details([
@@ -57,14 +58,8 @@ ${details([
   return page(200, v.your_name, body);
 }
 
-/** `.vcf`: the same vCard 3.0 text a static code would hold, ended by CRLF as RFC 2426 wants. */
-export function vcardDownload(t: Target): HostedResponse | null {
-  const v = vcardFields(t);
-  if (!v) return null;
-  return download(`${vcardPayload(v)}\r\n`, 'text/vcard; charset=utf-8', v.your_name, 'vcf');
-}
-
-function eventFields(t: Target): EventFields | null {
+/** The event of an event target, or null when it lacks a title or valid times (the page and the `.ics` download). */
+export function eventFields(t: Target): EventFields | null {
   const title = str(t.title);
   const start = str(t.start);
   const end = str(t.end);
@@ -98,40 +93,12 @@ ${linkButtons([{ label: 'Add to calendar', download: `/${shortCode}.ics` }])}`;
   return page(200, e.title, body);
 }
 
-/** `.ics`: the VEVENT a static code would hold, inside the VCALENDAR a calendar import needs, with the UID and
- * DTSTAMP RFC 5545 requires of a component in a file (the UID is the code's id, so re-imports update one event). */
-export function eventDownload(t: Target, codeId: string): HostedResponse | null {
-  const e = eventFields(t);
-  if (!e) return null;
-  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
-  const vevent = veventPayload(e).replace('BEGIN:VEVENT\r\n', `BEGIN:VEVENT\r\nUID:${codeId}@scanlink\r\nDTSTAMP:${stamp}\r\n`);
-  const ics = ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//Scanlink//Hosted pages//EN', 'CALSCALE:GREGORIAN', vevent, 'END:VCALENDAR', ''].join('\r\n');
-  return download(ics, 'text/calendar; charset=utf-8', e.title, 'ics');
-}
-
-function download(body: string, contentType: string, name: string, ext: string): HostedResponse {
-  const ascii = name.normalize('NFKD').replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60) || 'download';
-  const utf8 = encodeURIComponent(`${name.slice(0, 60)}.${ext}`);
-  return {
-    status: 200,
-    headers: {
-      'content-type': contentType,
-      'content-disposition': `attachment; filename="${ascii}.${ext}"; filename*=UTF-8''${utf8}`,
-      'content-security-policy': DOWNLOAD_CSP,
-      'x-content-type-options': 'nosniff',
-      'referrer-policy': 'no-referrer',
-      'cache-control': 'no-store',
-    },
-    body,
-  };
-}
-
 export function emailPage(t: Target): HostedResponse | null {
   const email = str(t.email);
   if (!email) return null;
   const cc = strings(t.cc);
   const bcc = strings(t.bcc);
-  const href = mailtoPayload({ email, subject: str(t.subject) ?? undefined, message: str(t.message) ?? undefined, cc, bcc });
+  const href = mailtoHref({ email, subject: str(t.subject) ?? undefined, message: str(t.message) ?? undefined, cc, bcc });
   const body = `<h1>Send an e-mail</h1>
 ${details([
   ['To', esc(email)],

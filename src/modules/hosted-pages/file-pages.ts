@@ -1,5 +1,5 @@
 import { kindOf } from '../files/file-types';
-import type { HostedResponse, ScannedCode } from '../targets/target-handler';
+import type { HostedResponse, ScannedCode } from './hosted-response';
 import { esc, page, PAGE_CSP } from './layout';
 
 /** The stored target of a file, audio or video code. */

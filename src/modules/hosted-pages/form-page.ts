@@ -1,4 +1,4 @@
-import type { HostedResponse } from '../targets/target-handler';
+import type { HostedResponse } from './hosted-response';
 import { esc, page } from './layout';
 
 export const FORM_FIELD_TYPES = ['text', 'email', 'phone', 'textarea', 'number', 'date', 'checkbox'] as const;

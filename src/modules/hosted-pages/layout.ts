@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import escapeHtml from 'escape-html';
-import type { HostedResponse } from '../targets/target-handler';
+import type { HostedResponse } from './hosted-response';
 
 /** Every value that reaches a page goes through here (the `escape-html` package: & < > " '). */
 export const esc = (value: unknown): string => escapeHtml(value === null || value === undefined ? '' : String(value));
@@ -139,4 +139,22 @@ export function linkButtons(links: LinkButton[]): string {
 export function details(rows: Array<[string, string | null]>): string {
   const items = rows.filter(([, v]) => v !== null && v !== '').map(([k, v]) => `<dt>${esc(k)}</dt><dd>${v}</dd>`);
   return items.length ? `<dl>\n${items.join('\n')}\n</dl>` : '';
+}
+
+/** A file download (`.vcf`, `.ics`): an attachment named after `name`, sandboxed, never cached. */
+export function downloadResponse(body: string, contentType: string, name: string, ext: string): HostedResponse {
+  const ascii = name.normalize('NFKD').replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60) || 'download';
+  const utf8 = encodeURIComponent(`${name.slice(0, 60)}.${ext}`);
+  return {
+    status: 200,
+    headers: {
+      'content-type': contentType,
+      'content-disposition': `attachment; filename="${ascii}.${ext}"; filename*=UTF-8''${utf8}`,
+      'content-security-policy': DOWNLOAD_CSP,
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'no-referrer',
+      'cache-control': 'no-store',
+    },
+    body,
+  };
 }

@@ -1,6 +1,6 @@
-import { mailtoPayload } from '../targets/encoders';
-import type { HostedResponse } from '../targets/target-handler';
+import type { HostedResponse } from './hosted-response';
 import { esc, linkButtons, page } from './layout';
+import { mailtoHref } from './mailto';
 
 type Target = Record<string, unknown>;
 
@@ -15,7 +15,7 @@ export function reviewPage(t: Target): HostedResponse | null {
   const body = `<h1>${esc(title)}</h1>
 <p class="muted">Tell others about your experience.</p>
 ${linkButtons(list(p.links).map((l) => ({ label: l.platform, href: l.url })))}
-${feedback ? `<h2>Something not right?</h2>\n${linkButtons([{ label: 'Send us private feedback', href: mailtoPayload({ email: feedback, subject: `Feedback: ${title}` }), secondary: true }])}` : ''}`;
+${feedback ? `<h2>Something not right?</h2>\n${linkButtons([{ label: 'Send us private feedback', href: mailtoHref({ email: feedback, subject: `Feedback: ${title}` }), secondary: true }])}` : ''}`;
   return page(200, title, body);
 }
 

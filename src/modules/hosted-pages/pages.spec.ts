@@ -1,6 +1,6 @@
 import { vcardPayload, veventPayload } from '../targets/encoders';
 import { hostedPage } from '../targets/registry';
-import type { HostedResponse, ScannedCode } from '../targets/target-handler';
+import type { HostedResponse, ScannedCode } from './hosted-response';
 import { renderFormPage, renderThankYouPage, renderTooManyRequestsPage } from './form-page';
 import { expectPageHeaders } from './testing/expect-page-headers';
 

@@ -1,5 +1,5 @@
 import { page } from './layout';
-import type { HostedResponse } from '../targets/target-handler';
+import type { HostedResponse } from './hosted-response';
 
 const NOT_FOUND = page(404, 'Not found', '<h1>This code does not exist</h1>\n<p class="muted">Check the link or scan the code again.</p>');
 const GONE = page(410, 'No longer active', '<h1>This code is no longer active</h1>\n<p class="muted">Its owner has switched it off.</p>');

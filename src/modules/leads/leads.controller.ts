@@ -2,7 +2,7 @@ import { Controller, Param, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { enrich } from '../scan/enrich';
-import type { HostedResponse } from '../targets/target-handler';
+import type { HostedResponse } from '../hosted-pages/hosted-response';
 import { renderStatusPage } from '../hosted-pages/status-pages';
 import { formDefinition, renderFormPage, renderThankYouPage, renderTooManyRequestsPage } from '../hosted-pages/form-page';
 import { assertCleanStrings } from '../../common/errors/input-rules';

@@ -10,7 +10,7 @@ import { QrCodeImagesService } from './qr-code-images.service';
 import { presentQrCode, scanOrigin, shortUrl } from './qr-code.presenter';
 import { assertGs1IdentifierFree, assertRoomFor, planCountOf } from './qr-code-limits';
 import { codeDomainError } from '../domains/code-domain';
-import { storedHandler } from '../targets/registry';
+import { storedType } from './code-kinds';
 
 /**
  * A creation body after every check that can refuse it (QrCodesService.prepare): what the new code will hold, except
@@ -41,7 +41,7 @@ export class QrCodeCreationService {
   /** What the symbol encodes: the short URL for dynamic codes (on their custom domain, if any), the payload for static
    * ones; a type encoding a URL of its own (GS1 Digital Link) says it. */
   payloadOf(code: Pick<QrCode, 'kind' | 'shortCode' | 'type' | 'target' | 'domainHostname'>): string {
-    const handler = storedHandler(code.type);
+    const handler = storedType(code.type);
     if (handler.encodedUrl) return handler.encodedUrl(code.target, code.kind, scanOrigin(code, this.config.scanBaseUrl));
     return code.kind === 'dynamic' ? shortUrl(code, this.config.scanBaseUrl)! : handler.payload(code.target);
   }

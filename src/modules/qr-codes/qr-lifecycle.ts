@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { lockOrganization } from '../accounts/organizations.repository';
+import { gs1Kind } from '../gs1/gs1-kind';
 
 /** Plan downgrades, Trash emptying and Trash retention: operations outside the API, shared by the CLI and the worker.
  * Each takes the EntityManager it runs on (a fork). */
@@ -23,7 +24,7 @@ export async function pauseAboveLimit(em: EntityManager, organizationId: string,
         `update qr_codes set status = 'paused', deleted_at = now(), updated_at = now()
           where id in (
             -- keep the oldest codes up to the limit; everything newer is paused
-            select id from qr_codes where organization_id = ? and kind = 'dynamic' and status = 'live' and (type = 'gs1') = ?
+            select id from qr_codes where organization_id = ? and kind = 'dynamic' and status = 'live' and (${gs1Kind.sqlCondition}) = ?
             order by created_at asc, id asc
             offset ?
           )

@@ -5,7 +5,7 @@ import { DomainHostCache } from '../domains/domain-host-cache';
 import { siteKey } from '../domains/scan-site';
 import { FileDeliveryService } from '../files/file-delivery.service';
 import { servedFile } from '../targets/registry';
-import type { HostedResponse } from '../targets/target-handler';
+import type { HostedResponse } from '../hosted-pages/hosted-response';
 import { ScanCodeCache } from './scan-code-cache';
 import { renderStatusPage } from '../hosted-pages/status-pages';
 

@@ -1,4 +1,7 @@
 /** Static payload encoders (docs/targets.md, "static payload"): what a static code's symbol holds. Pure functions. */
+import { mailtoHref, type EmailFields, type EventFields, type VCardFields } from '../hosted-pages/mailto';
+
+export type { EmailFields, EventFields, VCardFields };
 
 /** WIFI: `\ ; , : "` are escaped with a backslash. */
 export function escapeWifi(s: string): string {
@@ -17,25 +20,8 @@ export function wifiPayload(w: WifiFields): string {
   return `WIFI:T:${w.encryption};S:${escapeWifi(w.ssid)};P:${escapeWifi(password)};${w.hidden ? 'H:true;' : ''};`;
 }
 
-export interface EmailFields {
-  email: string;
-  subject?: string;
-  message?: string;
-  cc?: string[];
-  bcc?: string[];
-}
-
-/** RFC 6068: percent-encoded hfields, line breaks as %0D%0A. */
-export function mailtoPayload(e: EmailFields): string {
-  const enc = (s: string) => encodeURIComponent(s.replace(/\r?\n/g, '\r\n'));
-  const addr = (s: string) => encodeURIComponent(s).replace(/%40/g, '@');
-  const params: string[] = [];
-  if (e.subject) params.push(`subject=${enc(e.subject)}`);
-  if (e.message) params.push(`body=${enc(e.message)}`);
-  if (e.cc?.length) params.push(`cc=${e.cc.map(addr).join(',')}`);
-  if (e.bcc?.length) params.push(`bcc=${e.bcc.map(addr).join(',')}`);
-  return `mailto:${addr(e.email)}${params.length ? `?${params.join('&')}` : ''}`;
-}
+/** RFC 6068 (the same `mailto:` URI the hosted pages link to). */
+export const mailtoPayload = (e: EmailFields): string => mailtoHref(e);
 
 export function smsPayload(s: { phone: string; message?: string }): string {
   return `SMSTO:${s.phone}:${s.message ?? ''}`;
@@ -77,22 +63,10 @@ function contentLines(lines: Array<string | undefined>): string {
     .join('\r\n');
 }
 
-export interface VCardFields {
-  your_name: string;
-  company_name?: string;
-  position?: string;
-  email?: string;
-  phone_mobile?: string;
-  phone_work?: string;
-  website?: string;
-  address?: string;
-  note?: string;
-}
-
-/** vCard 3.0 (RFC 2426) with CRLF line breaks and 75-octet folding. */
 /** A value written into a content line as is (not as escaped text): a stored line break must not start a property. */
 const oneLine = (s: string) => s.replace(/[\r\n]+/g, '');
 
+/** vCard 3.0 (RFC 2426) with CRLF line breaks and 75-octet folding. */
 export function vcardPayload(v: VCardFields): string {
   const parts = v.your_name.trim().split(/\s+/);
   const family = parts.length > 1 ? parts[parts.length - 1] : parts[0];
@@ -112,14 +86,6 @@ export function vcardPayload(v: VCardFields): string {
     v.note ? `NOTE:${escapeText(v.note)}` : undefined,
     'END:VCARD',
   ]);
-}
-
-export interface EventFields {
-  title: string;
-  start: string;
-  end: string;
-  location?: string;
-  description?: string;
 }
 
 /** 20260501T180000Z */

@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { veventPayload, type EventFields } from './encoders';
 import type { FieldReader } from './fields';
-import { eventDownload, eventPage } from '../hosted-pages/content-pages';
+import { eventPage } from '../hosted-pages/content-pages';
+import { eventDownload } from './downloads';
 import { badDestination, structured } from './structured';
 import type { StoredTarget, TargetHandler } from './target-handler';
 

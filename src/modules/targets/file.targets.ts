@@ -4,7 +4,8 @@ import type { ServedFile } from '../files/file-delivery.service';
 import { type FileKind, kindOf } from '../files/file-types';
 import { findFile } from '../files/files.repository';
 import { filePage, type StoredFileTarget } from '../hosted-pages/file-pages';
-import type { ScannedCode, StoredTarget, TargetHandler } from './target-handler';
+import type { ScannedCode } from '../hosted-pages/hosted-response';
+import type { StoredTarget, TargetHandler } from './target-handler';
 
 export class FileTarget {
   @ApiProperty({ enum: ['file', 'audio', 'video'] }) type!: string;

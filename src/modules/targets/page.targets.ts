@@ -64,7 +64,7 @@ export class MenupageTarget {
 /** Page-holding types: hosted on the scan host, editable: false, never re-pointed through the API. */
 function page(
   type: string,
-  own: Pick<TargetHandler, 'schema' | 'scan'>,
+  own: Pick<TargetHandler, 'schema' | 'scan' | 'takesLeads'>,
   fields: string[],
   read: (r: FieldReader) => StoredTarget,
   summary?: TargetHandler['summary'],
@@ -141,7 +141,7 @@ export const linkpageHandler = page(
 
 export const formHandler = page(
   'form',
-  { schema: FormTarget, scan: { page: (c) => renderFormPage(c) } },
+  { schema: FormTarget, takesLeads: true, scan: { page: (c) => renderFormPage(c) } },
   ['title', 'fields', 'consent_text'],
   (r) => {
     const names = new Set<string>();

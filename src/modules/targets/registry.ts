@@ -2,12 +2,12 @@ import { ApiException } from '../../common/errors/api.exception';
 import { emailHandler, smsHandler, textHandler, wifiHandler } from './content.targets';
 import { eventHandler } from './event.target';
 import { audioHandler, fileHandler, videoHandler } from './file.targets';
-import { FieldReader } from './fields';
-import { gs1Handler } from '../gs1/gs1-kind';
+import type { FieldReader } from './fields';
 import { linkHandlers, telegramHandler, urlHandler, whatsappHandler } from './link.targets';
 import { locationHandler } from './location.target';
 import { appstoresHandler, formHandler, linkpageHandler, menupageHandler, reviewHandler } from './page.targets';
-import type { HostedResponse, OwnPaths, QrKind, ScannedCode, StoredTarget, TargetContext, TargetHandler } from './target-handler';
+import type { HostedResponse, ScannedCode } from '../hosted-pages/hosted-response';
+import type { QrKind, StoredTarget, TargetContext, TargetHandler } from './target-handler';
 import type { ServedFile } from '../files/file-delivery.service';
 import { vcardHandler } from './vcard.target';
 
@@ -32,23 +32,19 @@ const HANDLERS: TargetHandler[] = [
   fileHandler,
   audioHandler,
   videoHandler,
-  gs1Handler,
 ];
 
 const BY_TYPE = new Map(HANDLERS.map((h) => [h.type, h]));
-/** Types a request names in `target.type` (GS1 has a body of its own). */
-const TARGET_HANDLERS = HANDLERS.filter((h) => !h.ownBody);
-const REQUEST_TYPES = new Map(TARGET_HANDLERS.map((h) => [h.type, h]));
 
-export const TARGET_TYPES = TARGET_HANDLERS.map((h) => h.type);
-export const STATIC_CAPABLE_TYPES = TARGET_HANDLERS.filter((h) => h.staticCapable).map((h) => h.type);
+export const TARGET_TYPES = HANDLERS.map((h) => h.type);
+export const STATIC_CAPABLE_TYPES = HANDLERS.filter((h) => h.staticCapable).map((h) => h.type);
 export const LINK_FAMILY = new Set(['url', ...linkHandlers.map((h) => h.type)]);
+/** Path suffixes some type serves a download on (`/{short_code}.vcf`): the scan host's short-code path accepts these. */
+export const DOWNLOAD_SUFFIXES: readonly string[] = [...new Set(HANDLERS.flatMap((h) => Object.keys(h.scan.downloads ?? {})))];
 
 export function handlerFor(type: unknown, field = 'target.type'): TargetHandler {
   if (type === undefined || type === null || type === '') throw ApiException.invalid(field, `${field} is required`);
-  const own = typeof type === 'string' ? BY_TYPE.get(type) : undefined;
-  if (own?.ownBody) own.parse(new FieldReader({}), 'dynamic'); // refuses, saying which body creates such codes
-  const h = typeof type === 'string' ? REQUEST_TYPES.get(type) : undefined;
+  const h = typeof type === 'string' ? BY_TYPE.get(type) : undefined;
   if (!h) throw ApiException.invalid(field, `${field} must be one of ${TARGET_TYPES.join(', ')}`);
   return h;
 }
@@ -58,6 +54,27 @@ export function handlerFor(type: unknown, field = 'target.type'): TargetHandler 
 export async function parseTarget(handler: TargetHandler, r: FieldReader, kind: QrKind, ctx: TargetContext): Promise<StoredTarget> {
   const target = handler.parse(r, kind);
   return handler.resolve ? handler.resolve(target, ctx) : target;
+}
+
+/** The handler of a stored code (its type is already valid), or undefined when no target type has that name. */
+export function findHandler(type: string): TargetHandler | undefined {
+  return BY_TYPE.get(type);
+}
+
+/** The types whose codes take lead posts (their hosted page is a form). */
+export const LEAD_TYPES: readonly string[] = HANDLERS.filter((h) => h.takesLeads).map((h) => h.type);
+export const takesLeads = (type: string): boolean => LEAD_TYPES.includes(type);
+
+/** target.type when a batch item leaves it out: inferred from the fields it carries (the types whose fields say it). */
+export function inferTargetType(target: Record<string, unknown>): string | undefined {
+  if (typeof target.type === 'string') return target.type;
+  if ('ssid' in target) return 'wifi';
+  if ('title' in target && 'start' in target) return 'event';
+  if ('email' in target) return 'email';
+  if ('phone' in target) return 'sms';
+  if ('text' in target) return 'text';
+  if ('destination' in target) return 'url';
+  return undefined;
 }
 
 /** The handler of a stored code (its type is already valid). */
@@ -93,13 +110,6 @@ export function hostedPage(type: string, code: ScannedCode, suffix: string): Hos
   return scan.downloads?.[suffix]?.(code) ?? null;
 }
 
-/** The type whose own paths (TargetScan.ownPaths) `url` is on, or null: the scan host asks before short codes. */
-const OWN_PATHS = HANDLERS.flatMap((h) => (h.scan.ownPaths ? [h.scan.ownPaths] : []));
-export function ownPathsOf(url: string): OwnPaths | null {
-  for (const paths of OWN_PATHS) if (paths.claims(url)) return paths;
-  return null;
-}
-
 /** The stored file a live, active code serves on `/{short_code}/<name>`, or null (the caller answers 404). */
 export function servedFile(type: string, code: ScannedCode, name: string): ServedFile | null {
   const files = scanHandler(type)?.scan.files;
@@ -107,7 +117,7 @@ export function servedFile(type: string, code: ScannedCode, name: string): Serve
 }
 
 /** One schema per distinct request shape (the link types share url's), for the OpenAPI document. */
-export const TARGET_SCHEMAS = [...new Set(TARGET_HANDLERS.map((h) => h.schema))];
+export const TARGET_SCHEMAS = [...new Set(HANDLERS.map((h) => h.schema))];
 
 /** `type` → schema, for the discriminator of the `target` union. */
-export const TARGET_SCHEMA_BY_TYPE: ReadonlyMap<string, TargetHandler['schema']> = new Map(TARGET_HANDLERS.map((h) => [h.type, h.schema]));
+export const TARGET_SCHEMA_BY_TYPE: ReadonlyMap<string, TargetHandler['schema']> = new Map(HANDLERS.map((h) => [h.type, h.schema]));

@@ -1,24 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Environment } from '../../common/auth/api-key-format';
 import type { ServedFile } from '../files/file-delivery.service';
+import type { HostedResponse, ScannedCode } from '../hosted-pages/hosted-response';
 import type { FieldReader } from './fields';
 
 export type StoredTarget = Record<string, unknown>;
 export type QrKind = 'dynamic' | 'static';
-
-/** A complete answer the scan host writes as is (status, headers including Content-Type and CSP, body). */
-export interface HostedResponse {
-  status: number;
-  headers: Record<string, string>;
-  body: string | Buffer;
-}
-
-/** What a scan answer may read of a code (the scan host's cached copy has at least this). */
-export interface ScannedCode {
-  id: string;
-  shortCode: string;
-  target: StoredTarget;
-}
 
 /**
  * How a scan of a live, active dynamic code answers, decided by its type. A type uses one or more of:
@@ -29,11 +16,11 @@ export interface ScannedCode {
  * - `files`: stored bytes served on `/{short_code}/<name>` (`/file`), streamed with byte ranges; never a scan.
  * A type with none of them answers the 404 page.
  */
-export interface TargetScan {
+export interface TargetScan<T extends object = StoredTarget> {
   /** Paths the type answers itself instead of `/{short_code}` (GS1 Digital Link: `/01/{gtin}/…`). */
   ownPaths?: OwnPaths;
-  fixedLocation?(target: StoredTarget): string | null;
-  agentLocation?(target: StoredTarget, userAgent: string | undefined): string | null;
+  fixedLocation?(target: T): string | null;
+  agentLocation?(target: T, userAgent: string | undefined): string | null;
   page?(code: ScannedCode): HostedResponse | null;
   downloads?: Readonly<Record<string, (code: ScannedCode) => HostedResponse | null>>;
   files?: Readonly<Record<string, (code: ScannedCode) => ServedFile | null>>;
@@ -82,34 +69,51 @@ export interface OwnPaths {
   plan(req: OwnPathRequest): OwnPathPlan;
 }
 
-/** Everything a target type decides: its request schema, validation at creation, PATCH rules, the static payload, the
- * summary, and how a scan answers it. One object per type, listed in registry.ts. */
-export interface TargetHandler {
+/** What a stored code's type answers, whatever created it: a target type (TargetHandler, below) or another kind of code
+ * with a creation path of its own (GS1 Digital Link, src/modules/gs1/gs1-kind.ts). `T` is the shape it stores in
+ * `qr_codes.target`. */
+export interface StoredCodeType<T extends object = StoredTarget> {
   readonly type: string;
-  /** The OpenAPI schema of `target` for this type (a class with @ApiProperty decorators; several types may share one). */
-  readonly schema: abstract new () => object;
   /** `type: static` is honoured (else 400 on `type`). */
   readonly staticCapable: boolean;
   /** Page-holding codes report editable: false and refuse `target` on PATCH (409). */
   readonly pageHolding: boolean;
-  parse(r: FieldReader, kind: QrKind): StoredTarget;
-  /** After parse, for types whose target names another object (a file): checks it exists in the workspace and
-   * environment and returns the target to store (may add what the scan host needs of it). */
-  resolve?(target: StoredTarget, ctx: TargetContext): Promise<StoredTarget>;
   /** Stored fields kept out of the API's `target` (a snapshot the scan host needs, not part of the request shape). */
   readonly internalFields?: readonly string[];
+  /** What a static code encodes. */
+  payload(target: T): string;
+  /** Codes of both kinds encode this URL instead of the short URL or payload (GS1: the Digital Link URI). */
+  encodedUrl?(target: T, kind: QrKind, scanBaseUrl: string): string;
+  /** The response's `target` fields when they differ from the stored ones (GS1); `editable` included. */
+  present?(target: T, kind: QrKind, scanBaseUrl: string): Record<string, unknown>;
+  summary?(target: T, counts: { leadCount: number }): Record<string, unknown>;
+  /** How the scan host answers a scan of a dynamic code of this type. */
+  readonly scan: TargetScan<T>;
+}
+
+/** Everything a target type decides: its request schema, validation at creation, PATCH rules, the static payload, the
+ * summary, and how a scan answers it. One object per type (`defineHandler`), listed in registry.ts. */
+export interface TargetHandler<T extends object = StoredTarget> extends StoredCodeType<T> {
+  /** The OpenAPI schema of `target` for this type (a class with @ApiProperty decorators; several types may share one). */
+  readonly schema: abstract new () => object;
+  parse(r: FieldReader, kind: QrKind): T;
+  /** After parse, for types whose target names another object (a file): checks it exists in the workspace and
+   * environment and returns the target to store (may add what the scan host needs of it). */
+  resolve?(target: T, ctx: TargetContext): Promise<T>;
   /** PATCH of a live dynamic, non-page-holding code: omitted fields keep their value. May change the type (location →
    * url when given a plain destination). */
-  patch(current: StoredTarget, r: FieldReader): { type: string; target: StoredTarget };
-  /** What a static code encodes. */
-  payload(target: StoredTarget): string;
-  /** Created through a request body of its own (GS1: `type: "gs1"` at the top level), never as `target.type`. */
-  readonly ownBody?: boolean;
-  /** Codes of both kinds encode this URL instead of the short URL or payload (GS1: the Digital Link URI). */
-  encodedUrl?(target: StoredTarget, kind: QrKind, scanBaseUrl: string): string;
-  /** The response's `target` fields when they differ from the stored ones (GS1); `editable` included. */
-  present?(target: StoredTarget, kind: QrKind, scanBaseUrl: string): Record<string, unknown>;
-  summary?(target: StoredTarget, counts: { leadCount: number }): Record<string, unknown>;
-  /** How the scan host answers a scan of a dynamic code of this type. */
-  readonly scan: TargetScan;
+  patch(current: T, r: FieldReader): { type: string; target: StoredTarget };
+  /** What a lead post asks of the type: true when its hosted page is a form that takes posts. */
+  readonly takesLeads?: boolean;
+}
+
+/** A handler typed by the shape it stores, as the registry holds it: the stored JSON reaches it from the database or
+ * the scan cache, where only its own parse could have written it. */
+export function defineHandler<T extends object>(handler: TargetHandler<T>): TargetHandler {
+  return handler as unknown as TargetHandler;
+}
+
+/** A stored code type typed by its shape, as the registry holds it (see defineHandler). */
+export function defineStoredType<T extends object>(type: StoredCodeType<T>): StoredCodeType {
+  return type as unknown as StoredCodeType;
 }

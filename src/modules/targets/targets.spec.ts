@@ -2,7 +2,7 @@ import { ApiException } from '../../common/errors/api.exception';
 import { FieldReader } from './fields';
 import { mergeUtm, whatsappUrl } from './link.targets';
 import { mapUrl } from './location.target';
-import { handlerFor, STATIC_CAPABLE_TYPES, TARGET_TYPES } from './registry';
+import { handlerFor, inferTargetType, STATIC_CAPABLE_TYPES, TARGET_TYPES } from './registry';
 
 const parse = (target: Record<string, unknown>, kind: 'dynamic' | 'static' = 'dynamic') =>
   handlerFor(target.type).parse(new FieldReader(target), kind);
@@ -109,5 +109,18 @@ describe('target handlers', () => {
     expect(f([{ name: 'email', label: 'E' }, { name: 'email', label: 'E2' }])).toBe('target.fields[1].name');
     expect(f([{ name: 'Bad Name', label: 'x' }])).toBe('target.fields[0].name');
     expect(f([{ name: 'consent', label: 'x' }])).toBe('target.fields[0].name');
+  });
+});
+
+describe('batch items without target.type', () => {
+  it('infers the target type of an item from its fields', () => {
+    expect(inferTargetType({ destination: 'https://x.com' })).toBe('url');
+    expect(inferTargetType({ text: 'x' })).toBe('text');
+    expect(inferTargetType({ ssid: 'x' })).toBe('wifi');
+    expect(inferTargetType({ title: 'x', start: 's', end: 'e' })).toBe('event');
+    expect(inferTargetType({ email: 'a@b.co' })).toBe('email');
+    expect(inferTargetType({ phone: '+1555' })).toBe('sms');
+    expect(inferTargetType({ type: 'vcard' })).toBe('vcard');
+    expect(inferTargetType({})).toBeUndefined();
   });
 });

@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { vcardPayload, type VCardFields } from './encoders';
 import { FieldReader, Input } from './fields';
-import { vcardDownload, vcardPage } from '../hosted-pages/content-pages';
+import { vcardPage } from '../hosted-pages/content-pages';
+import { vcardDownload } from './downloads';
 import { badDestination } from './structured';
 import type { StoredTarget, TargetHandler } from './target-handler';
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { HostedResponse } from '../../targets/target-handler';
+import type { HostedResponse } from '../hosted-response';
 
 /** Test helper: the headers every hosted page carries (a strict CSP naming the page's one style block by hash). */
 export function expectPageHeaders(r: HostedResponse): void {
