@@ -6,7 +6,10 @@
  * 3. Between modules, imports follow MODULE_ORDER: a module may import only modules listed before it, so the module
  *    graph is one-way. Tests and test helpers (*.spec.ts, testing/) are left out of rule 3: a test may exercise two
  *    modules together.
- * 4. Type knowledge stays home: outside src/modules/targets/ and src/modules/gs1/, no code compares a type with a
+ * 4. Each module offers an explicit public surface (SURFACES below): another module, src/app or a root entry may import
+ *    only those files of it; src/app and root entries may also import any module's `*.module.ts` (process composition)
+ *    and `*.entity.ts` (the ORM's entity list). A deep import into another module's other files fails.
+ * 5. Type knowledge stays home: outside src/modules/targets/ and src/modules/gs1/, no code compares a type with a
  *    target type name (`type === 'form'`, SQL `type <> 'gs1'`), returns or switches on one; it asks the registry or the
  *    GS1 kind instead. The names come from the registry itself. */
 const fs = require('node:fs');
@@ -41,12 +44,63 @@ const MODULE_ORDER = [
   'mcp',
 ];
 
+/**
+ * Each module's public surface: the files (relative to src/modules/<name>/) other modules may import, and what each
+ * offers (docs/architecture.md "Module map" shows the same lists). Everything else in a module is its own business.
+ */
+const SURFACES = {
+  health: ['health.module.ts'],
+  mail: ['mail.module.ts', 'mail.service.ts'],
+  accounts: ['accounts.module.ts', 'accounts.service.ts', 'api-keys.service.ts', 'organizations.repository.ts', 'plans.ts', 'api-key.entity.ts', 'organization.entity.ts'],
+  tokens: ['dashboard-auth.service.ts'],
+  folders: ['folders-api.module.ts', 'folders.repository.ts', 'folders.service.ts', 'folders.dto.ts', 'folders.controller.ts'],
+  events: ['events.module.ts', 'events.service.ts', 'event-subscriber.ts', 'event-types.ts'],
+  webhooks: ['webhook-outbox.ts'],
+  rendering: ['rendering.module.ts', 'rendering.service.ts', 'design.ts', 'design.dto.ts'],
+  templates: ['templates.repository.ts'],
+  images: ['images.module.ts', 'images.service.ts', 'storage/image-storage.ts', 'storage/storage.factory.ts'],
+  files: ['files.module.ts', 'files.repository.ts', 'file-delivery.service.ts', 'file-types.ts', 'multipart-upload.ts'],
+  'hosted-pages': ['hosted-response.ts', 'layout.ts', 'mailto.ts', 'content-pages.ts', 'link-pages.ts', 'file-pages.ts', 'form-page.ts', 'status-pages.ts'],
+  targets: ['registry.ts', 'target-handler.ts', 'fields.ts'],
+  gs1: ['gs1-kind.ts', 'gs1.dto.ts', 'syntax-dictionary.ts'],
+  domains: ['domains-scan.module.ts', 'code-domain.ts', 'scan-site.ts', 'domain-host-cache.ts'],
+  'qr-codes': [
+    'qr-codes.module.ts',
+    'qr-codes.service.ts',
+    'qr-codes.controller.ts',
+    'qr-code-creation.service.ts',
+    'qr-code.entity.ts',
+    'qr-codes.repository.ts',
+    'capacity.repository.ts',
+    'qr-code-limits.ts',
+    'qr-lifecycle.ts',
+    'code-kinds.ts',
+    'dto/create-body.ts',
+    'dto/qr-code.dto.ts',
+    'dto/qr-code-response.dto.ts',
+  ],
+  scan: ['scan-host.module.ts', 'scan-hot-path.ts', 'scan-access-log.ts', 'scan-contract.ts', 'scan-buffer.ts', 'enrich.ts'],
+  leads: [],
+  analytics: ['analytics-api.module.ts', 'analytics.service.ts', 'analytics.controller.ts', 'analytics.dto.ts'],
+  batches: ['batches.module.ts', 'batches.service.ts', 'batches.controller.ts', 'batches.dto.ts'],
+  metrics: [],
+  mcp: ['mcp.service.ts'],
+};
+
 /** `common`, `app`, `modules/<name>` or `root` for a path relative to src/. */
 function areaOf(file) {
   const parts = file.split('/');
   if (parts[0] === 'modules') return parts[1];
   if (parts[0] === 'common' || parts[0] === 'app') return parts[0];
   return 'root';
+}
+
+/** Whether `dep` (modules/<name>/…) is on its module's surface for an importer in area `from`. */
+function onSurface(from, dep) {
+  const [, mod, ...rest] = dep.split('/');
+  const inner = rest.join('/');
+  if ((SURFACES[mod] ?? []).includes(inner)) return true;
+  return (from === 'app' || from === 'root') && /\.(module|entity)\.ts$/.test(inner);
 }
 
 const isTestCode = (file) => /\.spec\.ts$/.test(file) || /(^|\/)testing\//.test(file);
@@ -69,7 +123,7 @@ const HOMONYM_SUBJECTS = new Set(['part.type', 'f.type', 'field.type']);
  * switch on a `type` with a case for one, or a function returning one. */
 function typeNamePlaces(files, names) {
   const alt = names.map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|');
-  const q = `(['"])(?:${alt})\\1`;
+  const q = `['"](?:${alt})['"]`;
   const subject = '([\\w.?]*[tT]ype)';
   const patterns = [
     new RegExp(`\\b${subject}\\s*(?:===|!==|==|!=)\\s*${q}`),
@@ -89,7 +143,7 @@ function typeNamePlaces(files, names) {
       if (sw) switchSubject = sw[1].trim();
       for (const re of patterns) {
         const m = re.exec(line);
-        const subj = m && (m[1] && !/^['"]$/.test(m[1]) ? m[1] : m[2]);
+        const subj = m && m[1];
         if (m && !HOMONYM_SUBJECTS.has(subj)) places.push(`src/${file}:${i + 1}: ${m[0]}`);
       }
       const c = caseOf.exec(line);
@@ -115,6 +169,9 @@ async function main() {
       const to = areaOf(dep);
       if (from === to) continue;
       if (from === 'common' && to !== 'common') problems.push(`common imports ${to}: ${file} → ${dep}`);
+      if (dep.startsWith('modules/') && !isTestCode(file) && !onSurface(from, dep)) {
+        problems.push(`deep import into ${to} (not on its surface, SURFACES in scripts/check-architecture.js): ${file} → ${dep}`);
+      }
       if (to === 'app' && from !== 'root') problems.push(`${from} imports the process composition (src/app): ${file} → ${dep}`);
       if (isTestCode(file) || from === 'common' || from === 'app' || from === 'root' || to === 'common') continue;
       if (!rank.has(from) || !rank.has(to)) {
@@ -126,6 +183,10 @@ async function main() {
   }
   for (const dir of fs.readdirSync(path.join(ROOT, 'src', 'modules'))) {
     if (!rank.has(dir)) problems.push(`module ${dir} is missing from MODULE_ORDER (scripts/check-architecture.js)`);
+    if (!SURFACES[dir]) problems.push(`module ${dir} has no SURFACES entry (scripts/check-architecture.js)`);
+    for (const f of SURFACES[dir] ?? []) {
+      if (!fs.existsSync(path.join(ROOT, 'src', 'modules', dir, f))) problems.push(`SURFACES lists a missing file: src/modules/${dir}/${f}`);
+    }
   }
   const named = typeNamePlaces(Object.keys(graph), typeNames());
   for (const place of named) problems.push(`a target type named outside targets/ and gs1/ (ask the registry or the GS1 kind): ${place}`);
@@ -134,7 +195,7 @@ async function main() {
     process.stderr.write(`architecture check failed:\n${unique.map((p) => `  - ${p}`).join('\n')}\n`);
     process.exit(1);
   }
-  process.stdout.write(`architecture check: ${Object.keys(graph).length} files, no import cycle, modules one-way (${MODULE_ORDER.join(' ← ')}), target type names outside targets/ and gs1/: ${named.length}\n`);
+  process.stdout.write(`architecture check: ${Object.keys(graph).length} files, no import cycle, modules one-way (${MODULE_ORDER.join(' ← ')}), imports only through module surfaces, target type names outside targets/ and gs1/: ${named.length}\n`);
 }
 
 main().catch((err) => {
