@@ -74,6 +74,7 @@ const SURFACES = {
     'capacity.repository.ts',
     'qr-code-limits.ts',
     'qr-lifecycle.ts',
+    'image-references.repository.ts',
     'code-kinds.ts',
     'dto/create-body.ts',
     'dto/qr-code.dto.ts',

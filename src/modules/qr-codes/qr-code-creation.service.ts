@@ -96,6 +96,7 @@ export class QrCodeCreationService {
     const conflicted: QrCode[] = [];
     const refused: { code: QrCode; error: unknown }[] = [];
     if (codes.length === 0) return { inserted, conflicted, refused };
+    await this.images.hold(em, codes.flatMap((c) => [c.imageKey, c.logoKey]));
     try {
       await em.transactional((sp) => sp.insertMany(QrCode, codes));
       inserted = codes;
@@ -138,24 +139,23 @@ export class QrCodeCreationService {
             return inserted.length === 1;
           })
           .catch(async (err: unknown) => {
-            await this.images.releaseImage(code.imageKey!);
+            await this.images.release([code.imageKey]);
             throw codeDomainError(err, domainId ? { id: domainId, hostname: draft.values.domainHostname ?? '' } : null);
           });
         if (ok) return code;
-        await this.images.releaseImage(code.imageKey!);
+        await this.images.release([code.imageKey]);
         // A unique index refused the row: the GS1 identifier (claimed concurrently; this throws 409) or the short code.
         if (gs1Key) await assertGs1IdentifierFree(this.em, domainId, gs1Key);
       }
       throw new Error('no free short code after 5 attempts');
     } catch (err) {
-      if (logoKey) await this.images.releaseLogo(logoKey);
+      if (logoKey) await this.images.release([logoKey]);
       throw err;
     }
   }
 
   /** Deletes images of codes that were drawn but not inserted (unless another code shares them). */
   async discard(codes: QrCode[], logoKeys: Iterable<string> = []): Promise<void> {
-    for (const c of codes) if (c.imageKey) await this.images.releaseImage(c.imageKey);
-    for (const k of logoKeys) await this.images.releaseLogo(k);
+    await this.images.release([...codes.map((c) => c.imageKey), ...logoKeys]);
   }
 }

@@ -197,19 +197,18 @@ export class QrCodesService {
     try {
       await this.em.transactional(async (em) => {
         const locked = await this.findLive(auth, id, em);
+        await this.images.hold(em, [changes.imageKey, changes.logoKey]);
         em.assign(locked, { ...changes, updatedAt: new Date() });
         await em.flush();
         await this.events.emit(em, auth, 'qr.updated', this.present(locked));
         Object.assign(code, locked);
       });
     } catch (err) {
-      if (newImageKey && newImageKey !== oldImageKey) await this.images.releaseImage(newImageKey);
-      if (changes.logoKey && changes.logoKey !== oldLogoKey) await this.images.releaseLogo(changes.logoKey);
+      await this.images.release([newImageKey !== oldImageKey ? newImageKey : null, changes.logoKey !== oldLogoKey ? changes.logoKey : null]);
       throw err;
     }
     this.invalidate(code);
-    if (changes.imageKey && oldImageKey) await this.images.releaseImage(oldImageKey);
-    if (changes.logoKey !== undefined && oldLogoKey && oldLogoKey !== changes.logoKey) await this.images.releaseLogo(oldLogoKey);
+    await this.images.release([changes.imageKey ? oldImageKey : null, changes.logoKey !== undefined && oldLogoKey !== changes.logoKey ? oldLogoKey : null]);
     return this.present(code);
   }
 
