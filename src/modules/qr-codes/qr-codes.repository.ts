@@ -75,7 +75,6 @@ function codeOf(row: CodeRow): CodeByShortCode {
   };
 }
 
-/** True when a code with this id exists in any state (a batch item's reserved id already became a code). */
 /** Which of these ids are taken by a code (any workspace, any status). */
 export async function existingCodeIds(em: EntityManager, ids: string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
