@@ -62,7 +62,7 @@ const SURFACES = {
   files: ['files.module.ts', 'files.repository.ts', 'file-delivery.service.ts', 'file-types.ts', 'multipart-upload.ts'],
   'hosted-pages': ['hosted-response.ts', 'layout.ts', 'mailto.ts', 'content-pages.ts', 'link-pages.ts', 'file-pages.ts', 'form-page.ts', 'status-pages.ts'],
   targets: ['registry.ts', 'target-handler.ts', 'fields.ts'],
-  gs1: ['gs1-kind.ts', 'gs1.dto.ts', 'syntax-dictionary.ts'],
+  gs1: ['gs1-kind.ts', 'gs1-codes.ts', 'gs1.dto.ts', 'syntax-dictionary.ts'],
   domains: ['domains-scan.module.ts', 'code-domain.ts', 'scan-site.ts', 'domain-host-cache.ts'],
   'qr-codes': [
     'qr-codes.module.ts',

@@ -4,6 +4,7 @@ import { canonicalizeCreationParts, digitalLinkUri, type Gs1CanonicalIdentifier 
 import { Gs1Error } from './gs1.error';
 import type { AiValue } from './identifier';
 import { normalizeLinks, normalizeOverrides, type Gs1Link, type Gs1Override } from './resolver-data';
+import { GS1_CODES_SQL, GS1_TYPE } from './gs1-codes';
 import { GS1_PATCH_ONLY_FIELDS, type CreateGs1QrCodeDto, type Gs1PatchFields } from './gs1.dto';
 import { checkHttpUrl } from '../targets/fields';
 import { gs1ResolverPaths } from './resolver-paths';
@@ -144,9 +145,6 @@ function present(t: Gs1StoredTarget, kind: QrKind, scanBaseUrl: string): Record<
   };
 }
 
-/** The stored type name of GS1 codes (`qr_codes.type`); GS1 bodies say `type: "gs1"` at the top level. */
-const GS1_TYPE = 'gs1';
-
 /**
  * GS1 Digital Link (docs/gs1.md), a kind of code of its own: created through a body of its own (`type: "gs1"`, no
  * `target`), updated through top-level fields (`destination`, `links`, `overrides`; the identifier never changes),
@@ -182,7 +180,7 @@ export const gs1Kind: Gs1Kind = {
   ownsBody: (body): body is CreateGs1QrCodeDto => typeof body === 'object' && body !== null && (body as { type?: unknown }).type === GS1_TYPE,
   owns: (code) => code.type === GS1_TYPE,
   isStaticBody: (body) => body.type === GS1_TYPE && body.mode === 'static',
-  sqlCondition: `type = '${GS1_TYPE}'`,
+  sqlCondition: GS1_CODES_SQL,
   draft: prepareGs1,
   patchOnlyFields: GS1_PATCH_ONLY_FIELDS,
   assertPatch: assertGs1Patch,

@@ -8,6 +8,7 @@ import type { Design } from '../rendering/design';
 import { QrCode, type QrKind } from './qr-code.entity';
 import { QrCodeImagesService } from './qr-code-images.service';
 import { presentQrCode, scanOrigin, shortUrl } from './qr-code.presenter';
+import type { QrCodeDto } from './dto/qr-code-response.dto';
 import { assertGs1IdentifierFree, assertRoomFor, planCountOf } from './qr-code-limits';
 import { codeDomainError } from '../domains/code-domain';
 import { storedType } from './code-kinds';
@@ -46,7 +47,8 @@ export class QrCodeCreationService {
     return code.kind === 'dynamic' ? shortUrl(code, this.config.scanBaseUrl)! : handler.payload(code.target);
   }
 
-  present(code: QrCode) {
+  /** The QR code object (QrCodeDto), also the `data` of qr.* events: the one place that knows the URLs it needs. */
+  present(code: QrCode): QrCodeDto {
     return presentQrCode(code, { scanBaseUrl: this.config.scanBaseUrl, imageUrl: (k) => this.images.url(k) });
   }
 

@@ -25,7 +25,6 @@ import { gs1Kind } from '../gs1/gs1-kind';
 import { targetDraft } from './qr-code-draft';
 import { QrCodeImagesService } from './qr-code-images.service';
 import { listQrCodes } from './qr-codes.list';
-import { presentQrCode } from './qr-code.presenter';
 import { type CodeDraft, QrCodeCreationService } from './qr-code-creation.service';
 import { templateDesign } from '../templates/templates.repository';
 import { FieldReader } from '../targets/fields';
@@ -48,8 +47,9 @@ export class QrCodesService {
     gs1Dictionary(); // a missing or malformed GS1 Syntax Dictionary stops the process at boot, not a request later
   }
 
-  present(code: QrCode): QrCodeDto {
-    return presentQrCode(code, { scanBaseUrl: this.config.scanBaseUrl, imageUrl: (k) => this.images.url(k) });
+  /** The QR code object (one presenter: QrCodeCreationService.present, which the creation path uses too). */
+  private present(code: QrCode): QrCodeDto {
+    return this.creation.present(code);
   }
 
   /** What the symbol encodes (QrCodeCreationService.payloadOf). */

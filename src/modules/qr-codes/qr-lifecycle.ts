@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { lockOrganization } from '../accounts/organizations.repository';
-import { gs1Kind } from '../gs1/gs1-kind';
+import { GS1_CODES_SQL } from '../gs1/gs1-codes';
 import { queueUnusedKeys } from './image-references.repository';
 
 /** Plan downgrades, Trash emptying and Trash retention: operations outside the API, shared by the CLI and the worker.
@@ -25,7 +25,7 @@ export async function pauseAboveLimit(em: EntityManager, organizationId: string,
         `update qr_codes set status = 'paused', deleted_at = now(), updated_at = now()
           where id in (
             -- keep the oldest codes up to the limit; everything newer is paused
-            select id from qr_codes where organization_id = ? and kind = 'dynamic' and status = 'live' and (${gs1Kind.sqlCondition}) = ?
+            select id from qr_codes where organization_id = ? and kind = 'dynamic' and status = 'live' and (${GS1_CODES_SQL}) = ?
             order by created_at asc, id asc
             offset ?
           )
