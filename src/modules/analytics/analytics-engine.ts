@@ -180,7 +180,7 @@ export async function analyticsOver(em: EntityManager, codes: CodeSet, req: Anal
   const sql = `with ${PARAMS}${raw ? `, ${RAW(filters)}` : ''}
 select (select row_to_json(t) from (${totals}) t) as totals,
        (select coalesce(json_agg(s), '[]'::json) from (${series}) s) as series,
-       (select coalesce(json_agg(h), '[]'::json) from (${how}) h) as how,
+       (select coalesce(json_agg(w), '[]'::json) from (${how}) w) as how,
        (select coalesce(json_agg(t), '[]'::json) from (${top}) t) as top,
        (select coalesce(json_agg(c), '[]'::json) from (${perCode}) c) as codes`;
   const [row] = await em.execute<Row[]>(sql, params);
