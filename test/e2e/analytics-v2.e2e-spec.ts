@@ -322,4 +322,82 @@ describe('analytics: uniques, time zones, filters, workspace', () => {
       expect([onFree.status, onFree.body.error?.code]).toEqual([403, 'plan_restricted']);
     });
   });
+
+  describe('GET /v1/scans', () => {
+    it('lists raw scans newest first with a cursor, and streams every scan as CSV or NDJSON, oldest first', async () => {
+      const ws = await createOrg(t, { plan: 'pro' });
+      const a = await createCode(ws, { name: 'A' });
+      const b = await createCode(ws, { name: 'B' });
+      const records = [
+        scan(a, '2026-11-14T10:00:00.000Z', { visitor: 'visitorAAAAAAAAAAAAAAA', rule_id: 'rule_x', arm: 1 }, ws),
+        scan(a, '2026-11-14T10:01:00.000Z', { visitor: 'visitorAAAAAAAAAAAAAAA', city: 'Saint-Denis, "Nord"' }, ws),
+        scan(b, '2026-11-14T10:02:00.000Z', { rule_id: null }, ws),
+        scan(b, '2026-11-15T10:03:00.000Z', { expired: true, city: '=cmd()' }, ws),
+      ];
+      await ingest(records);
+      const first = await get('/v1/scans?limit=3', ws);
+      expect(first.status).toBe(200);
+      expect(first.body).toMatchObject({ object: 'list', has_more: true });
+      expect(first.body.data.map((r: { id: string }) => r.id)).toEqual([records[3].id, records[2].id, records[1].id]);
+      expect(first.body.data[0]).toEqual({
+        id: records[3].id,
+        object: 'scan',
+        qr_code_id: b.id,
+        scanned_at: '2026-11-15T10:03:00.000Z',
+        country: 'FR',
+        city: '=cmd()',
+        device: 'Mobile',
+        os: 'iOS',
+        browser: 'Mobile Safari',
+        referrer: null,
+        language: 'fr',
+        rule_id: null,
+        arm: null,
+        unique: false,
+        expired: true,
+      });
+      const second = await get(`/v1/scans?limit=3&cursor=${encodeURIComponent(first.body.next_cursor)}`, ws);
+      expect(second.body.data.map((r: { id: string }) => r.id)).toEqual([records[0].id]);
+      expect(second.body).toMatchObject({ has_more: false, next_cursor: null });
+      expect(second.body.data[0]).toMatchObject({ rule_id: 'rule_x', arm: 1, unique: true, expired: false });
+
+      const one = await get(`/v1/scans?qr_code_id=${a.id}&from=2026-11-14&to=2026-11-14`, ws);
+      expect(one.body.data.map((r: { unique: boolean }) => r.unique)).toEqual([false, true]);
+      expect((await get('/v1/scans?to=2026-11-14&timezone=Pacific/Kiritimati', ws)).body.data).toHaveLength(0);
+
+      const csv = await get('/v1/scans?format=csv', ws);
+      expect(csv.status).toBe(200);
+      expect(csv.headers.get('content-type')).toContain('text/csv');
+      const lines = csv.text.split('\r\n');
+      expect(lines[0]).toBe('id,qr_code_id,scanned_at,country,city,device,os,browser,referrer,language,rule_id,arm,unique,expired');
+      expect(lines).toHaveLength(6); // header, four scans, the empty string after the last line break
+      expect(lines[1]).toBe(`${records[0].id},${a.id},2026-11-14T10:00:00.000Z,FR,Paris,Mobile,iOS,Mobile Safari,,fr,rule_x,1,true,false`);
+      expect(lines[2]).toContain(',"Saint-Denis, ""Nord""",');
+      expect(lines[4]).toContain(",'=cmd(),");
+
+      const nd = await get(`/v1/scans?format=ndjson&qr_code_id=${b.id}`, ws);
+      expect(nd.headers.get('content-type')).toContain('application/x-ndjson');
+      const rows = nd.text
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { id: string });
+      expect(rows.map((r) => r.id)).toEqual([records[2].id, records[3].id]);
+      expect(nd.text).not.toContain('visitor');
+
+      const foreign = await createCode(org);
+      for (const [query, status, field] of [
+        ['?format=xml', 400, 'format'],
+        ['?cursor=nope', 400, 'cursor'],
+        ['?limit=0', 400, 'limit'],
+        ['?format=csv&limit=5', 400, 'limit'],
+        ['?country=FR', 400, 'country'],
+        [`?qr_code_id=${foreign.id}`, 404, undefined],
+      ] as const) {
+        const res = await get(`/v1/scans${query}`, ws);
+        expect([query, res.status, res.body.error?.field]).toEqual([query, status, field]);
+      }
+      const other = await get(`/v1/scans?cursor=${encodeURIComponent(first.body.next_cursor)}&qr_code_id=${a.id}&limit=3`, ws);
+      expect([other.status, other.body.error?.field]).toEqual([400, 'cursor']);
+    });
+  });
 });

@@ -229,7 +229,7 @@ function localDayOf(at: Date, timezone: string): string {
 }
 
 /** Instants (ISO) of local wall times in `tz`, as PostgreSQL's tz database has them (null stays null). */
-async function zoneInstants(em: EntityManager, tz: string, locals: (string | null)[]): Promise<(string | null)[]> {
+export async function zoneInstants(em: EntityManager, tz: string, locals: (string | null)[]): Promise<(string | null)[]> {
   const [row] = await em.execute<{ a: (string | null)[] }[]>(
     `select array(select case when x is null then null else to_char((x::timestamp at time zone ?) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') end
                     from jsonb_array_elements_text(?::jsonb) with ordinality u(x, n) order by n) as a`,

@@ -167,3 +167,29 @@ export class WorkspaceAnalyticsDto extends AnalyticsDto {
   @ApiProperty({ type: String, nullable: true, example: null, description: 'null: the answer covers several codes' }) declare qr_code_id: string;
   @ApiProperty({ type: [CodeItemDto], description: 'The codes with the most scans in the range, top 10 by count' }) qr_codes!: CodeItemDto[];
 }
+
+export class ScanRowDto {
+  @ApiProperty({ example: 'scan_7dK2pQ9xLm4vB8nZ1sTa' }) id!: string;
+  @ApiProperty({ enum: ['scan'], example: 'scan' }) object!: 'scan';
+  @ApiProperty({ example: 'qr_4bX9kQ2mT7vLp1sZ8nYc' }) qr_code_id!: string;
+  @ApiProperty({ format: 'date-time', example: '2026-11-20T08:14:03.120Z' }) scanned_at!: string;
+  @ApiProperty({ type: String, nullable: true, example: 'GB' }) country!: string | null;
+  @ApiProperty({ type: String, nullable: true, example: 'London' }) city!: string | null;
+  @ApiProperty({ type: String, nullable: true, example: 'Mobile' }) device!: string | null;
+  @ApiProperty({ type: String, nullable: true, example: 'iOS' }) os!: string | null;
+  @ApiProperty({ type: String, nullable: true, example: 'Mobile Safari' }) browser!: string | null;
+  @ApiProperty({ type: String, nullable: true, example: null, description: 'Referring host name' }) referrer!: string | null;
+  @ApiProperty({ type: String, nullable: true, example: 'en' }) language!: string | null;
+  @ApiProperty({ type: String, nullable: true, example: null, description: 'The smart-URL rule that chose the destination (null: none, or the default)' })
+  rule_id!: string | null;
+  @ApiProperty({ type: 'integer', nullable: true, example: null, description: 'The split arm' }) arm!: number | null;
+  @ApiProperty({ example: true, description: "The visitor's first scan of this code on that UTC day" }) unique!: boolean;
+  @ApiProperty({ example: false, description: 'A scan of the link after it expired (not in total_scans)' }) expired!: boolean;
+}
+
+export class ScanListDto {
+  @ApiProperty({ enum: ['list'], example: 'list' }) object!: 'list';
+  @ApiProperty({ type: [ScanRowDto] }) data!: ScanRowDto[];
+  @ApiProperty({ example: false }) has_more!: boolean;
+  @ApiProperty({ type: String, nullable: true, example: null, description: 'Pass as `cursor` for the next page' }) next_cursor!: string | null;
+}
