@@ -400,4 +400,83 @@ describe('analytics: uniques, time zones, filters, workspace', () => {
       expect([other.status, other.body.error?.field]).toEqual([400, 'cursor']);
     });
   });
+
+  describe('GET /v1/scans/live', () => {
+    /** Reads an SSE response until `until` matches what arrived (or the time runs out). */
+    const readUntil = async (res: Response, until: (text: string) => boolean, ms = 8_000): Promise<string> => {
+      const reader = res.body!.getReader();
+      const decoder = new TextDecoder();
+      let text = '';
+      const deadline = Date.now() + ms;
+      while (!until(text) && Date.now() < deadline) {
+        const chunk = await Promise.race([reader.read(), new Promise<null>((r) => setTimeout(() => r(null), Math.max(1, deadline - Date.now())))]);
+        if (!chunk || chunk.done) break;
+        text += decoder.decode(chunk.value, { stream: true });
+      }
+      reader.releaseLock();
+      return text;
+    };
+    const events = (text: string) =>
+      text
+        .split('\n\n')
+        .filter((b) => b.includes('event: scan'))
+        .map((b) => ({ id: /^id: (.+)$/m.exec(b)![1], data: JSON.parse(/^data: (.+)$/m.exec(b)![1]) as { id: string; qr_code_id: string; unique: boolean } }));
+
+    it('streams stored scans of the workspace or one code within 2 s, resumes from Last-Event-ID, and allows 5 feeds per key', async () => {
+      const ws = await createOrg(t, { plan: 'pro' });
+      const a = await createCode(ws);
+      const b = await createCode(ws);
+      const open = (query = '', headers: Record<string, string> = {}, controller = new AbortController()) =>
+        fetch(`${t.origin}/v1/scans/live${query}`, { headers: { authorization: `Bearer ${ws.apiKey}`, ...headers }, signal: controller.signal });
+
+      const all = new AbortController();
+      const onlyB = new AbortController();
+      const feed = await open('', {}, all);
+      expect(feed.status).toBe(200);
+      expect(feed.headers.get('content-type')).toContain('text/event-stream');
+      const feedB = await open(`?qr_code_id=${b.id}`, {}, onlyB);
+      await new Promise((r) => setTimeout(r, 300)); // the hub's reader is in place
+      const other = scan(await createCode(org), new Date().toISOString());
+      const first = [scan(a, new Date().toISOString(), {}, ws), scan(b, new Date().toISOString(), {}, ws)];
+      const started = Date.now();
+      await ingest([...first, other]);
+      const text = await readUntil(feed, (s) => events(s).length >= 2);
+      expect(Date.now() - started).toBeLessThan(4_000);
+      const got = events(text);
+      // Oldest first; scans of the same millisecond by id.
+      expect(got.map((e) => e.data.id)).toEqual(first.map((r) => r.id).sort());
+      expect(got.find((e) => e.data.id === first[0].id)!.data).toMatchObject({ object: 'scan', qr_code_id: a.id, unique: true, expired: false });
+      expect(text).not.toContain('organization_id');
+      const textB = await readUntil(feedB, (s) => events(s).length >= 1);
+      expect(events(textB).map((e) => e.data.id)).toEqual([first[1].id]);
+
+      // Resume: a feed opened with the first event's id gets the second one from the stream, then live ones.
+      const resumed = new AbortController();
+      const again = await open('', { 'last-event-id': got[0].id }, resumed);
+      const later = scan(a, new Date().toISOString(), {}, ws);
+      await ingest([later]);
+      const resumedText = await readUntil(again, (s) => events(s).length >= 2);
+      expect(events(resumedText).map((e) => e.data.id)).toEqual([got[1].data.id, later.id]);
+
+      // Three feeds open: two more are allowed, the sixth is refused.
+      const more = [new AbortController(), new AbortController()];
+      for (const c of more) expect((await open('', {}, c)).status).toBe(200);
+      const sixth = await open();
+      expect(sixth.status).toBe(429);
+      expect(((await sixth.json()) as { error: { code: string } }).error.code).toBe('rate_limited');
+      for (const c of [all, onlyB, resumed, ...more]) c.abort();
+      // Closed feeds are released.
+      await eventually(async () => {
+        const res = await open();
+        if (res.status !== 200) return false;
+        res.body?.cancel().catch(() => undefined);
+        return true;
+      }, 5_000, 'a feed slot after closing');
+
+      const foreign = await get(`/v1/scans/live?qr_code_id=${other.qr_code_id}`, ws);
+      expect(foreign.status).toBe(404);
+      const bad = await get('/v1/scans/live?country=FR', ws);
+      expect([bad.status, bad.body.error?.field]).toEqual([400, 'country']);
+    });
+  });
 });

@@ -145,7 +145,8 @@ with input as (
 ), per_code as (
   ${scanIngestSql.addScans('counted')}
 )
-select (select count(*)::int from ins) as inserted, `;
+select (select count(*)::int from ins) as inserted,
+       (select coalesce(json_agg(json_build_array(i.id, i.visit_unique, c.environment) order by i.scanned_at, i.id), '[]'::json) from ins i join codes c on c.id = i.qr_code_id) as stored, `;
 
 /** The statement's result when no workspace of the batch has a qr.scanned listener (the common case). */
 const COUNT_ONLY = `'[]'::json as subscribed`;
@@ -189,6 +190,8 @@ async function withBoundParameters<T>(em: EntityManager, sql: string, params: un
 export interface StoreResult {
   inserted: number;
   events: number;
+  /** The scans really stored (not seen before): [id, unique, the code's environment], for the live feed. */
+  stored: [string, boolean, Environment][];
 }
 
 /**
@@ -196,7 +199,7 @@ export interface StoreResult {
  * listener (a subscribed webhook endpoint), one qr.scanned event per new scan (the outbox: delivered after commit). Idempotent by scan id.
  */
 export async function storeScans(em: EntityManager, events: EventsService, records: ScanRecord[]): Promise<StoreResult> {
-  if (records.length === 0) return { inserted: 0, events: 0 };
+  if (records.length === 0) return { inserted: 0, events: 0, stored: [] };
   // rule_id null (the default destination of a code with rules) is stored as '', NULL being "no rule involved".
   const input = records.some((r) => r.rule_id === null)
     ? JSON.stringify(records, (key, value: unknown) => (key === 'rule_id' && value === null ? '' : value))
@@ -214,7 +217,7 @@ export async function storeScans(em: EntityManager, events: EventsService, recor
         const audience = await events.audience(tx, 'qr.scanned', owners);
         await tx.execute(WORK_MEM);
         const listened = audience.ownerKeys.length > 0;
-        const [row] = await withBoundParameters<{ inserted: number; subscribed: InsertedScan[] | string }>(
+        const [row] = await withBoundParameters<{ inserted: number; stored: [string, boolean, Environment][] | string; subscribed: InsertedScan[] | string }>(
           tx,
           STORE_SQL + (listened ? WITH_SUBSCRIBED : COUNT_ONLY),
           listened ? [input, JSON.stringify(audience.ownerKeys)] : [input],
@@ -226,7 +229,8 @@ export async function storeScans(em: EntityManager, events: EventsService, recor
           subscribed.map((scan) => ({ owner: { organizationId: scan.organization_id, environment: scan.environment }, data: scannedEventData(scan) })),
           audience,
         );
-        return { inserted: row.inserted, events: ids.filter((id) => id !== null).length };
+        const stored = typeof row.stored === 'string' ? (JSON.parse(row.stored) as [string, boolean, Environment][]) : row.stored;
+        return { inserted: row.inserted, events: ids.filter((id) => id !== null).length, stored };
       });
     } catch (err) {
       if (attempt >= MAX_TRIES || !isRetryable(err)) throw err;

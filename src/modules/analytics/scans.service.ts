@@ -43,6 +43,14 @@ export class ScansService {
     return { organizationId: auth.organizationId, ids: codes.map((c) => c.id), lo, hi };
   }
 
+  /** The code a live feed is narrowed to (404 when the workspace does not have it), or null for the workspace. */
+  async liveCode(auth: AuthContext, id: string | undefined): Promise<string | null> {
+    if (id === undefined) return null;
+    const sel = parseWorkspaceFilters({ qr_code_id: id });
+    const [code] = await selectCodes(this.em, auth, sel);
+    return code ? code.id : null;
+  }
+
   async list(auth: AuthContext, query: Record<string, unknown>): Promise<ListEnvelope<ScanRow>> {
     const limit = parseLimit(query.limit);
     const fingerprint = queryFingerprint({ ...query, resource: 'scans' });
