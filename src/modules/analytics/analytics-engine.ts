@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { ApiException } from '../../common/errors/api.exception';
 import { dayNumber, dayString, resolveRange } from './analytics-range';
 import { checkSeriesPoints, FILTER_DIMENSIONS, rfc3339, type AnalyticsRequest } from './analytics-query';
 import type { AnalyticsBody, BreakdownItemDto, IntervalPointDto, RuleItemDto } from './analytics.dto';
@@ -230,10 +231,16 @@ function localDayOf(at: Date, timezone: string): string {
 
 /** Instants (ISO) of local wall times in `tz`, as PostgreSQL's tz database has them (null stays null). */
 export async function zoneInstants(em: EntityManager, tz: string, locals: (string | null)[]): Promise<(string | null)[]> {
-  const [row] = await em.execute<{ a: (string | null)[] }[]>(
-    `select array(select case when x is null then null else to_char((x::timestamp at time zone ?) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') end
-                    from jsonb_array_elements_text(?::jsonb) with ordinality u(x, n) order by n) as a`,
-    [tz, JSON.stringify(locals)],
-  );
-  return row.a;
+  try {
+    const [row] = await em.execute<{ a: (string | null)[] }[]>(
+      `select array(select case when x is null then null else to_char((x::timestamp at time zone ?) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') end
+                      from jsonb_array_elements_text(?::jsonb) with ordinality u(x, n) order by n) as a`,
+      [tz, JSON.stringify(locals)],
+    );
+    return row.a;
+  } catch (err) {
+    // A zone Intl knows but PostgreSQL's tz database does not (a newer name): the caller's input, not a server fault.
+    if ((err as { code?: unknown }).code === '22023') throw ApiException.invalid('timezone', `timezone '${tz}' is not known to this server's time zone database`);
+    throw err;
+  }
 }
