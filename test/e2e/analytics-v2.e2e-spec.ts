@@ -435,7 +435,7 @@ describe('analytics: uniques, time zones, filters, workspace', () => {
       expect(feed.status).toBe(200);
       expect(feed.headers.get('content-type')).toContain('text/event-stream');
       const feedB = await open(`?qr_code_id=${b.id}`, {}, onlyB);
-      await new Promise((r) => setTimeout(r, 300)); // the hub's reader is in place
+      await new Promise((r) => setTimeout(r, 1_200)); // the hub's reader is in place and the worker has seen a feed open
       const other = scan(await createCode(org), new Date().toISOString());
       const first = [scan(a, new Date().toISOString(), {}, ws), scan(b, new Date().toISOString(), {}, ws)];
       const started = Date.now();

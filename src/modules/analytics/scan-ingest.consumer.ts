@@ -10,7 +10,7 @@ import { SCAN_STREAM, SCAN_STREAM_GROUP, type ScanRecord } from '../scan/scan-co
 import { parseScanEntry } from './scan-entry';
 import { EventsService } from '../events/events.service';
 import { storeScans } from './scan-store';
-import { publishLive } from './scan-live';
+import { publishLive, SCAN_LIVE_ACTIVE_KEY } from './scan-live';
 
 /** Entries per XREADGROUP (each holds up to SCAN_BATCH_MAX scans); also the most entries stored in one batch. */
 const READ_COUNT = 20;
@@ -160,8 +160,21 @@ export class ScanIngestConsumer implements OnApplicationBootstrap, OnModuleDestr
     scansIngested.inc(stored);
   }
 
+  /** Whether some api process has a live feed open (SCAN_LIVE_ACTIVE_KEY), looked up at most once a second. */
+  private liveActive = false;
+  private liveCheckedAt = 0;
+
+  private async liveOpen(): Promise<boolean> {
+    const now = Date.now();
+    if (this.live && now - this.liveCheckedAt >= 1_000) {
+      this.liveCheckedAt = now;
+      this.liveActive = (await this.live.exists(SCAN_LIVE_ACTIVE_KEY).catch(() => 0)) === 1;
+    }
+    return this.liveActive;
+  }
+
   private async store(records: ScanRecord[]): Promise<void> {
-    const result = await storeScans(this.orm.em.fork(), this.events, records);
+    const result = await storeScans(this.orm.em.fork(), this.events, records, await this.liveOpen());
     if (result.stored.length && this.live) {
       // The live feed (GET /v1/scans/live): after commit, one entry per batch; a failure loses only live events.
       void publishLive(this.live, records, result.stored).catch((err: Error) => this.logger.warn(`scan live feed: ${err.message}`));

@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
 import { APP_CONFIG, AppConfig } from '../../common/config/config';
 import { ApiException } from '../../common/errors/api.exception';
 import { createRedis, REDIS } from '../../common/redis/redis.provider';
-import { parseLiveEntry, SCAN_LIVE_STREAM, type LiveScan } from './scan-live';
+import { parseLiveEntry, SCAN_LIVE_ACTIVE_KEY, SCAN_LIVE_ACTIVE_TTL_S, SCAN_LIVE_STREAM, type LiveScan } from './scan-live';
 
 /** Most live feeds open at once per key (or dashboard session key), across api processes. */
 export const MAX_FEEDS_PER_KEY = 5;
@@ -73,6 +73,7 @@ export class ScanLiveHub implements OnModuleDestroy {
       .zadd(key, now, feed)
       .zcard(key)
       .pexpire(key, FEED_STALE_MS)
+      .set(SCAN_LIVE_ACTIVE_KEY, '1', 'EX', SCAN_LIVE_ACTIVE_TTL_S)
       .exec()) as [Error | null, unknown][];
     const count = Number(res[2][1]);
     if (count > MAX_FEEDS_PER_KEY) {
@@ -84,7 +85,13 @@ export class ScanLiveHub implements OnModuleDestroy {
 
   refresh(keyId: string, feed: string): void {
     const key = FEEDS_KEY(keyId);
-    void this.redis.multi().zadd(key, Date.now(), feed).pexpire(key, FEED_STALE_MS).exec().catch(() => undefined);
+    void this.redis
+      .multi()
+      .zadd(key, Date.now(), feed)
+      .pexpire(key, FEED_STALE_MS)
+      .set(SCAN_LIVE_ACTIVE_KEY, '1', 'EX', SCAN_LIVE_ACTIVE_TTL_S)
+      .exec()
+      .catch(() => undefined);
   }
 
   close(keyId: string, feed: string): void {

@@ -9,6 +9,10 @@ import type { ScanRow } from './scan-export';
  * are the SSE event ids, so a client resumes with Last-Event-ID from the stream for as long as it keeps the entry.
  */
 export const SCAN_LIVE_STREAM = 'scanlink:scans:live';
+/** Set (60 s expiry, refreshed) by api processes while a live feed is open: workers publish only then. */
+export const SCAN_LIVE_ACTIVE_KEY = 'scanlink:scans:live:active';
+export const SCAN_LIVE_ACTIVE_TTL_S = 60;
+
 /** Entries kept (approximately): the resume window. */
 export const SCAN_LIVE_MAXLEN = 10_000;
 
