@@ -7,6 +7,8 @@ import { gs1Handler } from './gs1.target';
 import { linkHandlers, telegramHandler, urlHandler, whatsappHandler } from './link.targets';
 import { locationHandler } from './location.target';
 import { appstoresHandler, formHandler, linkpageHandler, menupageHandler, reviewHandler } from './page.targets';
+import { smarturlHandler } from './smarturl.target';
+import type { Decider } from './smart-rules';
 import type { HostedResponse, OwnPaths, QrKind, ScannedCode, StoredTarget, TargetContext, TargetHandler } from './target-handler';
 import type { ServedFile } from '../../files/file-delivery.service';
 import { vcardHandler } from './vcard.target';
@@ -32,6 +34,7 @@ const HANDLERS: TargetHandler[] = [
   fileHandler,
   audioHandler,
   videoHandler,
+  smarturlHandler,
   gs1Handler,
 ];
 
@@ -80,6 +83,11 @@ export function fixedLocation(type: string, target: Record<string, unknown>): st
 /** The redirect chosen from the user agent (app store links), or null: then the page answers. */
 export function agentLocation(type: string, target: Record<string, unknown>, userAgent: string | undefined): string | null {
   return scanHandler(type)?.scan.agentLocation?.(target, userAgent) ?? null;
+}
+
+/** The per-visitor redirect of a code whose rules decide each scan (smart URLs), compiled once per cache fill, or null. */
+export function visitorDecider(type: string, target: Record<string, unknown>): Decider | null {
+  return scanHandler(type)?.scan.visitorLocation?.(target) ?? null;
 }
 
 /**
