@@ -81,6 +81,12 @@ export interface ScanRecord extends ScanContext {
   organization_id: string;
   /** ISO 8601 UTC with milliseconds. */
   scanned_at: string;
+  /** the smart-URL rule that decided the scan (null: the default URL; absent for other types) */
+  rule_id?: string | null;
+  /** the split arm drawn (index), or null */
+  arm?: number | null;
+  /** scanned after the code's expiry or scan limit: counted apart (docs/link-controls.md) */
+  expired?: boolean;
 }
 
 /** A dynamic code as the scan host needs it: everything to redirect or render without the database. */
@@ -97,4 +103,12 @@ export interface CachedCode {
   /** live | trashed | paused */
   status: string;
   isActive: boolean;
+  /** Link controls and the scan-number base (docs/link-controls.md); absent in copies cached by older versions. */
+  scanCount?: number;
+  /** epoch ms */
+  expiresAt?: number | null;
+  maxScans?: number | null;
+  expiredUrl?: string | null;
+  /** set when the code has a password: a tag of its hash that the unlock cookie is bound to (never the hash) */
+  passwordTag?: string | null;
 }

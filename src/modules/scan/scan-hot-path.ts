@@ -6,7 +6,12 @@ import { countScanAnswer } from '../../common/metrics/metrics';
 import { DomainHostCache } from '../domains/domain-host-cache';
 import { hostnameOf, siteKey } from '../domains/scan-site';
 import { pooledId } from './pooled-ids';
-import { answerScan, type ScanEntry, type ScanSuffix } from './scan-answer';
+import { answerScan, type ScanAnswer, type ScanEntry, type ScanGate, type ScanSuffix } from './scan-answer';
+import { deviceOf, firstLanguage, osOf, type VisitorFacts } from '../qr-codes/targets/smart-rules';
+import { ScanNumbers } from './scan-numbers';
+import { StringMemo } from './string-memo';
+import { isUnlocked } from './unlock-cookie';
+import type { Place } from './enrich';
 import { ScanBuffer } from './scan-buffer';
 import { ScanCodeCache } from './scan-code-cache';
 import type { CachedCode } from './scan-contract';
@@ -24,7 +29,10 @@ export const SCAN_PATH = /^\/(?!metrics\/?(?:\?|$))([0-9A-Za-z]{7})(\.vcf|\.ics)
 /** Any other one-segment path but `/health`, `/metrics` and `/images`: a mistyped or truncated scan URL, answered with the 404 page (HTML for a
  * person, not the API's JSON envelope). Deeper paths (`/images/…`) go on to Nest. */
 const OTHER_ONE_SEGMENT = /^\/(?!(?:health|metrics|images)\/?(?:\?|$))[^/?]*\/?(?:\?|$)/;
-const NO_CODE: ScanEntry = { code: null, location: null };
+const NO_CODE: ScanEntry = { code: null, location: null, decide: null, gated: false };
+/** The test-only geolocation header (`US-CA` or `FR`), honoured only by a test process (see HotPathOptions.testGeoHeader). */
+export const TEST_GEO_HEADER = 'scanlink-test-geo';
+const TEST_GEO = /^([A-Z]{2})(?:-([A-Z0-9]{1,3}))?$/;
 
 type Done = (status: number, requestId: string) => void;
 const NO_LOG: Done = () => undefined;
@@ -43,6 +51,10 @@ export interface HotPathOptions {
   /** Set only when the access log is enabled (nothing is computed for it otherwise): a summary per interval at
    * `info`, a line per request at `debug` (scan-access-log.ts). */
   access?: ScanAccessLog;
+  /** Tests only: take the visitor's country and region from the Scanlink-Test-Geo header. Honoured only when the
+   * configuration says NODE_ENV=test and the caller of createScanApp asks for it (no entry point, flag or variable of
+   * a deployed process does). */
+  testGeoHeader?: boolean;
 }
 
 
@@ -59,6 +71,13 @@ export class ScanHotPath implements OnApplicationShutdown {
   private readonly scanBaseUrl: string;
   private readonly scanOrigin: string;
   private access?: ScanAccessLog;
+  private readonly appSecret: string;
+  private readonly env: AppConfig['env'];
+  private testGeo = false;
+  /** Scan numbers per code, for scan limits and `scans` rules (scan-numbers.ts). */
+  private readonly numbers = new ScanNumbers();
+  /** Accept-Language header → first preference (smart-URL `language` rules). */
+  private readonly firstLanguages = new StringMemo<string | null>(1_024, firstLanguage, 512);
   /** Decided own-path answers (GS1 resolver), valid while their code entries are unchanged (own-path-memo.ts). */
   private readonly ownMemo: OwnPathMemo<{ prepared: PreparedAnswer; counted?: CachedCode }>;
 
@@ -70,6 +89,8 @@ export class ScanHotPath implements OnApplicationShutdown {
   ) {
     this.trust = parseTrustProxy(config.trustProxy);
     this.scanBaseUrl = config.scanBaseUrl;
+    this.appSecret = config.appSecret;
+    this.env = config.env;
     this.scanOrigin = new URL(config.scanBaseUrl).origin;
     this.ownMemo = new OwnPathMemo((key) => cache.peek(key));
     gs1Dictionary(); // the resolver's data: a missing or malformed file stops the process at boot
@@ -78,6 +99,7 @@ export class ScanHotPath implements OnApplicationShutdown {
   handler(opts: HotPathOptions): HotPathHandler {
     const { version, access } = opts;
     this.access = access;
+    this.testGeo = opts.testGeoHeader === true && this.env === 'test';
     return (req, res) => {
       const method = req.method;
       // Paths a target type answers itself (GS1 Digital Link `/01/…`, any method: OPTIONS too), before short codes.
@@ -126,8 +148,10 @@ export class ScanHotPath implements OnApplicationShutdown {
     const userAgent = req.headers['user-agent'];
     let status: number;
     let countable: boolean;
+    let answer: ScanAnswer;
     try {
-      const answer = answerScan(entry, { suffix, userAgent, scanBaseUrl: this.scanBaseUrl });
+      const gate = entry.code && (entry.gated || entry.decide) ? this.gate(req, userAgent) : undefined;
+      answer = answerScan(entry, { suffix, userAgent, scanBaseUrl: this.scanBaseUrl, gate });
       countable = answer.countable;
       if (answer.location !== undefined) {
         status = 302;
@@ -158,7 +182,10 @@ export class ScanHotPath implements OnApplicationShutdown {
       done(500, requestId);
       return;
     }
-    if (countable && req.method === 'GET') this.count(req, entry.code!, userAgent);
+    if (countable && req.method === 'GET') {
+      if (entry.gated || entry.decide) this.countGated(req, entry, userAgent, answer);
+      else this.count(req, entry.code!, userAgent);
+    }
     countScanAnswer(status);
     done(status, requestId);
   }
@@ -215,6 +242,57 @@ export class ScanHotPath implements OnApplicationShutdown {
     res.end('Temporarily unavailable, please try again.');
     countScanAnswer(503);
     done(503, requestId);
+  }
+
+  /** What link controls and rules ask about this request (only built for codes that have them). */
+  private gate(req: IncomingMessage, userAgent: string | undefined): ScanGate {
+    const now = Date.now();
+    return {
+      now,
+      scansSoFar: (code) => this.numbers.current(code),
+      unlocked: (code) => isUnlocked(this.appSecret, req.headers.cookie, code.shortCode, code.id, code.passwordTag ?? '', now),
+      visitor: (code): VisitorFacts => {
+        const ua = this.enricher.userAgent(userAgent);
+        const place = this.placeOf(req);
+        const acceptLanguage = req.headers['accept-language'];
+        return {
+          country: place.country,
+          region: place.region,
+          device: deviceOf(ua.device),
+          os: osOf(ua.os),
+          language: acceptLanguage ? this.firstLanguages.get(acceptLanguage) : null,
+          at: now,
+          scanNumber: this.numbers.current(code) + 1,
+        };
+      },
+    };
+  }
+
+  private placeOf(req: IncomingMessage): Place {
+    if (this.testGeo) {
+      const header = req.headers[TEST_GEO_HEADER];
+      const m = typeof header === 'string' ? TEST_GEO.exec(header) : null;
+      if (m) return { country: m[1], region: m[2] ? `${m[1]}-${m[2]}` : null, city: null };
+    }
+    return this.enricher.place(clientIp(req, this.trust));
+  }
+
+  /** A counted scan of a code with rules or link controls: its rule, arm and expiry go with it, and a scan that is
+   * not expired takes the next scan number. */
+  private countGated(req: IncomingMessage, entry: ScanEntry, userAgent: string | undefined, answer: ScanAnswer): void {
+    const code = entry.code!;
+    const ua = this.enricher.userAgent(userAgent);
+    if (ua.bot) return;
+    const expired = answer.expired === true;
+    const decision = answer.decision;
+    if (!expired) this.numbers.add(code);
+    this.buffer.add(
+      this.enricher.record(pooledId('scan'), code, ua, clientIp(req, this.trust), req.headers.referer, req.headers['accept-language'], {
+        ruleId: decision ? decision.ruleId : null,
+        arm: decision ? decision.arm : null,
+        expired,
+      }),
+    );
   }
 
   /** Appends the scan (derived facts only: the IP is used here for the geo lookup and dropped). Bots are left out. */

@@ -380,6 +380,34 @@ export function smartSummary(target: SmartTarget): { rules: number; splits: numb
   return { rules: rules.length, splits: rules.filter((r) => 'split' in r.then).length };
 }
 
+/**
+ * The rule tester's body (`POST /qr-codes/{id}/rules/test`): the facts of an imagined scan. Omitted facts are
+ * unknown (a condition on them does not match), `at` defaults to now and `scan_number` to the code's next scan.
+ */
+export function parseTestFacts(r: FieldReader, nextScan: number, now = Date.now()): VisitorFacts {
+  r.only(['country', 'region', 'device', 'os', 'language', 'at', 'scan_number']);
+  const one = (key: string, check: (v: string) => string | null, what: string): string | null => {
+    const v = r.string(key, { max: 40 });
+    if (v === undefined) return null;
+    const norm = check(v);
+    if (norm === null) r.fail(key, `must be ${what}`);
+    return norm;
+  };
+  const scanNumber = r.number('scan_number', { min: 1, max: 1_000_000_000 });
+  if (scanNumber !== undefined && !Number.isInteger(scanNumber)) r.fail('scan_number', 'must be an integer');
+  const regionCode = one('region', region, 'an ISO 3166-2 region code such as "US-CA"');
+  const at = r.dateTime('at');
+  return {
+    country: one('country', country, 'an ISO 3166-1 alpha-2 country code such as "FR"') ?? (regionCode ? regionCode.slice(0, 2) : null),
+    region: regionCode,
+    device: one('device', among(DEVICES), `one of ${DEVICES.join(', ')}`) as VisitorFacts['device'],
+    os: one('os', among(OSES), `one of ${OSES.join(', ')}`) as VisitorFacts['os'],
+    language: one('language', language, 'a BCP 47 language tag with an ISO 639-1 language, such as "fr-CA"'),
+    at: at ? Date.parse(at) : now,
+    scanNumber: scanNumber ?? nextScan,
+  };
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Facts from a request
 
