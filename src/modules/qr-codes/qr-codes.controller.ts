@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query, Res } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiExtraModels, ApiOkResponse, ApiOperation, ApiProduces, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { TARGET_SCHEMAS } from './dto/target-schemas';
+import { PAGE_TARGET_SCHEMAS } from './targets/registry';
 import type { FastifyReply } from 'fastify';
 import { Auth, AuthContext } from '../../common/auth/auth-context';
 import { RequiresScope } from '../../common/auth/decorators';
@@ -99,8 +100,8 @@ export class QrCodesController {
       '409 target_not_editable (PATCH edits them).',
   })
   @ApiBody({
-    description: 'The new content (a target of the code\'s type without `type`)',
-    schema: { type: 'object', additionalProperties: true },
+    description: 'The new content: the `target` fields of the code\'s type; `type` may be omitted (when sent it must be the code\'s own type)',
+    schema: { oneOf: PAGE_TARGET_SCHEMAS.map((s) => ({ $ref: getSchemaPath(s) })) },
     examples: {
       smarturl: {
         value: {

@@ -30,6 +30,7 @@ export const SCAN_PATH = /^\/(?!metrics\/?(?:\?|$))([0-9A-Za-z]{7})(\.vcf|\.ics)
  * person, not the API's JSON envelope). Deeper paths (`/images/…`) go on to Nest. */
 const OTHER_ONE_SEGMENT = /^\/(?!(?:health|metrics|images)\/?(?:\?|$))[^/?]*\/?(?:\?|$)/;
 const NO_CODE: ScanEntry = { code: null, location: null, decide: null, gated: false };
+const EXPIRED_SCAN = { ruleId: null, arm: null, expired: true };
 /** The test-only geolocation header (`US-CA` or `FR`), honoured only by a test process (see HotPathOptions.testGeoHeader). */
 export const TEST_GEO_HEADER = 'scanlink-test-geo';
 const TEST_GEO = /^([A-Z]{2})(?:-([A-Z0-9]{1,3}))?$/;
@@ -193,10 +194,10 @@ export class ScanHotPath implements OnApplicationShutdown {
   /** A request on a target type's own paths (scan-own-paths.ts), counted like a short-code scan when it names a code.
    * A decided answer is kept in the memo while the code entries it was decided from stay in the code cache. */
   private ownPath(paths: OwnPaths, req: IncomingMessage, res: ServerResponse, version: string, done: Done): true {
-    const write = (prepared: PreparedAnswer, counted: CachedCode | undefined): void => {
+    const write = (prepared: PreparedAnswer, counted: CachedCode | undefined, expired = false): void => {
       const requestId = pooledId('req');
       done(writePreparedAnswer(req, res, prepared, requestId), requestId);
-      if (counted && req.method === 'GET') this.count(req, counted, req.headers['user-agent']);
+      if (counted && req.method === 'GET') this.count(req, counted, req.headers['user-agent'], expired);
     };
     // Host → site, as for short codes: an unknown host gets the 404 page; a custom domain is its own resolver root.
     const host = req.headers.host;
@@ -216,7 +217,7 @@ export class ScanHotPath implements OnApplicationShutdown {
     const decided = (result: OwnPathResult): void => {
       const prepared = prepareOwnPathAnswer(result.answer, version);
       if (result.basis) this.ownMemo.set(key, result.basis, { prepared, counted: result.counted }, prepared.body?.length ?? 0);
-      write(prepared, result.counted);
+      write(prepared, result.counted, result.expired === true);
     };
     try {
       const result = ownPathAnswer(paths, req, site, origin, this.cache);
@@ -296,11 +297,11 @@ export class ScanHotPath implements OnApplicationShutdown {
   }
 
   /** Appends the scan (derived facts only: the IP is used here for the geo lookup and dropped). Bots are left out. */
-  private count(req: IncomingMessage, code: CachedCode, userAgent: string | undefined): void {
+  private count(req: IncomingMessage, code: CachedCode, userAgent: string | undefined, expired = false): void {
     const ua = this.enricher.userAgent(userAgent);
     if (ua.bot) return;
     this.buffer.add(
-      this.enricher.record(pooledId('scan'), code, ua, clientIp(req, this.trust), req.headers.referer, req.headers['accept-language']),
+      this.enricher.record(pooledId('scan'), code, ua, clientIp(req, this.trust), req.headers.referer, req.headers['accept-language'], expired ? EXPIRED_SCAN : undefined),
     );
   }
 }

@@ -117,5 +117,8 @@ export function servedFile(type: string, code: ScannedCode, name: string): Serve
 /** One schema per distinct request shape (the link types share url's), for the OpenAPI document. */
 export const TARGET_SCHEMAS = [...new Set(TARGET_HANDLERS.map((h) => h.schema))];
 
+/** The schemas of the page-holding types: `PUT /qr-codes/{id}/content` takes one of them (without `type`). */
+export const PAGE_TARGET_SCHEMAS = [...new Set(TARGET_HANDLERS.filter((h) => h.pageHolding).map((h) => h.schema))];
+
 /** `type` → schema, for the discriminator of the `target` union. */
 export const TARGET_SCHEMA_BY_TYPE: ReadonlyMap<string, TargetHandler['schema']> = new Map(TARGET_HANDLERS.map((h) => [h.type, h.schema]));
