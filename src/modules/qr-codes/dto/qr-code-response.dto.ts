@@ -94,7 +94,7 @@ export class RuleTestResultDto {
 /** The facts of an imagined scan for the rule tester. */
 export class RuleTestBodyDto {
   @ApiPropertyOptional({ example: 'FR', description: 'ISO 3166-1 alpha-2 (defaults to the region\'s country)' }) country?: string;
-  @ApiPropertyOptional({ example: 'FR-75', description: 'ISO 3166-2' }) region?: string;
+  @ApiPropertyOptional({ example: 'FR-IDF', description: 'ISO 3166-2' }) region?: string;
   @ApiPropertyOptional({ enum: ['mobile', 'tablet', 'desktop'] }) device?: string;
   @ApiPropertyOptional({ enum: ['ios', 'android', 'windows', 'macos', 'linux', 'other'] }) os?: string;
   @ApiPropertyOptional({ example: 'fr-CA', description: 'The first Accept-Language preference' }) language?: string;
