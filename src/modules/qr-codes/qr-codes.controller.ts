@@ -105,6 +105,7 @@ export class QrCodesController {
     examples: {
       smarturl: {
         value: {
+          type: 'smarturl',
           default_url: 'https://example.com',
           rules: [
             { id: 'rul_8fK2mN4pQ6rS1tU3vW5x', name: 'France', if: { country: ['FR'] }, then: { destination: 'https://example.com/fr' } },
@@ -112,7 +113,7 @@ export class QrCodesController {
           ],
         },
       },
-      linkpage: { value: { title: 'Find us online', links: [{ title: 'Shop', url: 'https://shop.example.com' }] } },
+      linkpage: { value: { type: 'linkpage', title: 'Find us online', links: [{ title: 'Shop', url: 'https://shop.example.com' }] } },
     },
   })
   @ApiOkResponse({ type: QrCodeDto })
