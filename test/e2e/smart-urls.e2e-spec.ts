@@ -2,6 +2,7 @@ import Redis from 'ioredis';
 import { ScanBuffer } from '../../src/modules/scan/scan-buffer';
 import { SCAN_STREAM, type ScanRecord } from '../../src/modules/scan/scan-contract';
 import { TEST_GEO_HEADER } from '../../src/modules/scan/scan-hot-path';
+import { randomGtin } from '../../src/modules/gs1/testing/random-gtin';
 import { createCode, createOrg, eventually, http, isolatedRedisUrl, startApi, startScan, type TestApp, type TestOrg } from '../setup/app';
 
 const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
@@ -219,6 +220,26 @@ describe('smart URLs and link controls', () => {
       expect(formRes.body.target.summary).toMatchObject({ title: 'Join us', field_count: 1 });
       await eventually(async () => (await (await get(`/${form.short_code}`, { app: scan2 })).text()).includes('Your name'), 3_000, 'the new form');
 
+      const review = await createCode(api, org, { target: { type: 'review', review_page: { title: 'Rate us', links: [{ platform: 'Google', url: 'https://g.page/r/x' }] } } });
+      const reviewRes = await http(api.origin, 'PUT', `/v1/qr-codes/${review.id}/content`, {
+        key: org.apiKey,
+        body: { type: 'review', review_page: { title: 'Tell us how we did', links: [{ platform: 'Yelp', url: 'https://yelp.example/biz' }] } },
+      });
+      expect(reviewRes.status).toBe(200);
+      await eventually(async () => (await (await get(`/${review.short_code}`, { app: scan2 })).text()).includes('Tell us how we did'), 3_000, 'the new review page');
+      const wrongType = await http(api.origin, 'PUT', `/v1/qr-codes/${review.id}/content`, { key: org.apiKey, body: { type: 'linkpage', title: 'x', links: [] } });
+      expect([wrongType.status, wrongType.body.error.field]).toEqual([400, 'type']);
+
+      const stores = await createCode(api, org, { target: { type: 'appstores', ios_url: 'https://apps.apple.com/app/id1' } });
+      const storesRes = await http(api.origin, 'PUT', `/v1/qr-codes/${stores.id}/content`, { key: org.apiKey, body: { ios_url: 'https://apps.apple.com/app/id2', android_url: 'https://play.google.com/store/apps/details?id=y' } });
+      expect(storesRes.status).toBe(200);
+      await eventually(async () => (await locationOf(`/${stores.short_code}`, { app: scan2, ua: IPHONE })) === 'https://apps.apple.com/app/id2', 3_000, 'the new store link');
+      expect(await locationOf(`/${stores.short_code}`, { app: scan2, ua: ANDROID })).toBe('https://play.google.com/store/apps/details?id=y');
+
+      const gs1 = await createCode(api, org, { type: 'gs1', primary_key: { ai: '01', value: randomGtin() }, destination: 'https://brand.example/default' });
+      const gs1Res = await http(api.origin, 'PUT', `/v1/qr-codes/${gs1.id}/content`, { key: org.apiKey, body: { destination: 'https://brand.example/other' } });
+      expect([gs1Res.status, gs1Res.body.error.code]).toEqual([409, 'target_not_editable']);
+
       const url = await createCode(api, org, { target: { type: 'url', destination: 'https://example.com' } });
       const refused = await http(api.origin, 'PUT', `/v1/qr-codes/${url.id}/content`, { key: org.apiKey, body: { destination: 'https://example.org' } });
       expect([refused.status, refused.body.error.code]).toEqual([409, 'target_not_editable']);
@@ -304,6 +325,53 @@ describe('smart URLs and link controls', () => {
       // A new password invalidates the cookie.
       await patch(c.id, { password: 'battery staple' });
       await eventually(async () => (await get(`/${c.short_code}`, { headers: { cookie: pair } })).status === 200, 3_000, 'the old cookie refused');
+    });
+
+    it('GS1 codes take expires_at and expired_url only; after expiry every link type redirects to expired_url', async () => {
+      const gtin = randomGtin();
+      const refused = await http(api.origin, 'POST', '/v1/qr-codes', { key: org.apiKey, body: { type: 'gs1', primary_key: { ai: '01', value: gtin }, destination: 'https://brand.example/', max_scans: 5 } });
+      expect([refused.status, refused.body.error.field]).toEqual([400, 'max_scans']);
+      const locked = await http(api.origin, 'POST', '/v1/qr-codes', { key: org.apiKey, body: { type: 'gs1', primary_key: { ai: '01', value: gtin }, destination: 'https://brand.example/', password: 'abcd' } });
+      expect([locked.status, locked.body.error.field]).toEqual([400, 'password']);
+      const c = await createCode(api, org, {
+        type: 'gs1',
+        primary_key: { ai: '01', value: gtin },
+        destination: 'https://brand.example/default',
+        links: [{ linkType: 'gs1:pip', href: 'https://brand.example/pip' }],
+        expires_at: new Date(Date.now() + 1500).toISOString(),
+        expired_url: 'https://brand.example/recalled',
+      });
+      expect(c).toMatchObject({ expired_url: 'https://brand.example/recalled', max_scans: null, has_password: false });
+      expect((await get(`/01/${gtin}`)).status).toBe(307);
+      await new Promise((r) => setTimeout(r, 1600));
+      for (const path of [`/01/${gtin}`, `/01/${gtin}?linkType=gs1:pip`]) {
+        const res = await get(path);
+        expect([res.status, res.headers.get('location')]).toEqual([302, 'https://brand.example/recalled']);
+      }
+    });
+
+    it('lead forms: an expired form takes no post; a protected one only from an unlocked browser', async () => {
+      const form = await createCode(api, org, { target: { type: 'form', title: 'Join', fields: [{ name: 'email', label: 'E-mail', type: 'email' }] }, password: 'members!' });
+      const post = (cookie?: string) =>
+        fetch(`${scan.origin}/${form.short_code}`, {
+          method: 'POST',
+          redirect: 'manual',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': '198.51.100.7', ...(cookie ? { cookie } : {}) },
+          body: 'email=ada%40example.com&consent=yes',
+        });
+      const lockedPost = await post();
+      expect(lockedPost.status).toBe(200);
+      expect(await lockedPost.text()).toContain('This code is protected');
+      const unlocked = await fetch(`${scan.origin}/${form.short_code}/unlock`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'password=members!' });
+      const cookie = unlocked.headers.get('set-cookie')!.split(';')[0];
+      const accepted = await post(cookie);
+      expect(accepted.status).toBe(200);
+      expect(await accepted.text()).not.toContain('This code is protected');
+      const capped = await createCode(api, org, { target: { type: 'form', title: 'Join', fields: [{ name: 'email', label: 'E-mail', type: 'email' }] }, expires_at: new Date(Date.now() + 1000).toISOString() });
+      await new Promise((r) => setTimeout(r, 1100));
+      const late = await fetch(`${scan.origin}/${capped.short_code}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': '198.51.100.8' }, body: 'email=ada%40example.com&consent=yes' });
+      expect(late.status).toBe(410);
+      expect(await late.text()).toContain('This code has expired');
     });
 
     it('10 wrong passwords a minute per code and address → 429 page', async () => {
