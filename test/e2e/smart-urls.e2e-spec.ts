@@ -286,6 +286,19 @@ describe('smart URLs and link controls', () => {
       await eventually(async () => (await recordsFor(c.id)).length === 4, 5_000, 'four queued scans');
     });
 
+    it('scan limits hold across two scan processes, which share their counts through Redis within a second', async () => {
+      const c = await createCode(api, org, { target: { type: 'url', destination: 'https://live.example/' }, max_scans: 4 });
+      const pause = () => new Promise((r) => setTimeout(r, 800));
+      expect(await locationOf(`/${c.short_code}`, { ua: IPHONE })).toBe('https://live.example/');
+      expect(await locationOf(`/${c.short_code}`, { ua: IPHONE })).toBe('https://live.example/');
+      await pause();
+      expect(await locationOf(`/${c.short_code}`, { ua: IPHONE, app: scan2 })).toBe('https://live.example/');
+      expect(await locationOf(`/${c.short_code}`, { ua: IPHONE, app: scan2 })).toBe('https://live.example/');
+      await pause();
+      expect((await get(`/${c.short_code}`, { ua: IPHONE })).status).toBe(410);
+      expect((await get(`/${c.short_code}`, { ua: IPHONE, app: scan2 })).status).toBe(410);
+    });
+
     it('expires by date: the 410 expired page once expires_at has passed', async () => {
       const c = await createCode(api, org, { target: { type: 'url', destination: 'https://live.example/' }, expires_at: new Date(Date.now() + 1500).toISOString() });
       expect(await locationOf(`/${c.short_code}`)).toBe('https://live.example/');

@@ -1,5 +1,7 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import type { Redis } from 'ioredis';
+import { REDIS } from '../../common/redis/redis.provider';
 import { APP_CONFIG, AppConfig } from '../../common/config/config';
 import { clientIp, parseTrustProxy, type TrustProxy } from '../../common/http/client-address';
 import { countScanAnswer } from '../../common/metrics/metrics';
@@ -65,7 +67,7 @@ export interface HotPathOptions {
  * memory and appended to the scan buffer after the answer is written.
  */
 @Injectable()
-export class ScanHotPath implements OnApplicationShutdown {
+export class ScanHotPath implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('ScanHotPath');
   private readonly trust: TrustProxy;
   private readonly enricher = new ScanEnricher();
@@ -77,6 +79,7 @@ export class ScanHotPath implements OnApplicationShutdown {
   private testGeo = false;
   /** Scan numbers per code, for scan limits and `scans` rules (scan-numbers.ts). */
   private readonly numbers = new ScanNumbers();
+  private numberSync?: NodeJS.Timeout;
   /** Accept-Language header → first preference (smart-URL `language` rules). */
   private readonly firstLanguages = new StringMemo<string | null>(1_024, firstLanguage, 512);
   /** Decided own-path answers (GS1 resolver), valid while their code entries are unchanged (own-path-memo.ts). */
@@ -87,6 +90,7 @@ export class ScanHotPath implements OnApplicationShutdown {
     private readonly cache: ScanCodeCache,
     private readonly buffer: ScanBuffer,
     private readonly sites: DomainHostCache,
+    @Inject(REDIS) private readonly redis: Redis,
   ) {
     this.trust = parseTrustProxy(config.trustProxy);
     this.scanBaseUrl = config.scanBaseUrl;
@@ -132,8 +136,20 @@ export class ScanHotPath implements OnApplicationShutdown {
     };
   }
 
+  /** Scan numbers are shared with the other scan processes every 250 ms (scan-numbers.ts). */
+  onModuleInit(): void {
+    let running = false;
+    this.numberSync = setInterval(() => {
+      if (running || this.redis.status !== 'ready') return;
+      running = true;
+      void this.numbers.sync(this.redis).finally(() => (running = false));
+    }, 250);
+    this.numberSync.unref();
+  }
+
   /** The last access summary, once the HTTP server has stopped answering. */
   onApplicationShutdown(): void {
+    if (this.numberSync) clearInterval(this.numberSync);
     this.access?.stop?.();
   }
 
