@@ -9,11 +9,11 @@ import { newId, newShortCode } from '../src/common/ids';
 import { ormConfig } from '../src/mikro-orm.config';
 import { AccountsService } from '../src/modules/accounts/accounts.service';
 import { loadPlans } from '../src/modules/accounts/plans';
-import type { CreateGs1QrCodeDto } from '../src/modules/qr-codes/dto/gs1.dto';
-import { prepareGs1 } from '../src/modules/qr-codes/targets/gs1.target';
+import type { CreateGs1QrCodeDto } from '../src/modules/gs1/gs1.dto';
+import { prepareGs1 } from '../src/modules/gs1/gs1-kind';
 import { ROOT } from './scan-load';
-import { FieldReader } from '../src/modules/qr-codes/targets/fields';
-import { parseSmartTarget } from '../src/modules/qr-codes/targets/smart-rules';
+import { FieldReader } from '../src/modules/targets/fields';
+import { parseSmartTarget } from '../src/modules/targets/smart-rules';
 
 export const DESTINATION = 'https://example.com/spring?ref=poster';
 /** A bare Node `http` server answering the scan host's 302 for DESTINATION (node -e, PORT from the environment). */

@@ -1,5 +1,5 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { PAGE_CSS_HASH } from '../../src/modules/qr-codes/targets/pages/layout';
+import { PAGE_CSS_HASH } from '../../src/modules/hosted-pages/layout';
 import { openWatchedPage } from '../setup/browser';
 import { createCode, createOrg, startApi, startScan, type TestApp, type TestOrg } from '../setup/app';
 

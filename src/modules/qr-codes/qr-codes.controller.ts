@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query, Res } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiExtraModels, ApiOkResponse, ApiOperation, ApiProduces, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { TARGET_SCHEMAS } from './dto/target-schemas';
-import { PAGE_TARGET_SCHEMAS } from './targets/registry';
+import { PAGE_TARGET_SCHEMAS } from '../targets/registry';
 import type { FastifyReply } from 'fastify';
 import { Auth, AuthContext } from '../../common/auth/auth-context';
 import { RequiresScope } from '../../common/auth/decorators';
@@ -10,7 +10,7 @@ import { CreateQrCodeDto, DownloadQueryDto, ListQrCodesQueryDto, UpdateQrCodeDto
 import { DeletedQrCodeDto, QrCodeDto, QrCodeListDto, RuleTestBodyDto, RuleTestResultDto } from './dto/qr-code-response.dto';
 import { QrCodesService } from './qr-codes.service';
 import { parseCreateBody } from './dto/create-body';
-import { CreateGs1QrCodeDto, Gs1TargetResponseDto } from './dto/gs1.dto';
+import { CreateGs1QrCodeDto, Gs1TargetResponseDto } from '../gs1/gs1.dto';
 import { NoBody } from '../../common/http/no-body';
 
 @ApiTags('QR codes')

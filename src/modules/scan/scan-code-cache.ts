@@ -10,7 +10,7 @@ import { type ScanSite, siteKey } from '../domains/scan-site';
 import type { ScanEntry } from './scan-answer';
 import { type CachedCode, SCAN_CODE_KEY_PREFIX } from './scan-contract';
 import { fixedLocation } from './scan-destination';
-import { visitorDecider } from '../qr-codes/targets/registry';
+import { visitorDecider } from '../targets/registry';
 
 /** Per code (site key): bumped by every scan process on each invalidation, so a fill that read the database before
  * the change cannot write its stale copy into Redis afterwards (see SET_IF_UNCHANGED). */

@@ -1,16 +1,16 @@
 import { Controller, Get, Inject, Param, Req, Res } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../common/config/config';
-import { renderExpiredPage, renderPasswordPage } from './link-control-pages';
+import { renderExpiredPage, renderPasswordPage } from '../hosted-pages/link-control-pages';
 import { isUnlocked } from './unlock-cookie';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainHostCache } from '../domains/domain-host-cache';
 import { siteKey } from '../domains/scan-site';
 import { FileDeliveryService } from '../files/file-delivery.service';
-import { servedFile } from '../qr-codes/targets/registry';
-import type { HostedResponse } from '../qr-codes/targets/target-handler';
+import { servedFile } from '../targets/registry';
+import type { HostedResponse } from '../hosted-pages/hosted-response';
 import { ScanCodeCache } from './scan-code-cache';
-import { renderStatusPage } from './status-pages';
+import { renderStatusPage } from '../hosted-pages/status-pages';
 
 const SHORT_CODE = /^[0-9A-Za-z]{7}$/;
 

@@ -1,12 +1,12 @@
 import type { IncomingMessage, OutgoingHttpHeader, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { type ScanSite, siteKey } from '../domains/scan-site';
-import type { OwnPathAnswer, OwnPaths } from '../qr-codes/targets/target-handler';
+import type { OwnPathAnswer, OwnPaths } from '../targets/target-handler';
 import type { OwnPathBasis } from './own-path-memo';
 import type { ScanEntry } from './scan-answer';
 import type { ScanCodeCache } from './scan-code-cache';
 import type { CachedCode } from './scan-contract';
-import { renderStatusPage } from './status-pages';
-import { renderExpiredPage } from './link-control-pages';
+import { renderStatusPage } from '../hosted-pages/status-pages';
+import { renderExpiredPage } from '../hosted-pages/link-control-pages';
 
 const EXPIRED_PAGE = renderExpiredPage();
 const EXPIRED_HTML = EXPIRED_PAGE.body.toString();

@@ -8,12 +8,12 @@ import { clientAddressKey } from '../../common/http/client-address';
 import { REDIS } from '../../common/redis/redis.provider';
 import { DomainHostCache } from '../domains/domain-host-cache';
 import { siteKey } from '../domains/scan-site';
-import { passwordMatches } from '../qr-codes/link-controls';
+import { passwordMatches } from '../targets/link-controls';
 import { passwordHashOf } from '../qr-codes/qr-codes.repository';
-import type { HostedResponse } from '../qr-codes/targets/target-handler';
-import { renderPasswordPage, renderTooManyTriesPage } from './link-control-pages';
+import type { HostedResponse } from '../hosted-pages/hosted-response';
+import { renderPasswordPage, renderTooManyTriesPage } from '../hosted-pages/link-control-pages';
 import { ScanCodeCache } from './scan-code-cache';
-import { renderStatusPage } from './status-pages';
+import { renderStatusPage } from '../hosted-pages/status-pages';
 import { unlockCookieValue, unlockSetCookie } from './unlock-cookie';
 
 const SHORT_CODE = /^[0-9A-Za-z]{7}$/;
