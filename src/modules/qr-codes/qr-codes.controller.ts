@@ -4,13 +4,13 @@ import { TARGET_SCHEMAS } from './dto/target-schemas';
 import type { FastifyReply } from 'fastify';
 import { Auth, AuthContext } from '../../common/auth/auth-context';
 import { RequiresScope } from '../../common/auth/decorators';
-import { ApiException } from '../../common/errors/api.exception';
 import { CreateQrCodeDto, DownloadQueryDto, ListQrCodesQueryDto, UpdateQrCodeDto } from './dto/qr-code.dto';
 import { DeletedQrCodeDto, QrCodeDto, QrCodeListDto } from './dto/qr-code-response.dto';
 import { QrCodesService } from './qr-codes.service';
 import { parseCreateBody } from './dto/create-body';
 import { CreateGs1QrCodeDto, Gs1TargetResponseDto } from './dto/gs1.dto';
 import { NoBody } from '../../common/http/no-body';
+import { parseImageRequest } from '../rendering/image-request';
 
 @ApiTags('QR codes')
 @ApiExtraModels(...TARGET_SCHEMAS, CreateQrCodeDto, CreateGs1QrCodeDto, Gs1TargetResponseDto)
@@ -110,14 +110,16 @@ export class QrCodesController {
 
   @Get(':id/download')
   @RequiresScope('qr:read')
-  @ApiOperation({ summary: 'Download the image', description: 'Regenerated from the stored design. `format` svg (default) or png; `size` 100–4000 px (default 1000).' })
-  @ApiProduces('image/svg+xml', 'image/png')
+  @ApiOperation({
+    summary: 'Download the image',
+    description:
+      'Regenerated from the stored design. `format` svg (default), png, webp (lossless) or pdf (vector, for print); `size` 100–4000 px ' +
+      '(default 1000; the width, ignored for pdf); `print_mm` 10–1000 (default 50): the printed width of a pdf\'s symbol with its quiet zone.',
+  })
+  @ApiProduces('image/svg+xml', 'image/png', 'image/webp', 'application/pdf')
   @ApiOkResponse({ description: 'The image bytes' })
   async download(@Auth() auth: AuthContext, @Param('id') id: string, @Query() query: DownloadQueryDto, @Res() reply: FastifyReply) {
-    const format = (query.format ?? 'svg') as 'svg' | 'png';
-    const size = query.size === undefined ? 1000 : Number(query.size);
-    if (!Number.isInteger(size) || size < 100 || size > 4000) throw ApiException.invalid('size', 'size must be an integer from 100 to 4000');
-    const file = await this.qrCodes.download(auth, id, format, size);
+    const file = await this.qrCodes.download(auth, id, parseImageRequest(query));
     await reply
       .header('Content-Type', file.contentType)
       .header('Content-Disposition', `attachment; filename="${file.filename}"`)

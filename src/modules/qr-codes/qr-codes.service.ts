@@ -16,6 +16,7 @@ import { gs1Dictionary } from '../gs1/syntax-dictionary';
 import { folderExists } from '../folders/folders.repository';
 import { resolveCodeDomain } from '../domains/code-domain';
 import { Design, parseDesign, storedDesign } from '../rendering/design';
+import { contentTypeOf, type ImageRequest } from '../rendering/image-request';
 import type { CreateQrCodeDto, ListQrCodesQueryDto, UpdateQrCodeDto } from './dto/qr-code.dto';
 import type { DeletedQrCodeDto, QrCodeDto } from './dto/qr-code-response.dto';
 import { QrCode } from './qr-code.entity';
@@ -243,27 +244,27 @@ export class QrCodesService {
     return this.present(restored);
   }
 
-  async download(auth: AuthContext, id: string, format: 'svg' | 'png', size: number): Promise<{ body: Buffer | string; contentType: string; filename: string }> {
+  async download(auth: AuthContext, id: string, req: ImageRequest): Promise<{ body: Buffer | string; contentType: string; filename: string }> {
     const code = await this.findLive(auth, id);
     const design = storedDesign(code.design);
     const payload = this.payloadOf(code);
     const slug = code.name.normalize('NFKD').replace(/[^\w\s-]/g, '').trim().toLowerCase().replace(/[\s_-]+/g, '-').slice(0, 80) || code.id;
-    const body = await this.images.draw(format, payload, design, code.logoKey, size);
-    return format === 'png' ? { body, contentType: 'image/png', filename: `${slug}.png` } : { body, contentType: 'image/svg+xml', filename: `${slug}.svg` };
+    const body = await this.images.draw(req, payload, design, code.logoKey);
+    return { body, contentType: contentTypeOf(req.format), filename: `${slug}.${req.format}` };
   }
 
   /** The live codes among `ids` (workspace and environment of `auth`, read 100 at a time), each with a `draw` the
    * caller runs when it wants the image: a 1,000-image archive holds only the images it is about to write. Codes gone
    * since are yielded with `code: null`. */
-  async *downloadables(auth: AuthContext, ids: string[]): AsyncGenerator<{ id: string; code: QrCodeDto | null; draw(format: 'svg' | 'png', size: number): Promise<Buffer | string> }> {
+  async *downloadables(auth: AuthContext, ids: string[]): AsyncGenerator<{ id: string; code: QrCodeDto | null; draw(req: ImageRequest): Promise<Buffer | string> }> {
     for (let i = 0; i < ids.length; i += 100) {
       const page = ids.slice(i, i + 100);
       const where = { id: { $in: page }, organizationId: auth.organizationId, environment: auth.environment, status: 'live' as const };
       const codes = new Map((await this.em.fork().find(QrCode, where)).map((c) => [c.id, c]));
       for (const id of page) {
         const code = codes.get(id);
-        const draw = (format: 'svg' | 'png', size: number) =>
-          code ? this.images.draw(format, this.payloadOf(code), storedDesign(code.design), code.logoKey, size) : Promise.reject(new Error('gone'));
+        const draw = (req: ImageRequest) =>
+          code ? this.images.draw(req, this.payloadOf(code), storedDesign(code.design), code.logoKey) : Promise.reject(new Error('gone'));
         yield { id, code: code ? this.present(code) : null, draw };
       }
     }

@@ -118,10 +118,13 @@ export class ListQrCodesQueryDto {
 }
 
 export class DownloadQueryDto {
-  @ApiPropertyOptional({ enum: ['svg', 'png'], default: 'svg' })
-  @IsOmittable() @IsIn(['svg', 'png'], { message: 'format must be svg or png' })
+  @ApiPropertyOptional({ enum: ['svg', 'png', 'webp', 'pdf'], default: 'svg', description: 'svg and pdf are vectors; png and webp (lossless) are `size` pixels wide' })
+  @IsOmittable() @IsIn(['svg', 'png', 'webp', 'pdf'], { message: 'format must be one of svg, png, webp, pdf' })
   format?: string;
-  @ApiPropertyOptional({ type: 'integer', minimum: 100, maximum: 4000, default: 1000, description: 'Pixels: the PNG size, or the SVG width and height' })
+  @ApiPropertyOptional({ type: 'integer', minimum: 100, maximum: 4000, default: 1000, description: 'Pixels: the PNG or WebP width (a frame makes the image taller), or the SVG width; ignored for pdf' })
   @IsOmittable() @Matches(/^\d+$/, { message: 'size must be an integer from 100 to 4000' })
   size?: string;
+  @ApiPropertyOptional({ type: 'number', minimum: 10, maximum: 1000, default: 50, description: 'pdf: the printed width in millimetres of the symbol with its quiet zone (a frame adds to it)' })
+  @IsOmittable() @IsString({ message: 'print_mm must be a number from 10 to 1000 (millimetres)' })
+  print_mm?: string;
 }
