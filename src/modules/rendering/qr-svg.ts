@@ -63,9 +63,14 @@ export function imageCanvas(m: Matrix, design: Design, layout: FrameLayout | nul
   return layout ? layout.canvas : { x: 0, y: 0, w: total, h: total };
 }
 
-/** Pixel height of an image `width` pixels wide (framed images are taller than wide). */
-export function pixelHeight(canvas: Rect, width: number): number {
-  return Math.round((width * canvas.h) / canvas.w);
+/** Pixel dimensions of an image whose longest side is `size` (framed images are taller than wide). */
+export function pixelSize(canvas: Rect, size: number): { width: number; height: number } {
+  return canvas.h > canvas.w ? { width: Math.round((size * canvas.w) / canvas.h), height: size } : { width: size, height: Math.round((size * canvas.h) / canvas.w) };
+}
+
+/** The image's longest side in modules: what `size` pixels are spread over. */
+export function longestSide(canvas: Rect): number {
+  return Math.max(canvas.w, canvas.h);
 }
 
 const fmt = (n: number): string => (Number.isInteger(n) ? String(n) : String(Math.round(n * 1000) / 1000));
@@ -358,8 +363,9 @@ export function drawSvg(m: Matrix, design: Design, opts: SvgOptions = {}): strin
 export function sceneToSvg(scene: Scene, px: number): string {
   const { canvas, total, gradient } = scene;
   const out: string[] = [];
+  const { width, height } = pixelSize(canvas, px);
   out.push(
-    `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" version="1.1" viewBox="${fmt(canvas.x)} ${fmt(canvas.y)} ${fmt(canvas.w)} ${fmt(canvas.h)}" width="${px}" height="${pixelHeight(canvas, px)}">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" version="1.1" viewBox="${fmt(canvas.x)} ${fmt(canvas.y)} ${fmt(canvas.w)} ${fmt(canvas.h)}" width="${width}" height="${height}">`,
   );
   if (gradient) {
     const stops = `<stop offset="0" stop-color="${gradient.start}"/><stop offset="1" stop-color="${gradient.end}"/>`;

@@ -4,7 +4,7 @@ import { ApiException } from '../../common/errors/api.exception';
 import type { Design } from './design';
 import { logoImage } from './logo-image';
 import { PRINT_MM_MAX, PRINT_MM_MIN, sceneToPdf } from './qr-pdf';
-import { buildScene, drawSvg, encodeMatrix, imageCanvas, minPixelsPerModule, type Matrix } from './qr-svg';
+import { buildScene, drawSvg, encodeMatrix, imageCanvas, longestSide, minPixelsPerModule, type Matrix } from './qr-svg';
 
 /** Download formats: SVG and PDF are vectors, PNG and WebP rasters of `size` pixels wide. */
 export type ImageFormat = 'svg' | 'png' | 'webp' | 'pdf';
@@ -64,7 +64,7 @@ export class RenderingService {
     return sceneToPdf(buildScene(matrix, design, design.logo && logo ? logoImage(logo) : null), printMm);
   }
 
-  /** A PNG `size` pixels wide (square unless a frame makes it taller); 400 on `size` outside 100..4000 or too small
+  /** A PNG whose longest side is `size` pixels (square unless a frame makes it taller); 400 on `size` outside 100..4000 or too small
    * for the code to stay readable. */
   renderPng(payload: string, design: Design, logo: Buffer | null, size: number): Promise<Buffer> {
     return this.renderRaster('png', payload, design, logo, size);
@@ -81,8 +81,8 @@ export class RenderingService {
       throw ApiException.invalid('size', `size must be an integer from ${PNG_MIN_SIZE} to ${PNG_MAX_SIZE}`);
     }
     const matrix = encodeMatrix(payload, design.error_correction);
-    // Framed images are wider than the symbol: the modules get the share of the width the frame leaves them.
-    const modules = imageCanvas(matrix, design).w;
+    // `size` is the longest side: in a framed image the modules get the share the frame leaves them.
+    const modules = longestSide(imageCanvas(matrix, design));
     const minPx = minPixelsPerModule(design);
     if (size / modules < minPx) {
       const minSize = Math.ceil(modules * minPx);
