@@ -4,6 +4,7 @@ import { ImagesService } from '../images/images.service';
 import type { Design } from '../rendering/design';
 import type { ImageRequest } from '../rendering/image-request';
 import { RenderingService } from '../rendering/rendering.service';
+import { decodeImage, type ScannabilityReport } from '../rendering/scannability';
 import { OUT_OF_PROCESS_PNG_SIZE, PngRenderProcess } from './png-render-process';
 
 /**
@@ -61,6 +62,18 @@ export class QrCodeImagesService implements OnModuleDestroy {
     if (format === 'svg') return this.rendering.renderSvg(payload, design, logo, size);
     if (format === 'pdf') return this.rendering.renderPdf(payload, design, logo, req.printMm);
     return size > OUT_OF_PROCESS_PNG_SIZE ? this.bigPngs.render(payload, design, logo, size, format) : this.rendering.renderRaster(format, payload, design, logo, size);
+  }
+
+  /** The logo of a design checked and normalized but not stored (previews), or null without a logo. */
+  async loadLogo(design: Design): Promise<Buffer | null> {
+    return design.logo ? this.images.loadLogo(design.logo.url) : null;
+  }
+
+  /** Renders the PNG the request describes and reads it back with an independent decoder (zxing-cpp). */
+  async check(req: ImageRequest, payload: string, design: Design, logo: Buffer | null): Promise<ScannabilityReport> {
+    const png = (await this.drawWith({ ...req, format: 'png' }, payload, design, logo)) as Buffer;
+    const decoded = await decodeImage(png);
+    return this.rendering.scannability(payload, design, logo, decoded === payload);
   }
 
   url(key: string): string {

@@ -17,7 +17,8 @@ import { folderExists } from '../folders/folders.repository';
 import { resolveCodeDomain } from '../domains/code-domain';
 import { Design, parseDesign, storedDesign } from '../rendering/design';
 import { contentTypeOf, type ImageRequest } from '../rendering/image-request';
-import type { CreateQrCodeDto, ListQrCodesQueryDto, UpdateQrCodeDto } from './dto/qr-code.dto';
+import type { CreateQrCodeDto, ListQrCodesQueryDto, PreviewQrCodeDto, UpdateQrCodeDto } from './dto/qr-code.dto';
+import type { ScannabilityReport } from '../rendering/scannability';
 import type { DeletedQrCodeDto, QrCodeDto } from './dto/qr-code-response.dto';
 import { QrCode } from './qr-code.entity';
 import { GS1_PATCH_ONLY_FIELDS, type CreateGs1QrCodeDto } from './dto/gs1.dto';
@@ -94,6 +95,22 @@ export class QrCodesService {
     const values: CodeDraft['values'] = { folderId: body.folder_id ?? null, tags, domainId: domain?.id ?? null, domainHostname, gs1Key };
     if (body.name !== undefined) values.name = body.name;
     return { kind, type, target, design, values, namedAfterPayload };
+  }
+
+  /**
+   * The image a code with this body would get (or its scannability report), without storing or counting anything: the
+   * body goes through every check of creation (prepare), a dynamic code encodes a placeholder short URL of the real
+   * length on the host it would get, and a logo is fetched and checked but not stored.
+   */
+  async preview(auth: AuthContext, body: PreviewQrCodeDto, req: ImageRequest, check: boolean): Promise<{ report: ScannabilityReport } | { body: Buffer | string; contentType: string }> {
+    const kind = body.type ?? 'dynamic';
+    if (!body.target && kind === 'static') throw ApiException.invalid('target', 'target is required to preview a static code');
+    const creation: CreateQrCodeDto = { type: body.type, target: body.target ?? { type: 'url', destination: 'https://example.com/' }, design: body.design, template_id: body.template_id };
+    const draft = await this.prepare(auth, creation);
+    const payload = this.payloadOf({ kind: draft.kind, shortCode: SHORT_CODE_PLACEHOLDER, type: draft.type, target: draft.target, domainHostname: draft.values.domainHostname ?? null });
+    const logo = await this.images.loadLogo(draft.design);
+    if (check) return { report: await this.images.check(req, payload, draft.design, logo) };
+    return { body: await this.images.drawWith(req, payload, draft.design, logo), contentType: contentTypeOf(req.format) };
   }
 
   /** The design of a new code: the body's, merged field by field over its template's when `template_id` is given. */

@@ -3,6 +3,7 @@ import sharp from 'sharp';
 import { ApiException } from '../../common/errors/api.exception';
 import type { Design } from './design';
 import { logoImage } from './logo-image';
+import { type ScannabilityReport, scannabilityReport } from './scannability';
 import { PRINT_MM_MAX, PRINT_MM_MIN, sceneToPdf } from './qr-pdf';
 import { buildScene, drawSvg, encodeMatrix, imageCanvas, longestSide, minPixelsPerModule, type Matrix } from './qr-svg';
 
@@ -53,6 +54,12 @@ export class RenderingService {
   async renderSvg(payload: string, design: Design, logo: Buffer | null, size = 1000): Promise<string> {
     const matrix = encodeMatrix(payload, design.error_correction);
     return drawSvg(matrix, design, { size, logo: design.logo && logo ? logoImage(logo) : null });
+  }
+
+  /** How well the image scans (`decodes`: whether the rendered image read back to the payload). */
+  scannability(payload: string, design: Design, logo: Buffer | null, decodes: boolean): ScannabilityReport {
+    const matrix = encodeMatrix(payload, design.error_correction);
+    return scannabilityReport(matrix, design, design.logo && logo ? logoImage(logo) : null, decodes);
   }
 
   /** A vector PDF whose symbol with its quiet zone is `printMm` wide (a frame adds to it); 400 on `print_mm` outside 10..1000. */
