@@ -139,3 +139,29 @@ describe('PDF', () => {
     }
   });
 });
+
+describe('PNG drawn straight into pixels (whole-module designs)', () => {
+  it('matches what librsvg draws from the SVG, within edge pixels', async () => {
+    for (const size of [300, 1000]) {
+      const design = parseDesign({ eye_colors: { frame: '#1a237e', ball: '#b71c1c' }, colors: { foreground: '#222222', background: '#fafafa' } });
+      const fast = await sharp(await rendering.renderPng(URL, design, null, size)).raw().toBuffer();
+      const svg = await rendering.renderSvg(URL, design, null, size);
+      const slow = await sharp(Buffer.from(svg)).removeAlpha().raw().toBuffer();
+      expect(fast.length).toBe(slow.length);
+      let differing = 0;
+      for (let i = 0; i < fast.length; i++) if (Math.abs(fast[i] - slow[i]) > 64) differing++;
+      // Only pixels on module edges may differ (rounded to whole pixels here, anti-aliased there).
+      expect(differing / fast.length).toBeLessThan(0.05);
+    }
+  });
+
+  it('keeps black-on-white codes one channel, and decodes with eye colours and logos (cleared or not)', async () => {
+    const plain = await rendering.renderPng(LONG, parseDesign({}), null, 500);
+    expect((await sharp(plain).metadata()).channels).toBe(1);
+    await expectDecodes(plain, LONG, 'plain');
+    for (const clear of [true, false]) {
+      const design = parseDesign({ logo: { url: 'https://example.com/logo.png', clear_background: clear }, eye_colors: { frame: '#1a237e' } });
+      for (const size of [300, 4000]) await expectDecodes(await rendering.renderPng(LONG, design, logo, size), LONG, `logo clear=${clear} ${size}`);
+    }
+  });
+});
