@@ -13,6 +13,24 @@ export function fastRasterEligible(design: Design): boolean {
   return s.body === 'square' && s.eye_frame === 'square' && s.eye_ball === 'square' && !design.gradient && !design.transparent_background && (!design.frame || design.frame.style === 'none');
 }
 
+/** Logos resized for a box, per logo buffer (the images module hands out one Buffer per stored logo): a batch draws
+ * the same logo at the same size a thousand times. */
+const resizedLogos = new WeakMap<Buffer, Map<string, Promise<Buffer>>>();
+
+function resizedLogo(png: Buffer, w: number, h: number): Promise<Buffer> {
+  let sizes = resizedLogos.get(png);
+  if (!sizes) resizedLogos.set(png, (sizes = new Map()));
+  const key = `${w}x${h}`;
+  let resized = sizes.get(key);
+  if (!resized) {
+    if (sizes.size >= 8) sizes.clear();
+    resized = sharp(png).resize(w, h, { fit: 'contain', background: { r: 0, g: 0, b: 0, alpha: 0 } }).png({ compressionLevel: 1 }).toBuffer();
+    sizes.set(key, resized);
+    resized.catch(() => sizes.delete(key));
+  }
+  return resized;
+}
+
 const rgb = (hex: string): [number, number, number] => {
   const n = parseInt(hex.slice(1), 16);
   return [(n >> 16) & 255, (n >> 8) & 255, n & 255];
@@ -70,7 +88,7 @@ export async function fastRaster(m: Matrix, design: Design, logo: LogoImage | nu
     const top = Math.round(box.y0 * k);
     const w = Math.max(1, Math.round((box.x1 - box.x0) * k));
     const h = Math.max(1, Math.round((box.y1 - box.y0) * k));
-    const input = await sharp(logoPng).resize(w, h, { fit: 'contain', background: { r: 0, g: 0, b: 0, alpha: 0 } }).png().toBuffer();
+    const input = await resizedLogo(logoPng, w, h);
     const { data, info } = await image.composite([{ input, left, top }]).raw().toBuffer({ resolveWithObject: true });
     image = sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } }).removeAlpha();
   }
