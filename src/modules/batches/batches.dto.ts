@@ -1,8 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsObject, IsOptional, IsString, Matches, MaxLength, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsObject, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
 import { ListEnvelopeDto } from '../../common/http/list';
 import { IsOmittable } from '../../common/errors/validation';
 import { DesignDto } from '../rendering/design.dto';
+import { DownloadQueryDto } from '../qr-codes/dto/qr-code.dto';
 
 export const MAX_BATCH_ITEMS = 1000;
 
@@ -67,14 +68,5 @@ export class ListBatchesQueryDto {
   @ApiPropertyOptional() @IsOmittable() @IsString() @MaxLength(1024) cursor?: string;
 }
 
-export class BatchDownloadQueryDto {
-  @ApiPropertyOptional({ enum: ['svg', 'png', 'webp', 'pdf'], default: 'svg', description: 'svg and pdf are vectors; png and webp (lossless) are `size` pixels wide' })
-  @IsOmittable() @IsIn(['svg', 'png', 'webp', 'pdf'], { message: 'format must be one of svg, png, webp, pdf' })
-  format?: string;
-  @ApiPropertyOptional({ type: 'integer', minimum: 100, maximum: 4000, default: 1000, description: 'Pixels: the PNG or WebP width (a frame makes the image taller), or the SVG width; ignored for pdf' })
-  @IsOmittable() @Matches(/^\d+$/, { message: 'size must be an integer from 100 to 4000' })
-  size?: string;
-  @ApiPropertyOptional({ type: 'number', minimum: 10, maximum: 1000, default: 50, description: 'pdf: the printed width in millimetres of the symbol with its quiet zone (a frame adds to it)' })
-  @IsOmittable() @IsString({ message: 'print_mm must be a number from 10 to 1000 (millimetres)' })
-  print_mm?: string;
-}
+/** A batch's ZIP takes the same `format` and `size` as one code's download. */
+export class BatchDownloadQueryDto extends DownloadQueryDto {}

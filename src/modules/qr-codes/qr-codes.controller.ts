@@ -9,7 +9,7 @@ import { DeletedQrCodeDto, QrCodeDto, QrCodeListDto, ScannabilityReportDto } fro
 import { WithoutIdempotency } from '../../common/http/idempotency.interceptor';
 import { QrCodesService } from './qr-codes.service';
 import { parseCreateBody } from './dto/create-body';
-import { CreateGs1QrCodeDto, Gs1TargetResponseDto } from './dto/gs1.dto';
+import { CreateGs1QrCodeDto, Gs1TargetResponseDto } from '../gs1/gs1.dto';
 import { NoBody } from '../../common/http/no-body';
 import { parseImageRequest } from '../rendering/image-request';
 import { CONTENT_TYPES, type ImageFormat } from '../rendering/rendering.service';
