@@ -86,7 +86,7 @@ describe('first hour', () => {
     expect(create.description).toMatch(/Wi-Fi/);
     expect(doc.paths['/v1/events'].get.description).toMatch(/empty until a webhook endpoint subscribes/);
     const design = doc.components.schemas.DesignDto;
-    expect(Object.keys(design.properties)).toEqual(['error_correction', 'colors', 'gradient', 'shapes', 'eye_colors', 'logo', 'transparent_background']);
+    expect(Object.keys(design.properties)).toEqual(['error_correction', 'colors', 'gradient', 'shapes', 'eye_colors', 'logo', 'transparent_background', 'frame']);
     expect(doc.components.schemas.CreateQrCodeDto.properties.folder_id).toMatchObject({ type: 'string', nullable: true });
   });
 
