@@ -58,6 +58,9 @@ async function main() {
     child.removeAllListeners();
     if (code !== 0) throw new Error(`npm run local exited with ${code} after SIGINT`);
     if (/EACCES|Error: .*\n\s+at /.test(out)) throw new Error('the runner printed a stack trace or EACCES');
+    // A new user's first `git status` after `npm run local` shows nothing they did not change.
+    const dirty = execFileSync('git', ['status', '--porcelain'], { cwd: clone, encoding: 'utf8' });
+    if (dirty) throw new Error(`npm run local changed the clone:\n${dirty}`);
     svc.log('local runner from a private clone: ok');
   } finally {
     fs.rmSync(base, { recursive: true, force: true });
