@@ -47,10 +47,10 @@ async function main() {
     const jest = path.join(svc.ROOT, 'node_modules', 'jest', 'bin', 'jest.js');
     const select = unitOnly ? ['--selectProjects', 'unit'] : [];
     // Jest's own report, then one summary line (test/setup/summary-reporter.js): no results file that this script would
-    // delete right after Jest named it.
+    // delete right after Jest named it. Last on the line: --reporters takes every value after it.
     const reporters = ['--reporters=default', `--reporters=${path.join(svc.ROOT, 'test', 'setup', 'summary-reporter.js')}`];
     code = await new Promise((resolve) => {
-      const child = spawn(process.execPath, [jest, '--ci', '--maxWorkers=2', ...reporters, ...select, ...jestArgs], {
+      const child = spawn(process.execPath, [jest, '--ci', '--maxWorkers=2', ...select, ...jestArgs, ...reporters], {
         cwd: svc.ROOT,
         env,
         stdio: 'inherit',
