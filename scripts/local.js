@@ -177,7 +177,7 @@ async function main() {
       `  Webhooks:      receivers on ${env.WEBHOOK_ALLOW_HOSTS} allowed over plain http (WEBHOOK_ALLOW_HOSTS; development only)`,
       `  Data:          ${dir}${pgData && !pgData.startsWith(dir + path.sep) ? ` (PostgreSQL's in ${pgData})` : ''}; npm run clean removes it`,
       '',
-      `  Try: curl -H "Authorization: Bearer ${demo.api_key}" ${apiBase}/me`,
+      `  Try: curl -w '\\n' -H "Authorization: Bearer ${demo.api_key}" ${apiBase}/me`,
       '  Press Ctrl-C to stop.',
       '',
     ].join('\n') + '\n',

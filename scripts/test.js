@@ -47,10 +47,11 @@ async function main() {
     const jest = path.join(svc.ROOT, 'node_modules', 'jest', 'bin', 'jest.js');
     const select = unitOnly ? ['--selectProjects', 'unit'] : [];
     // Jest's own report, then one summary line (test/setup/summary-reporter.js): no results file that this script would
-    // delete right after Jest named it. Last on the line: --reporters takes every value after it.
+    // delete right after Jest named it. --selectProjects and --reporters come after the caller's arguments: each takes
+    // every value after it (test paths included).
     const reporters = ['--reporters=default', `--reporters=${path.join(svc.ROOT, 'test', 'setup', 'summary-reporter.js')}`];
     code = await new Promise((resolve) => {
-      const child = spawn(process.execPath, [jest, '--ci', '--maxWorkers=2', ...select, ...jestArgs, ...reporters], {
+      const child = spawn(process.execPath, [jest, '--ci', '--maxWorkers=2', ...jestArgs, ...select, ...reporters], {
         cwd: svc.ROOT,
         env,
         stdio: 'inherit',
