@@ -19,7 +19,7 @@ function nativeDir() {
   try {
     return path.resolve(path.dirname(require.resolve(PG_PACKAGE)), '..', 'native');
   } catch {
-    throw new Error(`PostgreSQL binaries for ${process.platform}-${process.arch} (${PG_PACKAGE}) are not installed; run npm install, or set DATABASE_URL`);
+    throw new Error(`PostgreSQL binaries for ${process.platform}-${process.arch} (${PG_PACKAGE}) are not installed; run npm ci, or set DATABASE_URL`);
   }
 }
 
