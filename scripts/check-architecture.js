@@ -18,6 +18,7 @@ const MODULE_ORDER = [
   'mail',
   'accounts',
   'tokens',
+  'members',
   'folders',
   'events',
   'webhooks',

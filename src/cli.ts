@@ -9,6 +9,8 @@ import { setPlan } from './modules/accounts/organizations.repository';
 import { PLAN_IDS, PlanId } from './common/auth/plan';
 import { loadPlans } from './modules/accounts/plans';
 import { DashboardAuthService } from './modules/tokens/dashboard-auth.service';
+import { createAuthToken, ensureOwner, findUserByEmail, membershipOf } from './modules/members/members.repository';
+import { LINK_TTL_MS } from './modules/members/sessions.service';
 import { pauseAboveLimit, purgeTrash, type PausedCode } from './modules/qr-codes/qr-lifecycle';
 import { CHANNELS } from './common/queue/channels';
 import { createRedis } from './common/redis/redis.provider';
@@ -55,6 +57,7 @@ const COMMANDS: Record<string, { flags: Record<string, { type: 'string' | 'boole
     flags: { org: { type: 'string' }, email: { type: 'string' }, unverified: { type: 'boolean' }, 'expires-in': { type: 'string' } },
   },
   'trash:empty': { usage: 'trash:empty --org ORG', flags: { org: { type: 'string' } } },
+  'sign-in-link': { usage: 'sign-in-link --email E', flags: { email: { type: 'string' } } },
 };
 
 function required(flags: Flags, name: string): string {
@@ -93,6 +96,8 @@ export async function runCommand(command: string, flags: Flags, config: AppConfi
     case 'org:create': {
       const org = await accounts.createOrganization({ name: required(flags, 'name'), plan: plan(flags), email: required(flags, 'email') });
       const { key, secret } = await accounts.createKey(org.id, { name: 'Default key', scopes: scopes(flags), environment: env(flags) });
+      // The e-mail's user (created when new) becomes the workspace's owner.
+      await ensureOwner(orm.em.fork() as never, org.id, org.ownerEmail);
       return { organization_id: org.id, key_id: key.id, api_key: secret };
     }
     case 'key:create': {
@@ -108,11 +113,17 @@ export async function runCommand(command: string, flags: Flags, config: AppConfi
     case 'dashboard-token': {
       const org = await accounts.getOrganization(required(flags, 'org'));
       const expiresIn = nonNegativeInt(flags, 'expires-in') ?? 3600;
+      const email = typeof flags.email === 'string' ? flags.email : org.ownerEmail;
+      // A member's token names the user and their role; an address that is no member gets an operator token (owner).
+      const em = orm.em.fork() as never;
+      const user = await findUserByEmail(em, email);
+      const membership = user ? await membershipOf(em, org.id, user.id) : null;
       const token = await new DashboardAuthService(config).mint({
         organizationId: org.id,
-        email: typeof flags.email === 'string' ? flags.email : org.ownerEmail,
+        email,
         emailVerified: flags.unverified !== true,
         expiresInSeconds: expiresIn,
+        ...(user && membership?.status === 'active' ? { userId: user.id, role: membership.role } : {}),
       });
       return { token };
     }
@@ -130,6 +141,17 @@ export async function runCommand(command: string, flags: Flags, config: AppConfi
       const { deleted, orphanKeys } = await purgeTrash(orm.em.fork(), { organizationId: org.id, gs1RetirementDays: config.gs1RetirementDays });
       await deleteStoredObjects(config, orphanKeys);
       return { organization_id: org.id, deleted };
+    }
+    case 'sign-in-link': {
+      const em = orm.em.fork() as never;
+      const user = await findUserByEmail(em, required(flags, 'email'));
+      if (!user) throw new ApiException('not_found', `No user with the e-mail ${String(flags.email)}`);
+      const token = await createAuthToken(em, 'sign_in', user.id, LINK_TTL_MS);
+      return {
+        url: `${new URL(config.apiBaseUrl).origin}/app/sign-in?token=${token}`,
+        token,
+        expires_at: new Date(Date.now() + LINK_TTL_MS).toISOString(),
+      };
     }
     default:
       throw new UsageError(`Unknown command '${command}'. Commands:\n${Object.values(COMMANDS).map((c) => `  ${c.usage}`).join('\n')}`);

@@ -12,6 +12,7 @@ import { RateLimiter } from '../common/http/rate-limiter';
 import { AccountsApiModule } from '../modules/accounts/accounts-api.module';
 import { HealthModule } from '../modules/health/health.module';
 import { TokensApiModule } from '../modules/tokens/tokens-api.module';
+import { MembersApiModule } from '../modules/members/members-api.module';
 import { FoldersApiModule } from '../modules/folders/folders-api.module';
 import { QrCodesApiModule } from '../modules/qr-codes/qr-codes-api.module';
 import { BatchesApiModule } from '../modules/batches/batches-api.module';
@@ -33,7 +34,7 @@ export class ApiModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: ApiModule,
-      imports: [CoreModule.forRoot(config), outboxModule(), HealthModule, AccountsApiModule, TokensApiModule, QrCodesApiModule, FoldersApiModule, BatchesApiModule, EventsApiModule, WebhooksApiModule, AnalyticsApiModule, DomainsApiModule,
+      imports: [CoreModule.forRoot(config), outboxModule(), HealthModule, AccountsApiModule, TokensApiModule, MembersApiModule, QrCodesApiModule, FoldersApiModule, BatchesApiModule, EventsApiModule, WebhooksApiModule, AnalyticsApiModule, DomainsApiModule,
         FilesApiModule,
         TemplatesApiModule,
         MetricsModule,

@@ -12,6 +12,8 @@ export interface Plan {
   monthly_requests: number | null;
   requests_per_minute: number;
   active_keys: number;
+  /** Members and pending invitations of a workspace; null = unlimited. */
+  seats: number | null;
 }
 
 /** Scopes whose routes the free plan may not use (403 plan_restricted). */
