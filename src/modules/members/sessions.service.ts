@@ -115,7 +115,7 @@ export class SessionsService {
     if (!token) throw new ApiException('unauthorized', 'No refresh cookie: sign in again');
     const em = this.em.fork();
     const row = await findRefreshSession(em, token);
-    if (!row || row.revoked_at || row.expires_at.getTime() <= Date.now()) {
+    if (!row || row.revoked_at || new Date(row.expires_at).getTime() <= Date.now()) {
       this.clearRefreshCookie(reply);
       throw new ApiException('unauthorized', 'The session has ended: sign in again');
     }
