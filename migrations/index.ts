@@ -15,6 +15,7 @@ import { Migration20261124030000_templates } from './Migration20261124030000_tem
 import { Migration20261124031000_batch_claims } from './Migration20261124031000_batch_claims';
 import { Migration20261125010000_scan_ingest_speed } from './Migration20261125010000_scan_ingest_speed';
 import { Migration20261125160000_members } from './Migration20261125160000_members';
+import { Migration20261125161000_audit_log } from './Migration20261125161000_audit_log';
 
 /** Applied in this order by `npm run migrate`, the local runner and the test runner. */
 export const migrationsList = [
@@ -35,4 +36,5 @@ export const migrationsList = [
   { name: 'Migration20261124031000_batch_claims', class: Migration20261124031000_batch_claims },
   { name: 'Migration20261125010000_scan_ingest_speed', class: Migration20261125010000_scan_ingest_speed },
   { name: 'Migration20261125160000_members', class: Migration20261125160000_members },
+  { name: 'Migration20261125161000_audit_log', class: Migration20261125161000_audit_log },
 ];

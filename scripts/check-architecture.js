@@ -16,6 +16,7 @@ const ROOT = path.resolve(__dirname, '..');
 const MODULE_ORDER = [
   'health',
   'mail',
+  'audit',
   'accounts',
   'tokens',
   'members',

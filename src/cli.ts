@@ -11,6 +11,8 @@ import { loadPlans } from './modules/accounts/plans';
 import { DashboardAuthService } from './modules/tokens/dashboard-auth.service';
 import { createAuthToken, ensureOwner, findUserByEmail, membershipOf } from './modules/members/members.repository';
 import { LINK_TTL_MS } from './modules/members/sessions.service';
+import { recordAudit } from './modules/audit/audit.repository';
+import { asActor } from './common/audit/audit-context';
 import { pauseAboveLimit, purgeTrash, type PausedCode } from './modules/qr-codes/qr-lifecycle';
 import { CHANNELS } from './common/queue/channels';
 import { createRedis } from './common/redis/redis.provider';
@@ -133,6 +135,11 @@ export async function runCommand(command: string, flags: Flags, config: AppConfi
       const em = orm.em.fork();
       await setPlan(em, org.id, next);
       const paused = await pauseAboveLimit(em, org.id, plans[next].dynamic_qr_limit, plans[next].gs1_limit);
+      await recordAudit(
+        em,
+        { organizationId: org.id, action: 'organization.plan_changed', resource: { type: 'organization', id: org.id }, changes: { plan: [org.plan, next] } },
+        ...paused.map((p) => ({ organizationId: org.id, action: 'qr_code.paused', resource: { type: 'qr_code', id: p.id }, changes: { status: ['live', 'paused'] as [unknown, unknown] } })),
+      );
       if (paused.length) await publishInvalidations(config, paused);
       return { organization_id: org.id, plan: next, paused: paused.map((p) => p.id) };
     }
@@ -216,7 +223,7 @@ export async function main(): Promise<void> {
     fail('database_unavailable', `Cannot connect to PostgreSQL: ${err.message}`, 69),
   );
   try {
-    const result = await runCommand(command, flags, config, orm);
+    const result = await asActor({ type: 'system', id: 'cli' }, () => runCommand(command, flags, config, orm));
     process.stdout.write(`${JSON.stringify(result)}\n`);
     await orm.close();
     process.exit(0);

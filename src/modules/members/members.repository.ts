@@ -157,14 +157,14 @@ export interface SessionRow {
 export async function createRefreshSession(
   em: EntityManager,
   input: { userId: string; organizationId: string; familyId?: string; ttlMs: number },
-): Promise<string> {
+): Promise<{ token: string; id: string }> {
   const token = newSecretToken();
   const id = newId('ses');
   await em.execute(
     `insert into user_sessions (id, family_id, user_id, organization_id, token_hash, expires_at) values (?, ?, ?, ?, ?, ?)`,
     [id, input.familyId ?? id, input.userId, input.organizationId, hashToken(token), new Date(Date.now() + input.ttlMs)],
   );
-  return token;
+  return { token, id };
 }
 
 export async function findRefreshSession(em: EntityManager, token: string): Promise<SessionRow | null> {

@@ -12,6 +12,7 @@ import { parseLimit } from '../../common/http/pagination';
 import { findOrganization, lockOrganization } from '../accounts/organizations.repository';
 import { PLAN_CATALOG, type PlanCatalog } from '../accounts/plans';
 import { MailService } from '../mail/mail.service';
+import { recordAudit } from '../audit/audit.repository';
 import type { DeletedMemberDto, MemberDto, UserDto } from './dto/members.dto';
 import {
   activeMembershipsOf,
@@ -124,6 +125,12 @@ export class MembersService {
         );
       }
       const token = await createAuthToken(em, 'invitation', user.id, INVITATION_TTL_MS, id!);
+      await recordAudit(em, {
+        organizationId: auth.organizationId,
+        action: 'member.invited',
+        resource: { type: 'member', id: id! },
+        changes: { email: [null, user.email], role: [existing?.role ?? null, body.role], status: [existing?.status ?? null, 'invited'] },
+      });
       return { member: (await findMembership(em, auth.organizationId, id!))!, token, orgName: org.name };
     });
     const link = `${new URL(this.config.apiBaseUrl).origin}/app/accept?token=${token}`;
@@ -150,6 +157,9 @@ export class MembersService {
         throw new ApiException('last_owner', 'This is the last owner of the workspace: make another member owner first');
       }
       await em.execute('update memberships set role = ?, updated_at = now() where id = ?', [role, id]);
+      if (member.role !== role) {
+        await recordAudit(em, { organizationId: auth.organizationId, action: 'member.role_changed', resource: { type: 'member', id }, changes: { role: [member.role, role] } });
+      }
       return presentMember({ ...member, role });
     });
   }
@@ -158,15 +168,22 @@ export class MembersService {
   async remove(auth: AuthContext, id: string): Promise<DeletedMemberDto> {
     return this.em.fork().transactional(async (em) => {
       const member = await findMembership(em, auth.organizationId, id);
-      if (!member) throw ApiException.notFound('member', id);
-      const self = member.user_id === auth.actor?.id;
+      const self = member !== null && member.user_id === auth.actor?.id;
+      // Role first: a viewer removing anyone but themselves is a 403 whether or not the id exists.
       const myRole = await this.auth.requireRole(session(auth), self ? ['owner', 'admin', 'editor', 'viewer'] : MANAGER_ROLES);
+      if (!member) throw ApiException.notFound('member', id);
       if (!self && myRole !== 'owner' && member.role === 'owner') throw new ApiException('insufficient_scope', 'Only an owner can remove an owner');
       await lockOrganization(em, auth.organizationId);
       if (member.role === 'owner' && member.status === 'active' && (await activeOwners(em, auth.organizationId)) <= 1) {
         throw new ApiException('last_owner', 'This is the last owner of the workspace: make another member owner first');
       }
       await em.execute('delete from memberships where id = ?', [id]);
+      await recordAudit(em, {
+        organizationId: auth.organizationId,
+        action: 'member.removed',
+        resource: { type: 'member', id },
+        changes: { email: [member.email, null], role: [member.role, null], status: [member.status, null] },
+      });
       await revokeMemberSessions(em, member.user_id, auth.organizationId);
       return { id, object: 'member', deleted: true };
     });
@@ -192,6 +209,13 @@ export class MembersService {
         throw ApiException.invalid('password', 'This account already has a password: sign in with it, or change it with PATCH /v1/users/me');
       }
       await em.execute(`update memberships set status = 'active', invitation_expires_at = null, updated_at = now() where id = ?`, [row.id]);
+      await recordAudit(em, {
+        organizationId: row.organization_id,
+        action: 'member.joined',
+        resource: { type: 'member', id: row.id },
+        changes: { status: ['invited', 'active'], ...(passwordHash !== undefined ? { password: [null, 'set'] } : {}) },
+        actor: { type: 'user', id: user.id, email: user.email },
+      });
       const name = body.name?.trim() ? body.name.trim() : user.name;
       await em.execute('update users set name = ?, password_hash = coalesce(?, password_hash), updated_at = now() where id = ?', [
         name,

@@ -10,6 +10,7 @@ import { REDIS } from '../../common/redis/redis.provider';
 import type { AuthContext } from '../../common/auth/auth-context';
 import type { Role } from '../../common/auth/roles';
 import { MailService } from '../mail/mail.service';
+import { recordAudit } from '../audit/audit.repository';
 import { DashboardAuthService } from '../tokens/dashboard-auth.service';
 import {
   activeMembershipsOf,
@@ -104,7 +105,13 @@ export class SessionsService {
       throw new ApiException('insufficient_scope', 'This account is not a member of any workspace');
     }
     const refresh = await createRefreshSession(em, { userId: user.id, organizationId: membership.organization_id, ttlMs: REFRESH_TTL_MS });
-    this.setRefreshCookie(reply, refresh);
+    await recordAudit(em, {
+      organizationId: membership.organization_id,
+      action: 'session.created',
+      resource: { type: 'session', id: refresh.id },
+      actor: { type: 'user', id: user.id, email: user.email },
+    });
+    this.setRefreshCookie(reply, refresh.token);
     return this.answer(user, membership.organization_id, membership.role);
   }
 
@@ -132,7 +139,7 @@ export class SessionsService {
       throw new ApiException('unauthorized', 'You are no longer a member of this workspace: sign in again');
     }
     const next = await createRefreshSession(em, { userId: user.id, organizationId: row.organization_id, familyId: row.family_id, ttlMs: REFRESH_TTL_MS });
-    this.setRefreshCookie(reply, next);
+    this.setRefreshCookie(reply, next.token);
     return this.answer(user, row.organization_id, membership.role);
   }
 
@@ -148,7 +155,7 @@ export class SessionsService {
     const row = token ? await findRefreshSession(em, token) : null;
     if (row && row.user_id === user.id && !row.revoked_at && !row.rotated_at && (await markRotated(em, row.id))) {
       const next = await createRefreshSession(em, { userId: user.id, organizationId, familyId: row.family_id, ttlMs: REFRESH_TTL_MS });
-      this.setRefreshCookie(reply, next);
+      this.setRefreshCookie(reply, next.token);
     }
     return this.answer(user, organizationId, membership.role);
   }
