@@ -59,7 +59,16 @@ export class AuditSubscriber implements EventSubscriber {
       for (const key of Object.keys(cs.payload ?? {})) {
         if (IGNORED.has(key)) continue;
         const field = snake(key);
-        const was = auditValue(field, before[key]);
+        // The original data holds JSON columns serialized; compare and record them as values.
+        let original = before[key];
+        if (typeof original === 'string' && entity[key] !== null && typeof entity[key] === 'object' && !(entity[key] instanceof Date)) {
+          try {
+            original = JSON.parse(original);
+          } catch {
+            /* a plain string after all */
+          }
+        }
+        const was = auditValue(field, original);
         const now = auditValue(field, entity[key]);
         if (JSON.stringify(was) === JSON.stringify(now)) continue;
         changes[field] = [was, now];

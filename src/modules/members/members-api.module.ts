@@ -3,6 +3,7 @@ import { SESSION_AUTHENTICATOR } from '../../common/auth/session-authenticator';
 import { MailModule } from '../mail/mail.module';
 import { TokensApiModule } from '../tokens/tokens-api.module';
 import { InvitationsController, MembersController, UsersController } from './members.controller';
+import { ManagerGuard } from './manager.guard';
 import { MembersService } from './members.service';
 import { SessionAuthService } from './session-auth.service';
 import { SessionController } from './session.controller';
@@ -14,7 +15,7 @@ import { SessionsService } from './sessions.service';
 @Module({
   imports: [TokensApiModule, MailModule],
   controllers: [SessionController, MembersController, InvitationsController, UsersController],
-  providers: [SessionsService, MembersService, SessionAuthService, { provide: SESSION_AUTHENTICATOR, useExisting: SessionAuthService }],
+  providers: [ManagerGuard, SessionsService, MembersService, SessionAuthService, { provide: SESSION_AUTHENTICATOR, useExisting: SessionAuthService }],
   exports: [SESSION_AUTHENTICATOR],
 })
 export class MembersApiModule {}

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res, UseGuards } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { Auth, type AuthContext } from '../../common/auth/auth-context';
@@ -16,6 +16,7 @@ import {
   UpdateMemberDto,
   UserDto,
 } from './dto/members.dto';
+import { ManagerGuard } from './manager.guard';
 import { MembersService } from './members.service';
 
 @ApiTags('Members')
@@ -32,6 +33,7 @@ export class MembersController {
   }
 
   @Post()
+  @UseGuards(ManagerGuard)
   @ApiOperation({
     summary: 'Invite a member by e-mail',
     description: 'Owners and admins (only an owner invites an owner). Mails a link valid 7 days; the member is `invited` until it is used. Counts against the plan\'s seats.',
@@ -42,6 +44,7 @@ export class MembersController {
   }
 
   @Patch(':id')
+  @UseGuards(ManagerGuard)
   @ApiOperation({ summary: "Change a member's role", description: 'Owners and admins; only an owner grants or takes away `owner`. The last owner cannot be demoted (409 `last_owner`).' })
   @ApiOkResponse({ type: MemberDto })
   update(@Auth() auth: AuthContext, @Param('id') id: string, @Body() body: UpdateMemberDto): Promise<MemberDto> {
