@@ -22,7 +22,7 @@ describe('audit log', () => {
     const patched = await http(api.origin, 'PATCH', `/v1/qr-codes/${created.body.id}`, { key: s.token, body: { target: { type: 'url', destination: 'https://b.example.com/' } } });
     expect(patched.status).toBe(200);
 
-    const log = await http(api.origin, 'GET', `/v1/audit-log?resource_id=${created.body.id}`, { key: org.apiKey });
+    const log = await http(api.origin, 'GET', `/v1/audit-log?resource_id=${created.body.id}`, { key: s.token });
     expect(log.status).toBe(200);
     const [updated, creation] = log.body.data;
     expect(log.body.data).toHaveLength(2);
@@ -38,7 +38,7 @@ describe('audit log', () => {
     expect(updated.changes.target[0]).toMatchObject({ destination: 'https://a.example.com/' });
     expect(updated.changes.target[1]).toMatchObject({ destination: 'https://b.example.com/' });
     // Filters: by actor and action.
-    const byActor = await http(api.origin, 'GET', `/v1/audit-log?actor_id=${s.body.user.id}&action=qr_code.updated`, { key: org.apiKey });
+    const byActor = await http(api.origin, 'GET', `/v1/audit-log?actor_id=${s.body.user.id}&action=qr_code.updated`, { key: s.token });
     expect(byActor.body.data.map((e: any) => e.id)).toEqual([updated.id]);
   });
 
@@ -86,6 +86,8 @@ describe('audit log', () => {
     expect(denied.body.error.code).toBe('insufficient_scope');
     const narrow = await addKey(api, org.organizationId, { scopes: ['qr:read'] });
     expect((await http(api.origin, 'GET', '/v1/audit-log', { key: narrow.apiKey })).status).toBe(403);
+    // A key made without scopes has the API's six, not audit:read.
+    expect((await http(api.origin, 'GET', '/v1/audit-log', { key: org.apiKey })).status).toBe(403);
     const auditor = await addKey(api, org.organizationId, { scopes: ['audit:read'] });
     expect((await http(api.origin, 'GET', '/v1/audit-log', { key: auditor.apiKey })).status).toBe(200);
     // Another workspace's entries are not visible.
