@@ -26,6 +26,9 @@ export interface MembershipRow {
   name: string | null;
 }
 
+/** Sign-in links last 15 minutes. */
+export const LINK_TTL_MS = 15 * 60_000;
+
 export const normalizeEmail = (email: string): string => email.trim().toLowerCase();
 
 /** SHA-256 of a one-time token or refresh token: only the hash is stored. */

@@ -20,6 +20,7 @@ import {
   findRefreshSession,
   findUser,
   findUserByEmail,
+  LINK_TTL_MS,
   markRotated,
   membershipOf,
   normalizeEmail,
@@ -34,7 +35,6 @@ export const REFRESH_COOKIE = 'scanlink_refresh';
 export const REFRESH_COOKIE_PATH = '/v1/session';
 export const SESSION_TOKEN_SECONDS = 15 * 60;
 export const REFRESH_TTL_MS = 30 * 86_400_000;
-export const LINK_TTL_MS = 15 * 60_000;
 /** Failed sign-ins allowed per minute, per e-mail address and per client address. */
 export const SIGN_IN_FAILURES_PER_MINUTE = 10;
 
