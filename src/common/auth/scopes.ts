@@ -5,6 +5,3 @@ export function isScope(s: string): s is Scope {
   return (SCOPES as readonly string[]).includes(s);
 }
 
-/** What a key gets when created without `scopes`: the API's scope table. `audit:read` (the audit log names members and
- * what they did) is granted only when asked for. */
-export const DEFAULT_KEY_SCOPES: readonly Scope[] = SCOPES.filter((s) => s !== 'audit:read');

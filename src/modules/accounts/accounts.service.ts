@@ -3,7 +3,7 @@ import { EntityManager } from '@mikro-orm/postgresql';
 import { ApiException } from '../../common/errors/api.exception';
 import { generateApiKey, hashApiKey, isWellFormedApiKey, keyPrefix } from '../../common/auth/api-key-format';
 import type { AuthContext } from '../../common/auth/auth-context';
-import { DEFAULT_KEY_SCOPES, isScope, Scope, SCOPES } from '../../common/auth/scopes';
+import { isScope, Scope, SCOPES } from '../../common/auth/scopes';
 import type { Environment } from '../../common/auth/api-key-format';
 import { ApiKey } from './api-key.entity';
 import { Organization } from './organization.entity';
@@ -102,7 +102,7 @@ export class AccountsService {
   }
 
   validateScopes(scopes: string[] | undefined): Scope[] {
-    if (scopes === undefined) return [...DEFAULT_KEY_SCOPES];
+    if (scopes === undefined) return [...SCOPES];
     if (!Array.isArray(scopes) || scopes.length === 0) throw ApiException.invalid('scopes', 'scopes must be a non-empty array');
     const bad = scopes.filter((s) => typeof s !== 'string' || !isScope(s));
     if (bad.length) throw ApiException.invalid('scopes', `Unknown scope(s): ${bad.join(', ')}. Known: ${SCOPES.join(', ')}`);
