@@ -1,8 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsObject, IsOptional, IsString, Matches, MaxLength, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsObject, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
 import { ListEnvelopeDto } from '../../common/http/list';
 import { IsOmittable } from '../../common/errors/validation';
 import { DesignDto } from '../rendering/design.dto';
+import { DownloadQueryDto } from '../qr-codes/dto/qr-code.dto';
 
 export const MAX_BATCH_ITEMS = 1000;
 
@@ -67,11 +68,5 @@ export class ListBatchesQueryDto {
   @ApiPropertyOptional() @IsOmittable() @IsString() @MaxLength(1024) cursor?: string;
 }
 
-export class BatchDownloadQueryDto {
-  @ApiPropertyOptional({ enum: ['svg', 'png'], default: 'svg' })
-  @IsOmittable() @IsIn(['svg', 'png'], { message: 'format must be svg or png' })
-  format?: string;
-  @ApiPropertyOptional({ type: 'integer', minimum: 100, maximum: 4000, default: 1000, description: 'Pixels: the PNG size, or the SVG width and height' })
-  @IsOmittable() @Matches(/^\d+$/, { message: 'size must be an integer from 100 to 4000' })
-  size?: string;
-}
+/** A batch's ZIP takes the same `format` and `size` as one code's download. */
+export class BatchDownloadQueryDto extends DownloadQueryDto {}

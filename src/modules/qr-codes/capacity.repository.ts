@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { lockOrganization } from '../accounts/organizations.repository';
+import { gs1Kind } from '../gs1/gs1-kind';
 
 /**
  * The plan's dynamic-code capacity: live dynamic codes plus reservations (`qr_capacity_reservations`, owned here). A
@@ -13,7 +14,7 @@ import { lockOrganization } from '../accounts/organizations.repository';
 export async function lockCapacity(em: EntityManager, organizationId: string, except?: string): Promise<{ live: number; reserved: number }> {
   await lockOrganization(em, organizationId);
   const [row] = await em.execute<{ live: string; reserved: string }[]>(
-    `select (select count(*) from qr_codes where organization_id = ? and kind = 'dynamic' and status = 'live' and type <> 'gs1') as live,
+    `select (select count(*) from qr_codes where organization_id = ? and kind = 'dynamic' and status = 'live' and not (${gs1Kind.sqlCondition})) as live,
             (select coalesce(sum(dynamic_count), 0) from qr_capacity_reservations where organization_id = ? and holder <> ?) as reserved`,
     [organizationId, organizationId, except ?? ''],
   );

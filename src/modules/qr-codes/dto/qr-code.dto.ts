@@ -3,7 +3,7 @@ import { TARGET_UNION } from './target-schemas';
 import { IsArray, IsBoolean, IsIn, IsObject, IsOptional, IsString, Length, Matches, MaxLength, ValidateIf } from 'class-validator';
 import { IsOmittable } from '../../../common/errors/validation';
 import { DESIGN_EXAMPLE, DesignDto } from '../../rendering/design.dto';
-import { Gs1PatchFields } from './gs1.dto';
+import { Gs1PatchFields } from '../../gs1/gs1.dto';
 
 export const QR_SORTS = ['created_at', 'updated_at', 'name', 'scan_count', 'deleted_at'] as const;
 export const QR_STATUSES = ['active', 'inactive', 'all', 'trashed', 'paused'] as const;
