@@ -259,8 +259,12 @@ describe('scan host: GET /{short_code}', () => {
         browser: 'Chrome',
         referrer: 'news.example.org',
         language: 'en',
+        // The visitor of the day: an HMAC under the day's salt (visitor-salt.ts), never the address.
+        visitor: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/),
       });
       expect(iphone).toMatchObject({ device: 'Mobile', os: 'iOS', country: null, referrer: null, language: null });
+      expect(iphone.visitor).toMatch(/^[A-Za-z0-9_-]{22}$/);
+      expect(iphone.visitor).not.toBe(desktop.visitor);
       expect(await queuedFor(scan, card.id)).toEqual([]);
       expect((await streamRecords()).raw).not.toContain(CLIENT_IP);
     });

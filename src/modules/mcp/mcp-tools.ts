@@ -3,7 +3,6 @@ import type { Type } from '@nestjs/common';
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { AuthContext } from '../../common/auth/auth-context';
 import { AnalyticsController } from '../analytics/analytics.controller';
-import { AnalyticsQueryDto } from '../analytics/analytics.dto';
 import type { AnalyticsService } from '../analytics/analytics.service';
 import { BatchesController } from '../batches/batches.controller';
 import { CreateBatchDto } from '../batches/batches.dto';
@@ -95,9 +94,11 @@ export const TOOLS: readonly ToolDefinition[] = [
   {
     name: 'get_qr_code_analytics',
     route: [AnalyticsController, 'retrieve'],
-    query: AnalyticsQueryDto,
+    // The query is checked by the service (analytics-query.ts), as on the REST route; its parameters come from the
+    // OpenAPI operation (from, to, timezone, interval and the dimension filters).
+    query: Object,
     annotations: READ,
-    run: (s, auth, { id, query }) => s.analytics.forCode(auth, id, query),
+    run: (s, auth, { id, query }) => s.analytics.forCode(auth, id, (query ?? {}) as Record<string, unknown>),
   },
   {
     name: 'list_folders',

@@ -132,3 +132,55 @@ export const scanIngestSql = {
    where q.id = s.qr_code_id
   returning 1`,
 };
+
+/** A code as analytics reads it: identity, creation time and its smart-URL rule names (target.rules[].name). */
+export interface AnalyticsCodeFacts {
+  id: string;
+  name: string;
+  kind: string;
+  createdAt: Date;
+  ruleNames: [string, string | null][];
+}
+
+/**
+ * Live codes of the caller's workspace and environment for analytics: the listed ids (if any), narrowed by folder,
+ * tag and target type. Unknown or foreign ids are simply absent (the caller answers 404).
+ */
+export async function findAnalyticsCodes(
+  em: EntityManager,
+  scope: Pick<AuthContext, 'organizationId' | 'environment'>,
+  sel: { ids?: string[]; folderId?: string; tag?: string; type?: string },
+): Promise<AnalyticsCodeFacts[]> {
+  const rows = await em.execute<{ id: string; name: string; kind: string; created_at: Date | string; rules: [string, string | null][] | string }[]>(
+    `select id, name, kind, created_at,
+            coalesce((select json_agg(json_build_array(r->>'id', r->>'name'))
+                        from jsonb_array_elements(case when jsonb_typeof(target->'rules') = 'array' then target->'rules' else '[]'::jsonb end) r
+                       where r->>'id' is not null), '[]'::json) as rules
+       from qr_codes
+      where organization_id = ? and environment = ? and status = 'live'
+        and (?::jsonb is null or id in (select jsonb_array_elements_text(?::jsonb)))
+        and (?::text is null or folder_id = ?)
+        and (?::text is null or ? = any(tags))
+        and (?::text is null or type = ?)
+      order by id`,
+    [
+      scope.organizationId,
+      scope.environment,
+      sel.ids ? JSON.stringify(sel.ids) : null,
+      sel.ids ? JSON.stringify(sel.ids) : null,
+      sel.folderId ?? null,
+      sel.folderId ?? null,
+      sel.tag ?? null,
+      sel.tag ?? null,
+      sel.type ?? null,
+      sel.type ?? null,
+    ],
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    name: r.name,
+    kind: r.kind,
+    createdAt: new Date(r.created_at),
+    ruleNames: typeof r.rules === 'string' ? (JSON.parse(r.rules) as [string, string | null][]) : r.rules,
+  }));
+}

@@ -38,13 +38,21 @@ export class ScanEnricher {
    * The ScanRecord of one scan: the same values as enrich({ ip, referer, acceptLanguage, userAgent }), with the user-agent part from the memo, built in
    * one object (no intermediate facts or context objects on the hot path).
    */
-  record(id: string, code: CachedCode, ua: UserAgentFacts, ip: string | undefined, referer: string | undefined, acceptLanguage: string | undefined): ScanRecord {
+  record(
+    id: string,
+    code: CachedCode,
+    ua: UserAgentFacts,
+    ip: string | undefined,
+    referer: string | undefined,
+    acceptLanguage: string | undefined,
+  ): ScanRecord {
     const place = this.geo.locate(ip);
     return {
       id,
       qr_code_id: code.id,
       organization_id: code.organizationId,
       scanned_at: this.now(),
+      visitor: null, // set by the caller (visitor-salt.ts), in the same object shape
       country: place.country,
       city: place.city,
       device: ua.device,

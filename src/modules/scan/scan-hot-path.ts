@@ -1,5 +1,8 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import type { Redis } from 'ioredis';
+import { REDIS } from '../../common/redis/redis.provider';
+import { VisitorSalts } from './visitor-salt';
 import { APP_CONFIG, AppConfig } from '../../common/config/config';
 import { clientIp, parseTrustProxy, type TrustProxy } from '../../common/http/client-address';
 import { countScanAnswer } from '../../common/metrics/metrics';
@@ -55,10 +58,12 @@ export interface HotPathOptions {
  * memory and appended to the scan buffer after the answer is written.
  */
 @Injectable()
-export class ScanHotPath implements OnApplicationShutdown {
+export class ScanHotPath implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('ScanHotPath');
   private readonly trust: TrustProxy;
   private readonly enricher = new ScanEnricher();
+  /** The days' salts of unique-visitor hashes (in memory; refreshed from Redis every minute). */
+  private readonly salts: VisitorSalts;
   private readonly scanBaseUrl: string;
   private readonly scanOrigin: string;
   private access?: ScanAccessLog;
@@ -70,7 +75,9 @@ export class ScanHotPath implements OnApplicationShutdown {
     private readonly cache: ScanCodeCache,
     private readonly buffer: ScanBuffer,
     private readonly sites: DomainHostCache,
+    @Inject(REDIS) redis: Redis,
   ) {
+    this.salts = new VisitorSalts(redis);
     this.trust = parseTrustProxy(config.trustProxy);
     this.scanBaseUrl = config.scanBaseUrl;
     this.scanOrigin = new URL(config.scanBaseUrl).origin;
@@ -112,8 +119,14 @@ export class ScanHotPath implements OnApplicationShutdown {
     };
   }
 
+  /** Today's visitor salt before the first scan (a failure is logged; such scans count as new visitors). */
+  onModuleInit(): Promise<void> {
+    return this.salts.start(60_000, (m) => this.logger.warn(m));
+  }
+
   /** The last access summary, once the HTTP server has stopped answering. */
   onApplicationShutdown(): void {
+    this.salts.stop();
     this.access?.stop?.();
   }
 
@@ -224,8 +237,10 @@ export class ScanHotPath implements OnApplicationShutdown {
   private count(req: IncomingMessage, code: CachedCode, userAgent: string | undefined): void {
     const ua = this.enricher.userAgent(userAgent);
     if (ua.bot) return;
-    this.buffer.add(
-      this.enricher.record(pooledId('scan'), code, ua, clientIp(req, this.trust), req.headers.referer, req.headers['accept-language']),
-    );
+    const ip = clientIp(req, this.trust);
+    // The visitor of the day (an HMAC under the day's salt, in memory): the address goes no further than this call.
+    const record = this.enricher.record(pooledId('scan'), code, ua, ip, req.headers.referer, req.headers['accept-language']);
+    record.visitor = this.salts.visitor(record.scanned_at, code.id, ip, userAgent);
+    this.buffer.add(record);
   }
 }
