@@ -302,6 +302,11 @@ describe('scan host: GET /{short_code}', () => {
         target: { destination: 'https://example.com/cached', utm: null },
         status: 'live',
         isActive: true,
+        scanCount: 0,
+        expiresAt: null,
+        maxScans: null,
+        expiredUrl: null,
+        passwordTag: null,
       });
       // Changed behind the API's back (no invalidation): the scan host does not see it.
       await db(api).execute(`update qr_codes set target = '{"destination":"https://example.com/sneaky","utm":null}' where id = ?`, [c.id]);

@@ -11,6 +11,8 @@ import { FoldersController } from '../folders/folders.controller';
 import { ListFoldersQueryDto } from '../folders/folders.dto';
 import type { FoldersService } from '../folders/folders.service';
 import { CreateQrCodeDto, ListQrCodesQueryDto, UpdateQrCodeDto } from '../qr-codes/dto/qr-code.dto';
+import { RuleTestBodyDto } from '../qr-codes/dto/qr-code-response.dto';
+import { ApiException } from '../../common/errors/api.exception';
 import { QrCodesController } from '../qr-codes/qr-codes.controller';
 import type { QrCodesService } from '../qr-codes/qr-codes.service';
 
@@ -47,6 +49,12 @@ export interface ToolDefinition {
   run(services: ToolServices, auth: AuthContext, input: ToolInput): Promise<object>;
 }
 
+/** A body the service validates itself (a page-holding type's content, the rule tester's facts): any JSON object. */
+const anyObject = async (raw: unknown): Promise<Record<string, unknown>> => {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw ApiException.invalid(undefined, 'The arguments must be an object');
+  return raw as Record<string, unknown>;
+};
+
 const READ: ToolAnnotations = { readOnlyHint: true, openWorldHint: false };
 const WRITE: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
 
@@ -78,6 +86,22 @@ export const TOOLS: readonly ToolDefinition[] = [
     body: UpdateQrCodeDto,
     annotations: { ...WRITE, idempotentHint: true },
     run: (s, auth, { id, body }) => s.qrCodes.update(auth, id, body),
+  },
+  {
+    name: 'update_qr_code_content',
+    route: [QrCodesController, 'replaceContent'],
+    body: Object as unknown as Type<unknown>,
+    parseBody: anyObject,
+    annotations: { ...WRITE, idempotentHint: true },
+    run: (s, auth, { id, body }) => s.qrCodes.replaceContent(auth, id, body),
+  },
+  {
+    name: 'test_qr_code_rules',
+    route: [QrCodesController, 'testRules'],
+    body: RuleTestBodyDto,
+    parseBody: anyObject,
+    annotations: READ,
+    run: (s, auth, { id, body }) => s.qrCodes.testRules(auth, id, body),
   },
   {
     name: 'delete_qr_code',

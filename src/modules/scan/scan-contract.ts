@@ -131,4 +131,12 @@ export interface CachedCode {
   /** live | trashed | paused */
   status: string;
   isActive: boolean;
+  /** Link controls and the scan-number base (docs/link-controls.md); absent in copies cached by older versions. */
+  scanCount?: number;
+  /** epoch ms */
+  expiresAt?: number | null;
+  maxScans?: number | null;
+  expiredUrl?: string | null;
+  /** set when the code has a password: a tag of its hash that the unlock cookie is bound to (never the hash) */
+  passwordTag?: string | null;
 }

@@ -1,4 +1,4 @@
-import { isBot, parseUserAgent, primaryLanguage, referrerHost } from './enrich';
+import { isBot, parseUserAgent, type Place, primaryLanguage, referrerHost } from './enrich';
 import { GeoCache } from './geo-cache';
 import type { CachedCode, ScanContext, ScanRecord } from './scan-contract';
 import { StringMemo } from './string-memo';
@@ -45,6 +45,7 @@ export class ScanEnricher {
     ip: string | undefined,
     referer: string | undefined,
     acceptLanguage: string | undefined,
+    outcome?: { ruleId: string | null | undefined; arm: number | null; expired: boolean },
   ): ScanRecord {
     const place = this.geo.locate(ip);
     return {
@@ -60,7 +61,15 @@ export class ScanEnricher {
       browser: ua.browser,
       referrer: referrerHost(referer),
       language: acceptLanguage ? this.languages.get(acceptLanguage) : null,
+      rule_id: outcome ? outcome.ruleId : undefined, // absent: no rule decided this scan
+      arm: outcome ? outcome.arm : null,
+      expired: outcome ? outcome.expired : false,
     };
+  }
+
+  /** Where an address is (geo-cache.ts), region included: for smart-URL rules. */
+  place(ip: string | undefined): Place {
+    return this.geo.locate(ip);
   }
 
   /** `new Date().toISOString()`, made once per millisecond. */

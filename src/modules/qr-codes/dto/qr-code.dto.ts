@@ -4,11 +4,12 @@ import { IsArray, IsBoolean, IsIn, IsObject, IsOptional, IsString, Length, Match
 import { IsOmittable } from '../../../common/errors/validation';
 import { DESIGN_EXAMPLE, DesignDto } from '../../rendering/design.dto';
 import { Gs1PatchFields } from '../../gs1/gs1.dto';
+import { LinkControlFields } from '../../targets/link-controls';
 
 export const QR_SORTS = ['created_at', 'updated_at', 'name', 'scan_count', 'deleted_at'] as const;
 export const QR_STATUSES = ['active', 'inactive', 'all', 'trashed', 'paused'] as const;
 
-export class CreateQrCodeDto {
+export class CreateQrCodeDto extends LinkControlFields {
   @ApiProperty({
     description: 'What the code points at; `target.type` selects the fields (see the Target schemas).',
     ...TARGET_UNION,
