@@ -60,7 +60,7 @@ const SURFACES = {
   folders: ['folders-api.module.ts', 'folders.repository.ts', 'folders.service.ts', 'folders.dto.ts', 'folders.controller.ts'],
   events: ['events.module.ts', 'events.service.ts', 'event-subscriber.ts', 'event-types.ts'],
   webhooks: ['webhook-outbox.ts'],
-  rendering: ['rendering.module.ts', 'rendering.service.ts', 'design.ts', 'design.dto.ts'],
+  rendering: ['rendering.module.ts', 'rendering.service.ts', 'design.ts', 'design.dto.ts', 'image-request.ts', 'scannability.ts'],
   templates: ['templates.repository.ts'],
   images: ['images.module.ts', 'images.service.ts', 'storage/image-storage.ts', 'storage/storage.factory.ts'],
   files: ['files.module.ts', 'files.repository.ts', 'file-delivery.service.ts', 'file-types.ts', 'multipart-upload.ts'],

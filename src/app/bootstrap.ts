@@ -15,6 +15,7 @@ import { toEnvelope } from '../common/errors/exception.filter';
 import { RateLimiter } from '../common/http/rate-limiter';
 import { newId } from '../common/ids';
 import { createPino, PinoLoggerService } from '../common/logging/logger';
+import { envelopeCode } from '../common/logging/access-log';
 import { observeRequest } from '../common/metrics/metrics';
 import { McpService } from '../modules/mcp/mcp.service';
 import { PerRequestAccessLog, type ScanAccessLog, ScanAccessSummary } from '../modules/scan/scan-access-log';
@@ -144,8 +145,8 @@ function instrument(fastify: FastifyInstance, logger: PinoLoggerService, process
   // Error answers carry their envelope's code in the access line (`code: "invalid_request"`): what a person looks for.
   const errorCodes = new WeakMap<object, string>();
   fastify.addHook('onSend', (req, reply, payload, done) => {
-    if (reply.statusCode >= 400 && typeof payload === 'string') {
-      const code = /^\{"error":\{"code":"([a-z_]+)"/.exec(payload)?.[1];
+    if (reply.statusCode >= 400) {
+      const code = envelopeCode(payload);
       if (code) errorCodes.set(req, code);
     }
     done(null, payload);

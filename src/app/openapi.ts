@@ -101,13 +101,28 @@ export function buildOpenApi(app: INestApplication, config: AppConfig): OpenAPIO
       .setTitle('Scanlink API')
       .setDescription(
         'Workspace QR codes: dynamic and static codes, batches, folders, analytics, signed webhooks and a 30-day event ' +
-          'archive. Authenticate with `Authorization: Bearer qr_live_…`. Errors share one envelope ' +
+          'archive. Authenticate with `Authorization: Bearer qr_live_…`. ' +
+          'Where the key comes from: `npm run local` prints a demo key in its banner (`Demo API key: qr_live_…`); an ' +
+          'operator creates a workspace and its first key with the CLI, `npm run -s cli -- org:create --name N --plan pro ' +
+          '--email E` (in a Docker deployment: `docker compose exec api node dist/src/cli.js org:create …`), which prints ' +
+          '`api_key` once. In this page, click **Authorize** and paste the key alone: Swagger UI adds `Bearer ` itself. ' +
+          'Errors share one envelope ' +
           '`{"error": {"code", "message", "request_id", …}}`; every response carries `Request-Id`, `Scanlink-Version` and ' +
           '`RateLimit-Limit/Remaining/Reset`. Every POST accepts an `Idempotency-Key` header (replayed for 24 hours).',
       )
       .setVersion(API_VERSION)
       .addServer(origin, 'This server (API_BASE_URL)')
-      .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'API key', description: 'API key: qr_live_… or qr_test_…' }, 'api_key')
+      .addBearerAuth(
+        {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'API key',
+          description:
+            'API key: qr_live_… or qr_test_…, as printed by `npm run local` (Demo API key) or by the CLI command `org:create` / ' +
+            '`key:create`. Paste the key alone: Swagger UI sends `Authorization: Bearer <key>` itself.',
+        },
+        'api_key',
+      )
       .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Dashboard session token: a JWT from POST /v1/session (15 minutes) or an external identity provider. Every operation that lists it takes it; its role sets its scopes' }, 'dashboard_token')
       .build(),
     { extraModels: [ErrorEnvelopeDto, ListEnvelopeDto], operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}` },
@@ -130,8 +145,8 @@ export function buildOpenApi(app: INestApplication, config: AppConfig): OpenAPIO
       if (verb === 'POST' && !isPublic) (op as { parameters?: unknown[] }).parameters = [...((op as { parameters?: unknown[] }).parameters ?? []), { $ref: '#/components/parameters/IdempotencyKey' }];
     }
   }
-  // The project carries no open-source licence (package.json: UNLICENSED); the document says so rather than invent one.
-  doc.info.license = { name: 'UNLICENSED: all rights reserved' };
+  // Scanlink is open source under the MIT licence (LICENSE, package.json).
+  doc.info.license = { name: 'MIT', url: 'https://opensource.org/license/mit' };
   doc.components = { ...doc.components, headers: COMMON_HEADERS, parameters: { ...doc.components?.parameters, IdempotencyKey: IDEMPOTENCY_KEY } };
   return doc;
 }

@@ -21,6 +21,13 @@ export function setRateLimitHeaders(reply: FastifyReply, state: RateLimitState):
   void reply.header('RateLimit-Reset', String(state.reset));
 }
 
+/** `Authorization: Bearer Bearer <key>`: the key was pasted with its scheme into a client that adds the scheme itself
+ * (Swagger UI's Authorize dialog does). Said plainly, since "missing" or "malformed" would send the user elsewhere. */
+const DOUBLED_BEARER = /^\s*Bearer\s+Bearer(\s|$)/i;
+const DOUBLED_BEARER_MESSAGE =
+  'The Authorization header says "Bearer" twice ("Bearer Bearer <API key>"): send "Authorization: Bearer <API key>". ' +
+  'In Swagger UI\'s Authorize dialog paste the key alone; it adds "Bearer " itself.';
+
 /** Global guard: resolves `Authorization: Bearer <API key>` through passport-http-bearer into the AuthContext, then
  * counts the request against the key's rate limit. Passport only sees the Authorization header (never a key in the
  * query string or body, which would end up in logs). A bearer JWT is a dashboard session: the session authenticator
@@ -94,7 +101,11 @@ export class ApiKeyGuard extends AuthGuard('api-key') {
     return context.switchToHttp().getRequest<{ scanlinkProbe: Probe }>().scanlinkProbe;
   }
 
-  override handleRequest<TUser = AuthContext>(err: unknown, user: TUser, info: unknown): TUser {
+  override handleRequest<TUser = AuthContext>(err: unknown, user: TUser, info: unknown, context?: ExecutionContext): TUser {
+    if (err || !user) {
+      const header = context?.switchToHttp().getRequest<FastifyRequest>().headers.authorization;
+      if (typeof header === 'string' && DOUBLED_BEARER.test(header)) throw new ApiException('unauthorized', DOUBLED_BEARER_MESSAGE);
+    }
     if (err) throw err;
     if (!user) {
       if (info === 400) throw new ApiException('unauthorized', 'Malformed Authorization header: expected "Bearer <API key>"');

@@ -36,16 +36,17 @@ class EnvironmentVariables {
   @IsUrl(urlOpts) @IsOptional() DOCS_BASE_URL?: string;
   @IsString() @IsOptional() STORAGE_DIR?: string;
   @IsIn(['fs', 's3']) @IsOptional() STORAGE_DRIVER?: string;
-  @IsString() @IsOptional() S3_BUCKET?: string;
-  @IsString() @IsOptional() S3_REGION?: string;
-  @IsUrl(urlOpts) @IsOptional() S3_ENDPOINT?: string;
-  @IsString() @IsOptional() S3_ACCESS_KEY_ID?: string;
-  @IsString() @IsOptional() S3_SECRET_ACCESS_KEY?: string;
+  @Transform(emptyIsUnset) @IsString() @IsOptional() S3_BUCKET?: string;
+  @Transform(emptyIsUnset) @IsString() @IsOptional() S3_REGION?: string;
+  @Transform(emptyIsUnset) @IsUrl(urlOpts) @IsOptional() S3_ENDPOINT?: string;
+  @Transform(emptyIsUnset) @IsString() @IsOptional() S3_ACCESS_KEY_ID?: string;
+  @Transform(emptyIsUnset) @IsString() @IsOptional() S3_SECRET_ACCESS_KEY?: string;
   @IsIn(['true', 'false', '1', '0']) @IsOptional() S3_FORCE_PATH_STYLE?: string;
   @IsString() @IsOptional() LOGO_ALLOW_HOSTS?: string;
   @Transform(toInt) @IsInt() @Min(1) @IsOptional() FILE_MAX_BYTES?: number;
   @IsString() @IsOptional() LOCAL_DATA_DIR?: string;
-  @IsString() @Matches(/^smtps?:\/\//, { message: 'SMTP_URL must be an smtp:// or smtps:// URL' }) @IsOptional()
+  // docker/compose.yaml passes `${SMTP_URL:-}` and the S3 variables as empty strings when unset: empty means unset.
+  @Transform(emptyIsUnset) @IsString() @Matches(/^smtps?:\/\//, { message: 'SMTP_URL must be an smtp:// or smtps:// URL' }) @IsOptional()
   SMTP_URL?: string;
   @IsString() @IsOptional() MAIL_FROM?: string;
   @IsString() @MinLength(16, { message: 'DASHBOARD_JWT_SECRET must be at least 16 characters' }) @IsOptional()

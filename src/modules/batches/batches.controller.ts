@@ -3,7 +3,7 @@ import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTags 
 import type { FastifyReply } from 'fastify';
 import { Auth, AuthContext } from '../../common/auth/auth-context';
 import { RequiresPlanFeature, RequiresScope } from '../../common/auth/decorators';
-import { ApiException } from '../../common/errors/api.exception';
+import { parseImageRequest } from '../rendering/image-request';
 import { BatchDownloadService } from './batch-download.service';
 import { BatchDownloadQueryDto, BatchDto, BatchListDto, CreateBatchDto, ListBatchesQueryDto } from './batches.dto';
 import { BatchesService } from './batches.service';
@@ -54,10 +54,7 @@ export class BatchesController {
   @ApiProduces('application/zip')
   @ApiOkResponse({ description: 'A ZIP archive' })
   async download(@Auth() auth: AuthContext, @Param('id') id: string, @Query() query: BatchDownloadQueryDto, @Res() reply: FastifyReply) {
-    const format = (query.format ?? 'svg') as 'svg' | 'png';
-    const size = query.size === undefined ? 1000 : Number(query.size);
-    if (!Number.isInteger(size) || size < 100 || size > 4000) throw ApiException.invalid('size', 'size must be an integer from 100 to 4000');
-    const { filename, archive } = await this.downloads.open(auth, id, format, size);
+    const { filename, archive } = await this.downloads.open(auth, id, parseImageRequest(query));
     void reply
       .header('Content-Type', 'application/zip')
       .header('Content-Disposition', `attachment; filename="${filename}"`)
