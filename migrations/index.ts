@@ -19,6 +19,8 @@ import { Migration20261125150000_analytics_second_edition } from './Migration202
 import { Migration20261125160000_storage_deletes } from './Migration20261125160000_storage_deletes';
 import { Migration20261125150000_gs1_ownership } from './Migration20261125150000_gs1_ownership';
 import { Migration20261125151000_domain_claims } from './Migration20261125151000_domain_claims';
+import { Migration20261125160000_members } from './Migration20261125160000_members';
+import { Migration20261125161000_audit_log } from './Migration20261125161000_audit_log';
 
 /** Applied in this order by `npm run migrate`, the local runner and the test runner. */
 export const migrationsList = [
@@ -43,4 +45,6 @@ export const migrationsList = [
   { name: 'Migration20261125160000_storage_deletes', class: Migration20261125160000_storage_deletes },
   { name: 'Migration20261125150000_gs1_ownership', class: Migration20261125150000_gs1_ownership },
   { name: 'Migration20261125151000_domain_claims', class: Migration20261125151000_domain_claims },
+  { name: 'Migration20261125160000_members', class: Migration20261125160000_members },
+  { name: 'Migration20261125161000_audit_log', class: Migration20261125161000_audit_log },
 ];

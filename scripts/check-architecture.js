@@ -22,8 +22,10 @@ const ROOT = path.resolve(__dirname, '..');
 const MODULE_ORDER = [
   'health',
   'mail',
+  'audit',
   'accounts',
   'tokens',
+  'members',
   'folders',
   'events',
   'webhooks',
@@ -51,8 +53,10 @@ const MODULE_ORDER = [
 const SURFACES = {
   health: ['health.module.ts'],
   mail: ['mail.module.ts', 'mail.service.ts'],
+  audit: ['audit.repository.ts', 'audit-subscriber.ts'],
   accounts: ['accounts.module.ts', 'accounts.service.ts', 'api-keys.service.ts', 'organizations.repository.ts', 'plans.ts', 'api-key.entity.ts', 'organization.entity.ts', 'workspace-usage.ts'],
-  tokens: ['dashboard-auth.service.ts'],
+  tokens: ['dashboard-auth.service.ts', 'tokens-api.module.ts'],
+  members: ['members.repository.ts'],
   folders: ['folders-api.module.ts', 'folders.repository.ts', 'folders.service.ts', 'folders.dto.ts', 'folders.controller.ts'],
   events: ['events.module.ts', 'events.service.ts', 'event-subscriber.ts', 'event-types.ts'],
   webhooks: ['webhook-outbox.ts'],

@@ -163,6 +163,13 @@ async function main() {
   const apiBase = (env.API_BASE_URL || `http://localhost:${port}/v1`).replace(/\/+$/, '');
   const scanBase = (env.SCAN_BASE_URL || `http://localhost:${scanPort}`).replace(/\/+$/, '');
   const apiOrigin = new URL(apiBase).origin;
+  // A one-time sign-in link (15 minutes) for the demo owner: POST its token to /v1/session/link/verify.
+  let signIn = '(could not be created)';
+  try {
+    signIn = cli(env, ['sign-in-link', '--email', 'demo@scanlink.local']).url;
+  } catch (err) {
+    svc.log(`sign-in link: ${err.message}`);
+  }
   process.stdout.write(
     [
       '',
@@ -174,6 +181,7 @@ async function main() {
       `  Worker:        http://localhost:${Number(env.WORKER_PORT || 3002)}/health/ready  (health and metrics only)`,
       `  Images:        ${(env.IMAGE_BASE_URL || `${scanBase}/images`).replace(/\/+$/, '')}`,
       `  Demo API key:  ${demo.api_key}   (workspace ${demo.organization_id}, plan pro)`,
+      `  Demo sign-in:  ${signIn}   (owner demo@scanlink.local; one use, 15 minutes; docs/members.md)`,
       `  Webhooks:      receivers on ${env.WEBHOOK_ALLOW_HOSTS} allowed over plain http (WEBHOOK_ALLOW_HOSTS; development only)`,
       `  Data:          ${dir}${pgData && !pgData.startsWith(dir + path.sep) ? ` (PostgreSQL's in ${pgData})` : ''}; npm run clean removes it`,
       '',

@@ -9,6 +9,9 @@ import { setPlan } from './modules/accounts/organizations.repository';
 import { PLAN_IDS, PlanId } from './common/auth/plan';
 import { loadPlans } from './modules/accounts/plans';
 import { DashboardAuthService } from './modules/tokens/dashboard-auth.service';
+import { createAuthToken, ensureOwner, findUserByEmail, LINK_TTL_MS, membershipOf } from './modules/members/members.repository';
+import { recordAudit } from './modules/audit/audit.repository';
+import { asActor } from './common/audit/audit-context';
 import { sweepStorageDeletes } from './modules/qr-codes/image-references.repository';
 import { pauseAboveLimit, purgeTrash, type PausedCode } from './modules/qr-codes/qr-lifecycle';
 import { CHANNELS } from './common/queue/channels';
@@ -79,6 +82,7 @@ const COMMANDS: Record<string, { flags: Record<string, { type: 'string' | 'boole
   'gs1:prefix:list': { usage: 'gs1:prefix:list [--org ORG]', flags: { org: { type: 'string' } } },
   'gs1:prefix:remove': { usage: 'gs1:prefix:remove --prefix DIGITS [--org ORG]', flags: { org: { type: 'string' }, prefix: { type: 'string' } } },
   'gs1:conflicts': { usage: 'gs1:conflicts', flags: {} },
+  'sign-in-link': { usage: 'sign-in-link --email E', flags: { email: { type: 'string' } } },
 };
 
 function required(flags: Flags, name: string): string {
@@ -117,6 +121,8 @@ export async function runCommand(command: string, flags: Flags, config: AppConfi
     case 'org:create': {
       const org = await accounts.createOrganization({ name: required(flags, 'name'), plan: plan(flags), email: required(flags, 'email') });
       const { key, secret } = await accounts.createKey(org.id, { name: 'Default key', scopes: scopes(flags), environment: env(flags) });
+      // The e-mail's user (created when new) becomes the workspace's owner.
+      await ensureOwner(orm.em.fork() as never, org.id, org.ownerEmail);
       return { organization_id: org.id, key_id: key.id, api_key: secret };
     }
     case 'key:create': {
@@ -132,11 +138,17 @@ export async function runCommand(command: string, flags: Flags, config: AppConfi
     case 'dashboard-token': {
       const org = await accounts.getOrganization(required(flags, 'org'));
       const expiresIn = nonNegativeInt(flags, 'expires-in') ?? 3600;
+      const email = typeof flags.email === 'string' ? flags.email : org.ownerEmail;
+      // A member's token names the user and their role; an address that is no member gets an operator token (owner).
+      const em = orm.em.fork() as never;
+      const user = await findUserByEmail(em, email);
+      const membership = user ? await membershipOf(em, org.id, user.id) : null;
       const token = await new DashboardAuthService(config).mint({
         organizationId: org.id,
-        email: typeof flags.email === 'string' ? flags.email : org.ownerEmail,
+        email,
         emailVerified: flags.unverified !== true,
         expiresInSeconds: expiresIn,
+        ...(user && membership?.status === 'active' ? { userId: user.id, role: membership.role } : {}),
       });
       return { token };
     }
@@ -146,6 +158,11 @@ export async function runCommand(command: string, flags: Flags, config: AppConfi
       const em = orm.em.fork();
       await setPlan(em, org.id, next);
       const paused = await pauseAboveLimit(em, org.id, plans[next].dynamic_qr_limit, plans[next].gs1_limit);
+      await recordAudit(
+        em,
+        { organizationId: org.id, action: 'organization.plan_changed', resource: { type: 'organization', id: org.id }, changes: { plan: [org.plan, next] } },
+        ...paused.map((p) => ({ organizationId: org.id, action: 'qr_code.paused', resource: { type: 'qr_code', id: p.id }, changes: { status: ['live', 'paused'] as [unknown, unknown] } })),
+      );
       if (paused.length) await publishInvalidations(config, paused);
       return { organization_id: org.id, plan: next, paused: paused.map((p) => p.id) };
     }
@@ -179,6 +196,17 @@ export async function runCommand(command: string, flags: Flags, config: AppConfi
     case 'gs1:conflicts': {
       const conflicts = await findGs1Conflicts(orm.em.fork());
       return { conflicts, count: conflicts.length };
+    }
+    case 'sign-in-link': {
+      const em = orm.em.fork() as never;
+      const user = await findUserByEmail(em, required(flags, 'email'));
+      if (!user) throw new ApiException('not_found', `No user with the e-mail ${String(flags.email)}`);
+      const token = await createAuthToken(em, 'sign_in', user.id, LINK_TTL_MS);
+      return {
+        url: `${new URL(config.apiBaseUrl).origin}/app/sign-in?token=${token}`,
+        token,
+        expires_at: new Date(Date.now() + LINK_TTL_MS).toISOString(),
+      };
     }
     default:
       throw new UsageError(`Unknown command '${command}'. Commands:\n${Object.values(COMMANDS).map((c) => `  ${c.usage}`).join('\n')}`);
@@ -243,7 +271,7 @@ export async function main(): Promise<void> {
     fail('database_unavailable', `Cannot connect to PostgreSQL: ${err.message}`, 69),
   );
   try {
-    const result = await runCommand(command, flags, config, orm);
+    const result = await asActor({ type: 'system', id: 'cli' }, () => runCommand(command, flags, config, orm));
     process.stdout.write(`${JSON.stringify(result)}\n`);
     await orm.close();
     process.exit(0);

@@ -35,8 +35,21 @@ const ERROR_RESPONSES: Record<string, string> = {
   '503': 'service_unavailable: a dependency (PostgreSQL or Redis) is down; nothing was written (see Retry-After)',
 };
 
+/** Operations that take no credential at all (sign-in, the refresh cookie, invitation links): `security: []`. */
+const NO_CREDENTIAL_OPERATIONS = new Set([
+  'POST /v1/session',
+  'POST /v1/session/refresh',
+  'DELETE /v1/session',
+  'POST /v1/session/link',
+  'POST /v1/session/link/verify',
+  'POST /v1/invitations/accept',
+]);
+
 /** Errors only some operations answer, by `METHOD path` (`POST *`: every POST). */
 const OPERATION_ERRORS: Record<string, Record<string, string>> = {
+  'POST /v1/session': { '401': 'invalid_credentials: unknown e-mail or wrong password (one answer for both)' },
+  'DELETE /v1/members/{id}': { '409': 'last_owner: the last owner of the workspace cannot leave' },
+  'PATCH /v1/members/{id}': { '409': 'last_owner: the last owner of the workspace cannot be demoted' },
   'POST *': { '409': 'idempotency_conflict: the same Idempotency-Key was used with a different body' },
   'POST /v1/qr-codes': {
     '409': 'idempotency_conflict (same Idempotency-Key, different body); gs1_identifier_taken or gs1_identifier_retired (with gs1_code)',
@@ -111,7 +124,7 @@ export function buildOpenApi(app: INestApplication, config: AppConfig): OpenAPIO
         },
         'api_key',
       )
-      .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Dashboard session token (key management)' }, 'dashboard_token')
+      .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Dashboard session token: a JWT from POST /v1/session (15 minutes) or an external identity provider. Every operation that lists it takes it; its role sets its scopes' }, 'dashboard_token')
       .build(),
     { extraModels: [ErrorEnvelopeDto, ListEnvelopeDto], operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}` },
   );
@@ -127,7 +140,7 @@ export function buildOpenApi(app: INestApplication, config: AppConfig): OpenAPIO
         if (isPublic && status !== '400' && status !== '503') continue;
         if (!op.responses[status]) op.responses[status] = { description, content: { 'application/json': { schema: envelopeRef } } };
       }
-      if (!isPublic && !op.security) op.security = [{ api_key: [] }];
+      if (!isPublic && !op.security) op.security = NO_CREDENTIAL_OPERATIONS.has(`${verb} ${path}`) ? [] : [{ api_key: [] }];
       if (isPublic) op.security = [];
       describeResponses(op.responses, verb);
       if (verb === 'POST' && !isPublic) (op as { parameters?: unknown[] }).parameters = [...((op as { parameters?: unknown[] }).parameters ?? []), { $ref: '#/components/parameters/IdempotencyKey' }];

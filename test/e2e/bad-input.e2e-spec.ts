@@ -1,6 +1,7 @@
 import { DashboardAuthService } from '../../src/modules/tokens/dashboard-auth.service';
 import { createOrg, http, startApi, startScan, TestApp, TestOrg } from '../setup/app';
 import { callTool, httpClient } from '../setup/mcp';
+import { addMember, signIn } from '../setup/members';
 
 type Schema = { $ref?: string; type?: string; properties?: Record<string, Schema>; items?: Schema; allOf?: Schema[] };
 interface Operation {
@@ -8,6 +9,8 @@ interface Operation {
   path: string;
   params: { name: string; in: string; schema?: Schema }[];
   body?: Schema;
+  /** The operation takes a dashboard session token only (members, users, session switch). */
+  sessionOnly?: boolean;
 }
 
 const BAD_STRINGS: [string, string][] = [
@@ -31,6 +34,7 @@ describe('bad input on every documented operation', () => {
   let api: TestApp;
   let org: TestOrg;
   let token: string;
+  let memberToken: string;
   let operations: Operation[];
   let components: Record<string, Schema>;
 
@@ -40,13 +44,17 @@ describe('bad input on every documented operation', () => {
     if (s.allOf) return resolve(s.allOf[0]);
     return s;
   };
-  const credential = (path: string) => (path.startsWith('/v1/tokens') ? token : org.apiKey);
+  const credential = (path: string) =>
+    path.startsWith('/v1/tokens') ? token : operations.find((o) => o.path === path && o.sessionOnly) ? memberToken : org.apiKey;
   const urlOf = (op: Operation) => op.path.replace(/\{(\w+)\}/g, 'xyz0000000000000000');
 
   beforeAll(async () => {
     api = await startApi();
     org = await createOrg(api, { plan: 'pro' });
     token = await api.app.get(DashboardAuthService).mint({ organizationId: org.organizationId, email: 'o@example.com', emailVerified: true, expiresInSeconds: 600 });
+    const owner = `bad-input-${org.organizationId.toLowerCase()}@example.com`;
+    await addMember(api, org.organizationId, owner, 'owner');
+    memberToken = (await signIn(api, owner)).token;
     const doc = (await http(api.origin, 'GET', '/docs/openapi.json')).body;
     components = doc.components?.schemas ?? {};
     operations = [];
@@ -58,6 +66,7 @@ describe('bad input on every documented operation', () => {
           path,
           params: op.parameters ?? [],
           body: op.requestBody?.content?.['application/json']?.schema,
+          sessionOnly: Array.isArray(op.security) && op.security.length > 0 && op.security.every((s: object) => Object.keys(s).join() === 'dashboard_token'),
         });
       }
     }

@@ -16,6 +16,8 @@ export interface Plan {
   storage_bytes: number;
   /** uploaded files a workspace may hold (test and live together) */
   files: number;
+  /** Members and pending invitations of a workspace; null = unlimited. */
+  seats: number | null;
 }
 
 /** Scopes whose routes the free plan may not use (403 plan_restricted). */

@@ -1,3 +1,4 @@
+import { asActor } from '../../common/audit/audit-context';
 import { Injectable, Logger, type ArgumentMetadata, type OnModuleInit, type Type } from '@nestjs/common';
 import { ModuleRef, Reflector } from '@nestjs/core';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
@@ -117,7 +118,9 @@ export class McpService implements OnModuleInit {
       }
       this.checkRoute(tool.route, auth);
       const input = await this.parse(tool, args ?? {});
-      const result = await RequestContext.create(this.em, () => tool.run(this.services, auth, input));
+      // The audit log names the key (or member) behind the tool call, over HTTP and stdio alike.
+      const actor = auth.actor ? { type: 'user' as const, id: auth.actor.id, email: auth.actor.email } : { type: 'api_key' as const, id: auth.keyId };
+      const result = await asActor(actor, () => RequestContext.create(this.em, () => tool.run(this.services, auth, input)));
       this.logger.log({ request_id: requestId, tool: name, ms: Date.now() - started }, 'tool call');
       return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result as Record<string, unknown> };
     } catch (err) {
