@@ -134,7 +134,9 @@ async function startRedis({ port, dir, persistent }) {
   const bin = ensureRedisBinary();
   fs.mkdirSync(dir, { recursive: true });
   if (await portOpen(port)) throw new Error(`port ${port} is already in use; another Redis may be running there (set LOCAL_REDIS_PORT to use another port)`);
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--daemonize', 'no', '--protected-mode', 'yes'];
+  // 32 logical databases: e2e files that start their own processes each take one of their own (test/setup/app.ts
+  // isolatedRedisUrl), and 16 are not enough for them.
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--daemonize', 'no', '--protected-mode', 'yes', '--databases', '32'];
   args.push(...(persistent ? ['--save', '60 1', '--appendonly', 'no'] : ['--save', '', '--appendonly', 'no']));
   const child = spawn(bin, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';

@@ -6,7 +6,7 @@ import { createOrg, db, http, isolatedRedisUrl, startApi, startWorker, TestApp, 
 /** Domain claims (docs/domains.md; issue 25 items 4 and 9): pending claims block nobody, the first to verify wins and
  * fails the others (`taken`), failed DNS lookups are reported apart from a missing record, 7 days pending → failed. */
 describe('Custom domain claims', () => {
-  const REDIS_URL = isolatedRedisUrl(10);
+  const REDIS_URL = isolatedRedisUrl(17);
   let dns: TestDnsServer;
   let api: TestApp;
   let worker: TestApp;

@@ -40,7 +40,7 @@ describe('GS1 ownership of a primary key', () => {
   let b: TestOrg;
 
   beforeAll(async () => {
-    const REDIS_URL = isolatedRedisUrl(9);
+    const REDIS_URL = isolatedRedisUrl(16);
     [api, scan] = await Promise.all([startApi({ REDIS_URL }), startScan({ REDIS_URL })]);
     [a, b] = await Promise.all([createOrg(api, { plan: 'pro', name: 'Brand owner' }), createOrg(api, { plan: 'pro', name: 'Hijacker' })]);
   });

@@ -18,7 +18,18 @@ describe('Image and logo references', () => {
   let api: TestApp;
   let org: TestOrg;
   const pngs = () => (readdirSync(dir, { recursive: true }) as string[]).filter((f) => f.endsWith('.png'));
-  const queued = async () => db(api).execute<{ key: string; attempts: number; last_error: string | null }[]>('select key, attempts, last_error from storage_deletes order by key');
+  // storage_deletes is one table for the whole database, which other test files' apps share: this file looks only at
+  // the keys its own app stored (every file that appeared in its private storage directory).
+  const seen = new Set<string>();
+  const remember = () => {
+    for (const f of readdirSync(dir, { recursive: true }) as string[]) seen.add(f);
+  };
+  const queued = async () => {
+    remember();
+    const rows = await db(api).execute<{ key: string; attempts: number; last_error: string | null }[]>('select key, attempts, last_error from storage_deletes order by key');
+    return rows.filter((r) => seen.has(r.key));
+  };
+  const mine = (r: { deleted: string[]; failed: string[] }) => ({ deleted: r.deleted.filter((k) => seen.has(k)), failed: r.failed.filter((k) => seen.has(k)) });
 
   beforeAll(async () => {
     const logo = await sharp({ create: { width: 96, height: 96, channels: 4, background: '#1a5276' } }).png().toBuffer();
@@ -45,6 +56,7 @@ describe('Image and logo references', () => {
       body: { target: { type: 'url', destination: `https://example.com/shared/${n}` }, design: { logo: { url: `${origin}/logo.png` } } },
     });
     expect(res.status).toBe(201);
+    remember();
     return res.body.id as string;
   };
 
@@ -64,6 +76,7 @@ describe('Image and logo references', () => {
       }),
       http(api.origin, 'PATCH', `/v1/qr-codes/${b}`, { key: org.apiKey, body: { design: { colors: { foreground: '#112233' } } } }),
     ]);
+    remember();
     expect(purged.deleted).toBe(1);
     expect(patched.status).toBe(200);
     expect(purged.orphanKeys).not.toContain(logoFile);
@@ -73,6 +86,7 @@ describe('Image and logo references', () => {
     // B stops using the logo: it is the last use, so the logo goes, and nothing stays queued.
     const noLogo = await http(api.origin, 'PATCH', `/v1/qr-codes/${b}`, { key: org.apiKey, body: { design: { logo: null } } });
     expect(noLogo.status).toBe(200);
+    remember();
     expect(existsSync(join(dir, logoFile))).toBe(false);
     expect(await queued()).toEqual([]);
   });
@@ -94,6 +108,7 @@ describe('Image and logo references', () => {
     try {
       const res = await http(api.origin, 'PATCH', `/v1/qr-codes/${a}`, { key: org.apiKey, body: { design: { logo: null } } });
       expect(res.status).toBe(200);
+      remember();
     } finally {
       spy.mockRestore();
     }
@@ -102,9 +117,9 @@ describe('Image and logo references', () => {
 
     const images = api.app.get(QrCodeImagesService, { strict: false });
     // Not due yet: the sweep leaves it.
-    expect(await images.deleteQueued()).toEqual({ deleted: [], failed: [] });
-    await db(api).execute(`update storage_deletes set due_at = now() - interval '1 second'`);
-    expect(await images.deleteQueued()).toEqual({ deleted: [logoFile], failed: [] });
+    expect(mine(await images.deleteQueued())).toEqual({ deleted: [], failed: [] });
+    await db(api).execute(`update storage_deletes set due_at = now() - interval '1 second' where key = ?`, [logoFile]);
+    expect(mine(await images.deleteQueued())).toEqual({ deleted: [logoFile], failed: [] });
     expect(existsSync(join(dir, logoFile))).toBe(false);
     expect(await queued()).toEqual([]);
 
@@ -112,7 +127,7 @@ describe('Image and logo references', () => {
     const b = await create(4);
     expect(existsSync(join(dir, logoFile))).toBe(true);
     await db(api).execute(`insert into storage_deletes (key, due_at) values (?, now() - interval '1 second')`, [logoFile]);
-    expect(await images.deleteQueued()).toEqual({ deleted: [], failed: [] });
+    expect(mine(await images.deleteQueued())).toEqual({ deleted: [], failed: [] });
     expect(existsSync(join(dir, logoFile))).toBe(true);
     expect(await queued()).toEqual([]);
     expect((await http(api.origin, 'GET', `/v1/qr-codes/${b}`, { key: org.apiKey })).status).toBe(200);

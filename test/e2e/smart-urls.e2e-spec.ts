@@ -11,7 +11,7 @@ const DESKTOP = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (K
 
 /** Smart URLs (rules decided on the real scan host) and link controls. */
 describe('smart URLs and link controls', () => {
-  const REDIS_URL = isolatedRedisUrl(12);
+  const REDIS_URL = isolatedRedisUrl(18);
   let api: TestApp;
   let scan: TestApp;
   let scan2: TestApp;
