@@ -87,8 +87,12 @@ async function load(origin: string): Promise<Checker | null> {
   return { operations, ajv, compiled: new Map() };
 }
 
-/** Throws when `body` (a parsed JSON response from `origin`) contradicts the document. Non-api origins are skipped. */
-export async function assertMatchesOpenApi(origin: string, method: string, url: string, status: number, body: unknown): Promise<void> {
+/**
+ * Throws when an answer from `origin` contradicts the document: its status is not listed, its media type
+ * (`contentType`, the Content-Type header) is not declared for that status, or its JSON `body` does not match the
+ * schema. Non-api origins are skipped.
+ */
+export async function assertMatchesOpenApi(origin: string, method: string, url: string, status: number, body: unknown, contentType = 'application/json'): Promise<void> {
   if (!checkers.has(origin)) checkers.set(origin, load(origin));
   const checker = await checkers.get(origin);
   const path = url.split('?')[0];
@@ -101,6 +105,12 @@ export async function assertMatchesOpenApi(origin: string, method: string, url: 
   const template = op?.template ?? '(no operation)';
   const response = responses[String(status)] ?? responses.default;
   if (!response) throw new Error(`OpenAPI: ${verb} ${template} answered ${status}, a status the document does not list`);
+  const mediaType = contentType.split(';')[0].trim().toLowerCase();
+  const declared = Object.keys(response.content ?? {});
+  if (mediaType && !declared.includes(mediaType)) {
+    throw new Error(`OpenAPI: ${verb} ${template} answered ${status} as ${mediaType}; the document declares ${declared.join(', ') || 'no content'} for that status`);
+  }
+  if (mediaType !== 'application/json') return;
   const schema = response.content?.['application/json']?.schema;
   if (!schema) return;
   const key = `${verb} ${template} ${status}`;

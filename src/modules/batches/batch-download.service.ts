@@ -7,6 +7,7 @@ import { QrCodesService } from '../qr-codes/qr-codes.service';
 import { appendAndWait, createZip, csvRow, MANIFEST_HEADER, slug } from './batch-archive';
 import type { BatchItemRow } from './batch.presenter';
 import { BatchesService } from './batches.service';
+import type { DownloadFormat } from '../rendering/download-formats';
 
 interface Drawn {
   id: string;
@@ -26,7 +27,7 @@ export class BatchDownloadService {
   ) {}
 
   /** Checks the batch (404, 422 while processing) and returns the archive, which fills while it is being sent. */
-  async open(auth: AuthContext, id: string, format: 'svg' | 'png', size: number): Promise<{ filename: string; archive: Archiver }> {
+  async open(auth: AuthContext, id: string, format: DownloadFormat, size: number): Promise<{ filename: string; archive: Archiver }> {
     const batch = await this.batches.find(auth, id);
     if (batch.status === 'processing') {
       throw new ApiException('batch_processing', 'The batch is still processing; download it once its status is completed');
@@ -39,7 +40,7 @@ export class BatchDownloadService {
 
   /** Draws ahead of the archive by at most `ahead` images (one at 4,000 px, so a single rasterization is in memory)
    * and writes each once the archive has room for it: the pace is the client's. */
-  private async fill(auth: AuthContext, batchId: string, items: BatchItemRow[], archive: Archiver, format: 'svg' | 'png', size: number): Promise<void> {
+  private async fill(auth: AuthContext, batchId: string, items: BatchItemRow[], archive: Archiver, format: DownloadFormat, size: number): Promise<void> {
     try {
       let manifest = csvRow(MANIFEST_HEADER);
       for (const item of items) {

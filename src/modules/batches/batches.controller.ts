@@ -7,6 +7,7 @@ import { ApiException } from '../../common/errors/api.exception';
 import { BatchDownloadService } from './batch-download.service';
 import { BatchDownloadQueryDto, BatchDto, BatchListDto, CreateBatchDto, ListBatchesQueryDto } from './batches.dto';
 import { BatchesService } from './batches.service';
+import { binaryContent, type DownloadFormat, downloadSize, ZIP_CONTENT_TYPE } from '../rendering/download-formats';
 
 @ApiTags('Batches')
 @Controller('batches')
@@ -49,17 +50,17 @@ export class BatchesController {
   @RequiresScope('qr:read')
   @ApiOperation({
     summary: 'Download the batch as a ZIP',
-    description: 'Every completed item’s image (`<name-slug>-<id>.<ext>`; PNGs stored, SVGs deflated) plus manifest.csv (id, name, short_url, status, error, file). Streamed: images are drawn one at a time as the client reads. 422 batch_processing while processing.',
+    description: 'Every completed item’s image (`<name-slug>-<id>.<ext>`; PNGs stored, SVGs deflated; `size` sizes PNGs and is ignored for SVG) plus manifest.csv (id, name, short_url, status, error, file). Streamed: images are drawn one at a time as the client reads. 422 batch_processing while processing.',
   })
-  @ApiProduces('application/zip')
-  @ApiOkResponse({ description: 'A ZIP archive' })
+  @ApiProduces(ZIP_CONTENT_TYPE)
+  @ApiOkResponse({ description: 'A ZIP archive, as an attachment (`Content-Disposition`)', content: binaryContent(ZIP_CONTENT_TYPE) })
   async download(@Auth() auth: AuthContext, @Param('id') id: string, @Query() query: BatchDownloadQueryDto, @Res() reply: FastifyReply) {
-    const format = (query.format ?? 'svg') as 'svg' | 'png';
-    const size = query.size === undefined ? 1000 : Number(query.size);
-    if (!Number.isInteger(size) || size < 100 || size > 4000) throw ApiException.invalid('size', 'size must be an integer from 100 to 4000');
+    const format = (query.format ?? 'svg') as DownloadFormat;
+    const size = downloadSize(format, query.size);
+    if (typeof size !== 'number') throw ApiException.invalid('size', size.error);
     const { filename, archive } = await this.downloads.open(auth, id, format, size);
     void reply
-      .header('Content-Type', 'application/zip')
+      .header('Content-Type', ZIP_CONTENT_TYPE)
       .header('Content-Disposition', `attachment; filename="${filename}"`)
       .header('Cache-Control', 'private, no-cache')
       .send(archive);

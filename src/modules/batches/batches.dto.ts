@@ -1,8 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsObject, IsOptional, IsString, Matches, MaxLength, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsObject, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
 import { ListEnvelopeDto } from '../../common/http/list';
 import { IsOmittable } from '../../common/errors/validation';
 import { DesignDto } from '../rendering/design.dto';
+import { DEFAULT_DOWNLOAD_SIZE, DOWNLOAD_FORMAT_NAMES, MAX_DOWNLOAD_SIZE, MIN_DOWNLOAD_SIZE } from '../rendering/download-formats';
 
 export const MAX_BATCH_ITEMS = 1000;
 
@@ -68,10 +69,10 @@ export class ListBatchesQueryDto {
 }
 
 export class BatchDownloadQueryDto {
-  @ApiPropertyOptional({ enum: ['svg', 'png'], default: 'svg' })
-  @IsOmittable() @IsIn(['svg', 'png'], { message: 'format must be svg or png' })
+  @ApiPropertyOptional({ enum: DOWNLOAD_FORMAT_NAMES, default: 'svg' })
+  @IsOmittable() @IsIn(DOWNLOAD_FORMAT_NAMES, { message: `format must be one of ${DOWNLOAD_FORMAT_NAMES.join(', ')}` })
   format?: string;
-  @ApiPropertyOptional({ type: 'integer', minimum: 100, maximum: 4000, default: 1000, description: 'Pixels: the PNG size, or the SVG width and height' })
-  @IsOmittable() @Matches(/^\d+$/, { message: 'size must be an integer from 100 to 4000' })
+  @ApiPropertyOptional({ type: 'integer', minimum: MIN_DOWNLOAD_SIZE, maximum: MAX_DOWNLOAD_SIZE, default: DEFAULT_DOWNLOAD_SIZE, description: 'Pixels (PNG width and height). Ignored for SVG.' })
+  @IsOmittable() @IsString({ message: 'size must be an integer from 100 to 4000' })
   size?: string;
 }

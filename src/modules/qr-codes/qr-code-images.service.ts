@@ -3,9 +3,9 @@ import { EntityManager } from '@mikro-orm/postgresql';
 import { ImagesService } from '../images/images.service';
 import type { Design } from '../rendering/design';
 import { RenderingService } from '../rendering/rendering.service';
+import type { DownloadFormat } from '../rendering/download-formats';
 import { OUT_OF_PROCESS_PNG_SIZE, PngRenderProcess } from './png-render-process';
 
-export type DownloadFormat = 'svg' | 'png';
 
 /**
  * The images of QR codes: the stored SVG behind image_url and the design's logo. Rendering draws (pure), the images

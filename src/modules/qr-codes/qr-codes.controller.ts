@@ -11,6 +11,7 @@ import { QrCodesService } from './qr-codes.service';
 import { parseCreateBody } from './dto/create-body';
 import { CreateGs1QrCodeDto, Gs1TargetResponseDto } from './dto/gs1.dto';
 import { NoBody } from '../../common/http/no-body';
+import { binaryContent, DOWNLOAD_CONTENT_TYPES, type DownloadFormat, downloadSize } from '../rendering/download-formats';
 
 @ApiTags('QR codes')
 @ApiExtraModels(...TARGET_SCHEMAS, CreateQrCodeDto, CreateGs1QrCodeDto, Gs1TargetResponseDto)
@@ -110,13 +111,13 @@ export class QrCodesController {
 
   @Get(':id/download')
   @RequiresScope('qr:read')
-  @ApiOperation({ summary: 'Download the image', description: 'Regenerated from the stored design. `format` svg (default) or png; `size` 100–4000 px (default 1000).' })
-  @ApiProduces('image/svg+xml', 'image/png')
-  @ApiOkResponse({ description: 'The image bytes' })
+  @ApiOperation({ summary: 'Download the image', description: 'Regenerated from the stored design. `format` svg (default) or png; `size` 100–4000 px (default 1000) sets a PNG\'s width and height and is ignored for SVG.' })
+  @ApiProduces(...DOWNLOAD_CONTENT_TYPES)
+  @ApiOkResponse({ description: 'The image bytes, as an attachment (`Content-Disposition`)', content: binaryContent(...DOWNLOAD_CONTENT_TYPES) })
   async download(@Auth() auth: AuthContext, @Param('id') id: string, @Query() query: DownloadQueryDto, @Res() reply: FastifyReply) {
-    const format = (query.format ?? 'svg') as 'svg' | 'png';
-    const size = query.size === undefined ? 1000 : Number(query.size);
-    if (!Number.isInteger(size) || size < 100 || size > 4000) throw ApiException.invalid('size', 'size must be an integer from 100 to 4000');
+    const format = (query.format ?? 'svg') as DownloadFormat;
+    const size = downloadSize(format, query.size);
+    if (typeof size !== 'number') throw ApiException.invalid('size', size.error);
     const file = await this.qrCodes.download(auth, id, format, size);
     await reply
       .header('Content-Type', file.contentType)

@@ -31,6 +31,7 @@ import { templateDesign } from '../templates/templates.repository';
 import { FieldReader } from './targets/fields';
 import { normalizeTags, sameJson } from './qr-code-rules';
 import { storedHandler } from './targets/registry';
+import { DOWNLOAD_FORMATS, type DownloadFormat } from '../rendering/download-formats';
 
 @Injectable()
 export class QrCodesService {
@@ -243,26 +244,26 @@ export class QrCodesService {
     return this.present(restored);
   }
 
-  async download(auth: AuthContext, id: string, format: 'svg' | 'png', size: number): Promise<{ body: Buffer | string; contentType: string; filename: string }> {
+  async download(auth: AuthContext, id: string, format: DownloadFormat, size: number): Promise<{ body: Buffer | string; contentType: string; filename: string }> {
     const code = await this.findLive(auth, id);
     const design = storedDesign(code.design);
     const payload = this.payloadOf(code);
     const slug = code.name.normalize('NFKD').replace(/[^\w\s-]/g, '').trim().toLowerCase().replace(/[\s_-]+/g, '-').slice(0, 80) || code.id;
     const body = await this.images.draw(format, payload, design, code.logoKey, size);
-    return format === 'png' ? { body, contentType: 'image/png', filename: `${slug}.png` } : { body, contentType: 'image/svg+xml', filename: `${slug}.svg` };
+    return { body, contentType: DOWNLOAD_FORMATS[format].contentType, filename: `${slug}.${format}` };
   }
 
   /** The live codes among `ids` (workspace and environment of `auth`, read 100 at a time), each with a `draw` the
    * caller runs when it wants the image: a 1,000-image archive holds only the images it is about to write. Codes gone
    * since are yielded with `code: null`. */
-  async *downloadables(auth: AuthContext, ids: string[]): AsyncGenerator<{ id: string; code: QrCodeDto | null; draw(format: 'svg' | 'png', size: number): Promise<Buffer | string> }> {
+  async *downloadables(auth: AuthContext, ids: string[]): AsyncGenerator<{ id: string; code: QrCodeDto | null; draw(format: DownloadFormat, size: number): Promise<Buffer | string> }> {
     for (let i = 0; i < ids.length; i += 100) {
       const page = ids.slice(i, i + 100);
       const where = { id: { $in: page }, organizationId: auth.organizationId, environment: auth.environment, status: 'live' as const };
       const codes = new Map((await this.em.fork().find(QrCode, where)).map((c) => [c.id, c]));
       for (const id of page) {
         const code = codes.get(id);
-        const draw = (format: 'svg' | 'png', size: number) =>
+        const draw = (format: DownloadFormat, size: number) =>
           code ? this.images.draw(format, this.payloadOf(code), storedDesign(code.design), code.logoKey, size) : Promise.reject(new Error('gone'));
         yield { id, code: code ? this.present(code) : null, draw };
       }
