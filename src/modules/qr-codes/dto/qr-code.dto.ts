@@ -68,7 +68,9 @@ export class UpdateQrCodeDto extends Gs1PatchFields {
   name?: string;
 
   @ApiPropertyOptional({
-    description: 'Fields to change in the target (dynamic, non-page-holding codes only). Omitted fields keep their value.',
+    description: 'Fields to change in the target (dynamic, non-page-holding codes only), named as in the Target schemas of the code\'s type. Omitted fields keep their value.',
+    type: 'object',
+    additionalProperties: true,
     example: { destination: 'https://example.com/summer-menu' },
   })
   @IsOmittable() @IsObject({ message: 'target must be an object' })

@@ -12,7 +12,7 @@ export const LINK_TYPES = [
   'spotify', 'pinterest', 'snapchat', 'soundcloud', 'paypal', 'zoom', 'calendly',
 ] as const;
 
-class UtmSchema {
+export class UtmSchema {
   @ApiPropertyOptional({ example: 'qr' }) source?: string;
   @ApiPropertyOptional({ example: 'print' }) medium?: string;
   @ApiPropertyOptional({ example: 'spring' }) campaign?: string;
