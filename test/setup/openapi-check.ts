@@ -28,7 +28,7 @@ const checkers = new Map<string, Promise<Checker | null>>();
 const checkerOpen = new WeakMap<Ajv, Set<string>>();
 
 /** Components other schemas extend (`allOf: [{$ref: base}, {…}]`): left open, the extending schema is closed. */
-function extendedBases(doc: unknown, found = new Set<string>()): Set<string> {
+export function extendedBases(doc: unknown, found = new Set<string>()): Set<string> {
   if (Array.isArray(doc)) doc.forEach((d) => extendedBases(d, found));
   else if (doc && typeof doc === 'object') {
     const allOf = (doc as Schema).allOf;
@@ -40,7 +40,7 @@ function extendedBases(doc: unknown, found = new Set<string>()): Set<string> {
 
 /** OpenAPI 3.0 schema → JSON Schema (2019-09): `nullable`, refs into the document, and closed objects (a field the
  * document does not list fails). */
-function toJsonSchema(node: unknown, open: Set<string>, name?: string, part = false): unknown {
+export function toJsonSchema(node: unknown, open: Set<string>, name?: string, part = false): unknown {
   if (Array.isArray(node)) return node.map((n) => toJsonSchema(n, open, undefined, part));
   if (!node || typeof node !== 'object') return node;
   const out: Schema = {};
