@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Scanlink, ScanlinkError, ScanlinkSignatureError, verifyWebhook, type QrCode } from '../../sdk/src';
+import { randomGtin } from '../../src/modules/gs1/testing/random-gtin';
 import { TestReceiver, waitFor } from '../../src/modules/webhooks/testing/receiver';
 import { createOrg, http, startApi, startWorker, TEST_WORKER_WEBHOOKS, TestApp, TestOrg } from '../setup/app';
 import { assertMatchesOpenApi } from '../setup/openapi-check';
@@ -56,6 +57,26 @@ describe('@scanlink/sdk', () => {
     const served = (await http(api.origin, 'GET', '/docs/openapi.json')).body;
     delete served.servers;
     expect(served).toEqual(JSON.parse(readFileSync(join(__dirname, '../../sdk/openapi.json'), 'utf8')));
+  });
+
+  it('runs the request examples of the document, as Swagger UI\'s "Try it out" sends them', async () => {
+    const doc = (await http(api.origin, 'GET', '/docs/openapi.json')).body;
+    const examples = (path: string, method: string): Record<string, { value: Record<string, unknown> }> => doc.paths[path][method].requestBody.content['application/json'].examples;
+    const own = await createOrg(api, { plan: 'pro' });
+    const send = async (method: string, path: string, body: unknown, status: number, what: string) => {
+      const res = await http(api.origin, method, path, { key: own.apiKey, body });
+      if (res.status !== status) throw new Error(`${what}: ${method} ${path} answered ${res.status} ${res.text.slice(0, 300)}`);
+      return res.body;
+    };
+    // A fixed GTIN is one code per host: the dynamic GS1 example runs with a fresh one (the rest as written).
+    const fresh = (v: Record<string, unknown>) => (v.type === 'gs1' && v.mode === 'dynamic' ? { ...v, primary_key: { ai: '01', value: randomGtin() } } : v);
+    for (const [name, ex] of Object.entries(examples('/v1/qr-codes', 'post'))) await send('POST', '/v1/qr-codes', fresh(ex.value), 201, `create example ${name}`);
+    const link = await send('POST', '/v1/qr-codes', { target: { type: 'url', destination: 'https://example.com/a' } }, 201, 'a link code');
+    const gs1 = await send('POST', '/v1/qr-codes', fresh(examples('/v1/qr-codes', 'post').gs1.value), 201, 'a GS1 code');
+    for (const [name, ex] of Object.entries(examples('/v1/qr-codes/{id}', 'patch'))) {
+      await send('PATCH', `/v1/qr-codes/${name === 'gs1' ? gs1.id : link.id}`, ex.value, 200, `update example ${name}`);
+    }
+    for (const [name, ex] of Object.entries(examples('/v1/batches', 'post'))) await send('POST', '/v1/batches', ex.value, 202, `batch example ${name}`);
   });
 
   it('creates, reads, updates and deletes a code', async () => {

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiBody, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { Auth, AuthContext } from '../../common/auth/auth-context';
 import { RequiresPlanFeature, RequiresScope } from '../../common/auth/decorators';
@@ -24,6 +24,26 @@ export class BatchesController {
   @ApiOperation({
     summary: 'Create up to 1,000 codes asynchronously',
     description: 'Answers 202 at once with the batch (status processing, items pending); poll GET /v1/batches/{id}. Capacity for dynamic items is checked first.',
+  })
+  @ApiBody({
+    type: CreateBatchDto,
+    examples: {
+      urls: {
+        summary: 'Three table codes',
+        value: { items: [1, 2, 3].map((n) => ({ name: `Table ${n}`, target: { type: 'url', destination: `https://example.com/t/${n}` } })) },
+      },
+      mixed: {
+        summary: 'Inferred types, a static code and a design for all',
+        value: {
+          items: [
+            { name: 'Wi-Fi', type: 'static', target: { ssid: 'Cafe', password: 'espresso42', encryption: 'WPA' } },
+            { name: 'Call us', target: { phone: '+15551234567', message: 'Table booking' } },
+            { name: 'Menu', target: { destination: 'https://example.com/menu' }, tags: ['menu'] },
+          ],
+          design: { colors: { foreground: '#1a237e', background: '#ffffff' } },
+        },
+      },
+    },
   })
   @ApiAcceptedResponse({ type: BatchDto })
   create(@Auth() auth: AuthContext, @Body() body: CreateBatchDto): Promise<BatchDto> {
