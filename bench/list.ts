@@ -37,7 +37,7 @@ async function main() {
     `insert into qr_codes (id, organization_id, kind, name, type, short_code, target, design, environment, scan_count, created_at, updated_at)
      select 'qr_bench' || lpad(g::text, 12, '0'), ?, case when g % 5 = 0 then 'static' else 'dynamic' end,
             'Code ' || md5(g::text), 'url', 'b' || lpad(to_hex(g), 6, '0'),
-            '{"destination":"https://example.com/","utm":null}'::jsonb, '{}'::jsonb, 'live', (g * 7919) % 1000,
+            '{"destination":"https://example.com/","utm":null}'::jsonb, '{}'::jsonb, 'live', (g::bigint * 7919) % 1000,
             now() - (g || ' seconds')::interval, now() - ((g * 13) % 100000 || ' seconds')::interval
        from generate_series(1, ?) g`,
     [org.id, TOTAL],

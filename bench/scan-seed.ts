@@ -9,8 +9,8 @@ import { newId, newShortCode } from '../src/common/ids';
 import { ormConfig } from '../src/mikro-orm.config';
 import { AccountsService } from '../src/modules/accounts/accounts.service';
 import { loadPlans } from '../src/modules/accounts/plans';
-import type { CreateGs1QrCodeDto } from '../src/modules/qr-codes/dto/gs1.dto';
-import { prepareGs1 } from '../src/modules/qr-codes/targets/gs1.target';
+import type { CreateGs1QrCodeDto } from '../src/modules/gs1/gs1.dto';
+import { prepareGs1 } from '../src/modules/gs1/gs1-kind';
 import { ROOT } from './scan-load';
 
 export const DESTINATION = 'https://example.com/spring?ref=poster';

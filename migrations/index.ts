@@ -14,6 +14,7 @@ import { Migration20261124060000_scans_org_fk } from './Migration20261124060000_
 import { Migration20261124030000_templates } from './Migration20261124030000_templates';
 import { Migration20261124031000_batch_claims } from './Migration20261124031000_batch_claims';
 import { Migration20261125010000_scan_ingest_speed } from './Migration20261125010000_scan_ingest_speed';
+import { Migration20261125160000_storage_deletes } from './Migration20261125160000_storage_deletes';
 import { Migration20261125170000_gs1_reservations } from './Migration20261125170000_gs1_reservations';
 
 /** Applied in this order by `npm run migrate`, the local runner and the test runner. */
@@ -34,5 +35,6 @@ export const migrationsList = [
   { name: 'Migration20261124030000_templates', class: Migration20261124030000_templates },
   { name: 'Migration20261124031000_batch_claims', class: Migration20261124031000_batch_claims },
   { name: 'Migration20261125010000_scan_ingest_speed', class: Migration20261125010000_scan_ingest_speed },
+  { name: 'Migration20261125160000_storage_deletes', class: Migration20261125160000_storage_deletes },
   { name: 'Migration20261125170000_gs1_reservations', class: Migration20261125170000_gs1_reservations },
 ];

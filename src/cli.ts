@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
-import { MikroORM } from '@mikro-orm/postgresql';
+import { type EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { AppConfig, loadConfig } from './common/config/config';
 import { ApiException } from './common/errors/api.exception';
 import { ormConfig } from './mikro-orm.config';
@@ -9,6 +9,7 @@ import { setPlan } from './modules/accounts/organizations.repository';
 import { PLAN_IDS, PlanId } from './common/auth/plan';
 import { loadPlans } from './modules/accounts/plans';
 import { DashboardAuthService } from './modules/tokens/dashboard-auth.service';
+import { sweepStorageDeletes } from './modules/qr-codes/image-references.repository';
 import { pauseAboveLimit, purgeTrash, type PausedCode } from './modules/qr-codes/qr-lifecycle';
 import { CHANNELS } from './common/queue/channels';
 import { createRedis } from './common/redis/redis.provider';
@@ -24,10 +25,11 @@ async function publishInvalidations(config: AppConfig, codes: PausedCode[]): Pro
   }
 }
 
-async function deleteStoredObjects(config: AppConfig, keys: string[]): Promise<void> {
+/** Deletes purged objects queued in storage_deletes; one that fails stays queued for the worker's sweep. */
+async function deleteStoredObjects(em: EntityManager, config: AppConfig, keys: string[]): Promise<void> {
   if (!keys.length) return;
   const storage = createStorage(config);
-  for (const key of keys) await storage.delete(key).catch(() => undefined);
+  await sweepStorageDeletes(em, (key) => storage.delete(key), { keys });
 }
 
 /** The operator CLI. Contract (README "CLI"): exactly one JSON document on stdout, logs on stderr, exit 0 on success,
@@ -128,7 +130,7 @@ export async function runCommand(command: string, flags: Flags, config: AppConfi
     case 'trash:empty': {
       const org = await accounts.getOrganization(required(flags, 'org'));
       const { deleted, orphanKeys } = await purgeTrash(orm.em.fork(), { organizationId: org.id, gs1RetirementDays: config.gs1RetirementDays });
-      await deleteStoredObjects(config, orphanKeys);
+      await deleteStoredObjects(orm.em.fork(), config, orphanKeys);
       return { organization_id: org.id, deleted };
     }
     default:

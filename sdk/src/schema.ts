@@ -1691,7 +1691,14 @@ export interface components {
             start?: string;
             /** Format: date-time */
             end?: string;
-            utm?: components["schemas"]["UtmSchema"];
+            /** @description UTM parameters (url items) */
+            utm?: {
+                source?: string;
+                medium?: string;
+                campaign?: string;
+                term?: string;
+                content?: string;
+            };
         };
         BatchItemRequestDto: {
             /**

@@ -55,7 +55,7 @@ describe('operator CLI', () => {
     expect(bad.json.error).toBeDefined();
   });
 
-  it('org:plan pauses the newest dynamic codes above the new limit; trash:empty never touches paused codes', async () => {
+  it('org:plan to free pauses every live dynamic code (its limit is 0); trash:empty never touches paused codes', async () => {
     const org = await createOrg(t, { plan: 'pro' });
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) {

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Redis } from 'ioredis';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { REDIS } from '../../src/common/redis/redis.provider';
-import { PAGE_CSS_HASH } from '../../src/modules/qr-codes/targets/pages/layout';
+import { PAGE_CSS_HASH } from '../../src/modules/hosted-pages/layout';
 import { openWatchedPage } from '../setup/browser';
 import { createOrg, db, eventually, http, startApi, startScan, TestApp, TestOrg } from '../setup/app';
 

@@ -1,5 +1,4 @@
 import { csvField, csvRow, slug } from './batch-archive';
-import { inferTargetType } from './batch-request';
 
 describe('batch manifest', () => {
   it('quotes CSV fields that need it', () => {
@@ -21,14 +20,4 @@ describe('batch manifest', () => {
     expect(slug('???', 'code')).toBe('code');
   });
 
-  it('infers the target type of an item from its fields', () => {
-    expect(inferTargetType({ destination: 'https://x.com' })).toBe('url');
-    expect(inferTargetType({ text: 'x' })).toBe('text');
-    expect(inferTargetType({ ssid: 'x' })).toBe('wifi');
-    expect(inferTargetType({ title: 'x', start: 's', end: 'e' })).toBe('event');
-    expect(inferTargetType({ email: 'a@b.co' })).toBe('email');
-    expect(inferTargetType({ phone: '+1555' })).toBe('sms');
-    expect(inferTargetType({ type: 'vcard' })).toBe('vcard');
-    expect(inferTargetType({})).toBeUndefined();
-  });
 });

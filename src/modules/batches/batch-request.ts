@@ -1,39 +1,31 @@
 import { ApiException } from '../../common/errors/api.exception';
 import { parseCreateBody } from '../qr-codes/dto/create-body';
-import type { CreateGs1QrCodeDto } from '../qr-codes/dto/gs1.dto';
+import { gs1Kind } from '../gs1/gs1-kind';
+import type { CreateGs1QrCodeDto } from '../gs1/gs1.dto';
+import { inferTargetType } from '../targets/registry';
 import type { CreateQrCodeDto } from '../qr-codes/dto/qr-code.dto';
 
 /** A batch item as sent, and how it becomes a POST /v1/qr-codes body. Pure: no I/O. */
 
-/** target.type when an item leaves it out: inferred from the fields it carries. */
-export function inferTargetType(target: Record<string, unknown>): string | undefined {
-  if (typeof target.type === 'string') return target.type;
-  if ('ssid' in target) return 'wifi';
-  if ('title' in target && 'start' in target) return 'event';
-  if ('email' in target) return 'email';
-  if ('phone' in target) return 'sms';
-  if ('text' in target) return 'text';
-  if ('destination' in target) return 'url';
-  return undefined;
-}
-
-/** How an item counts against the plan: dynamic items reserve dynamic capacity when the batch is accepted. */
-export function itemKind(item: Record<string, unknown>): 'dynamic' | 'static' | 'gs1' | 'other' {
+/** How an item counts against the plan: dynamic items reserve dynamic capacity when the batch is accepted; a GS1 item
+ * (`own`: a kind of code with a plan count of its own) and static items do not. */
+export function itemKind(item: Record<string, unknown>): 'dynamic' | 'static' | 'own' | 'other' {
+  if (gs1Kind.ownsBody(item)) return 'own';
   const t = item.type ?? 'dynamic';
-  return t === 'dynamic' || t === 'static' || t === 'gs1' ? t : 'other';
+  return t === 'dynamic' || t === 'static' ? t : 'other';
 }
 
 /** Whether the item makes a static code (`type: "static"`, or a GS1 item in `mode: "static"`): its code id is `sqr_…`. */
-export const isStaticItem = (item: Record<string, unknown>): boolean => item.type === 'static' || (item.type === 'gs1' && item.mode === 'static');
+export const isStaticItem = (item: Record<string, unknown>): boolean => item.type === 'static' || gs1Kind.isStaticBody(item);
 
 /** A GS1 item in `mode: "dynamic"` (the default): it takes room under the plan's GS1 limit. */
-export const isDynamicGs1Item = (item: Record<string, unknown>): boolean => item.type === 'gs1' && item.mode !== 'static';
+export const isDynamicGs1Item = (item: Record<string, unknown>): boolean => gs1Kind.ownsBody(item) && !gs1Kind.isStaticBody(item);
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The item's target type as the batch reports it before the item is created. */
 export function itemType(item: Record<string, unknown>): string | null {
-  if (itemKind(item) === 'gs1') return 'gs1';
+  if (gs1Kind.ownsBody(item)) return gs1Kind.type;
   return isObject(item.target) ? (inferTargetType(item.target) ?? null) : null;
 }
 

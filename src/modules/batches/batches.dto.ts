@@ -1,12 +1,11 @@
 import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsObject, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsObject, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
 import { ListEnvelopeDto } from '../../common/http/list';
 import { IsOmittable } from '../../common/errors/validation';
 import { DesignDto } from '../rendering/design.dto';
+import { DownloadQueryDto } from '../qr-codes/dto/qr-code.dto';
 import { TARGET_UNION } from '../qr-codes/dto/target-schemas';
-import { CreateGs1QrCodeDto } from '../qr-codes/dto/gs1.dto';
-import { UtmSchema } from '../qr-codes/targets/link.targets';
-import { DEFAULT_DOWNLOAD_SIZE, DOWNLOAD_FORMAT_NAMES, MAX_DOWNLOAD_SIZE, MIN_DOWNLOAD_SIZE } from '../rendering/download-formats';
+import { CreateGs1QrCodeDto } from '../gs1/gs1.dto';
 
 export const MAX_BATCH_ITEMS = 1000;
 
@@ -27,7 +26,12 @@ export class BatchItemInferredTargetDto {
   @ApiPropertyOptional() location?: string;
   @ApiPropertyOptional({ format: 'date-time' }) start?: string;
   @ApiPropertyOptional({ format: 'date-time' }) end?: string;
-  @ApiPropertyOptional({ type: UtmSchema }) utm?: UtmSchema;
+  @ApiPropertyOptional({
+    type: 'object',
+    properties: Object.fromEntries(['source', 'medium', 'campaign', 'term', 'content'].map((k) => [k, { type: 'string' }])),
+    description: 'UTM parameters (url items)',
+  })
+  utm?: Record<string, string>;
 }
 
 /** A standard batch item: the body of a standard POST /v1/qr-codes, without `design` and `template_id` (the batch's
@@ -110,11 +114,5 @@ export class ListBatchesQueryDto {
   @ApiPropertyOptional() @IsOmittable() @IsString() @MaxLength(1024) cursor?: string;
 }
 
-export class BatchDownloadQueryDto {
-  @ApiPropertyOptional({ enum: DOWNLOAD_FORMAT_NAMES, default: 'svg' })
-  @IsOmittable() @IsIn(DOWNLOAD_FORMAT_NAMES, { message: `format must be one of ${DOWNLOAD_FORMAT_NAMES.join(', ')}` })
-  format?: string;
-  @ApiPropertyOptional({ type: 'integer', minimum: MIN_DOWNLOAD_SIZE, maximum: MAX_DOWNLOAD_SIZE, default: DEFAULT_DOWNLOAD_SIZE, description: 'Pixels (PNG width and height). Ignored for SVG.' })
-  @IsOmittable() @IsString({ message: 'size must be an integer from 100 to 4000' })
-  size?: string;
-}
+/** A batch's ZIP takes the same `format` and `size` as one code's download. */
+export class BatchDownloadQueryDto extends DownloadQueryDto {}

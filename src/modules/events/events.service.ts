@@ -10,11 +10,6 @@ export interface NewEvent {
   data: object;
 }
 
-/**
- * The outbox writer. Events are written with the caller's EntityManager, i.e. inside the caller's transaction: if the
- * change rolls back, so does the event, and so does what subscribers wrote for it. Nothing is written when no
- * subscriber listens (docs/webhooks.md: an event nobody receives is not recorded); that check is one query per call.
- */
 /** The listeners of one event type among some owners (EventsService.audience). */
 export class EventAudience {
   /** The owners (ownerKey) with at least one listener. */
@@ -29,6 +24,11 @@ export class EventAudience {
   }
 }
 
+/**
+ * The outbox writer. Events are written with the caller's EntityManager, i.e. inside the caller's transaction: if the
+ * change rolls back, so does the event, and so does what subscribers wrote for it. Nothing is written when no
+ * subscriber listens (docs/webhooks.md: an event nobody receives is not recorded); that check is one query per call.
+ */
 @Injectable()
 export class EventsService {
   constructor(@Inject(EVENT_SUBSCRIBERS) private readonly subscribers: readonly EventSubscriber[]) {}

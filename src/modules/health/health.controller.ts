@@ -5,11 +5,6 @@ import { Public } from '../../common/auth/decorators';
 import { HealthDto, LivenessDto } from './health.dto';
 import { HealthService } from './health.service';
 
-/**
- * Health on the api, scan and worker processes (docs/operations.md): `/health/live` says the process runs (restart
- * it when this fails); `/health/ready` says it can serve (route traffic to it): PostgreSQL and Redis answer and every
- * migration is applied, else 503. `/health` is the ready check under its original name.
- */
 /** The readiness answer's documentation: 200 or 503 with the checks. */
 const Readiness = (summary: string) =>
   applyDecorators(
@@ -20,6 +15,11 @@ const Readiness = (summary: string) =>
     ApiServiceUnavailableResponse({ type: HealthDto, description: 'PostgreSQL or Redis does not answer, or migrations are pending' }),
   );
 
+/**
+ * Health on the api, scan and worker processes (docs/operations.md): `/health/live` says the process runs (restart
+ * it when this fails); `/health/ready` says it can serve (route traffic to it): PostgreSQL and Redis answer and every
+ * migration is applied, else 503. `/health` is the ready check under its original name.
+ */
 @ApiTags('Health')
 @Controller('health')
 export class HealthController {

@@ -1,4 +1,4 @@
-import type { FormDefinition } from '../qr-codes/targets/pages/form-page';
+import type { FormDefinition } from '../hosted-pages/form-page';
 import { checkLead } from './lead-validation';
 
 const form: FormDefinition = {

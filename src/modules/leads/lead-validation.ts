@@ -1,6 +1,6 @@
 import { isEmail } from 'class-validator';
-import { normalizePhone } from '../qr-codes/targets/fields';
-import { CONSENT_FIELD, FIELD_MAX_LENGTH, FormDefinition, FormField, FormState, HONEYPOT_FIELD } from '../qr-codes/targets/pages/form-page';
+import { normalizePhone } from '../targets/fields';
+import { CONSENT_FIELD, FIELD_MAX_LENGTH, FormDefinition, FormField, FormState, HONEYPOT_FIELD } from '../hosted-pages/form-page';
 
 /** A stored lead value: text as typed (trimmed), phone normalized, number as a number, checkbox as a boolean;
  * null for an optional field left empty. */
@@ -31,12 +31,12 @@ function isDate(s: string): boolean {
   return d.getUTCFullYear() === Number(m[1]) && d.getUTCMonth() === Number(m[2]) - 1 && d.getUTCDate() === Number(m[3]);
 }
 
-/** One field's stored value, or the message shown under it. */
 /** What a ticked checkbox posts: the page renders value="yes"; "on" is what a browser sends for one without a value,
  * and "true"/"1" what a scripted client may send. Anything else ("no", "false", "0", "off", …) is not ticked. */
 const TICKED = new Set(['yes', 'on', 'true', '1']);
 const isTicked = (raw: string): boolean => TICKED.has(raw.trim().toLowerCase());
 
+/** One field's stored value, or the message shown under it. */
 function check(f: FormField, raw: string): { value: LeadValue } | { error: string } {
   if (f.type === 'checkbox') {
     const ticked = isTicked(raw);

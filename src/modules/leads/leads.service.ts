@@ -7,6 +7,7 @@ import { newId } from '../../common/ids';
 import { REDIS } from '../../common/redis/redis.provider';
 import { EventsService } from '../events/events.service';
 import { countLead, findByShortCode } from '../qr-codes/qr-codes.repository';
+import { takesLeads } from '../targets/registry';
 import type { ScanContext } from '../scan/scan-contract';
 import type { LeadValue } from './lead-validation';
 import { clientAddressKey } from '../../common/http/client-address';
@@ -52,11 +53,11 @@ export class LeadsService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /** Only live, active, dynamic `form` codes take posts; unknown, trashed or other codes are 404, inactive or paused 410.
+  /** Only live, active, dynamic codes of a type that takes leads (form) take posts; unknown, trashed or other codes are 404, inactive or paused 410.
    * `domainId`: the site the post came in on (null = the default scan host). */
   async findForm(domainId: string | null, shortCode: string): Promise<FormLookup> {
     const row = await findByShortCode(this.em, domainId, shortCode);
-    if (!row || row.status === 'trashed' || row.kind !== 'dynamic' || row.type !== 'form') return { status: 404 };
+    if (!row || row.status === 'trashed' || row.kind !== 'dynamic' || !takesLeads(row.type)) return { status: 404 };
     if (row.status !== 'live' || !row.isActive) return { status: 410 };
     return { found: { id: row.id, organizationId: row.organizationId, environment: row.environment, shortCode, target: row.target } };
   }

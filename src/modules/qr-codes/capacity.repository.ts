@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { lockOrganization } from '../accounts/organizations.repository';
+import { gs1Kind } from '../gs1/gs1-kind';
 
 /**
  * The plan's dynamic-code capacity (and, apart, its dynamic GS1 capacity): live codes plus reservations (`qr_capacity_reservations`, owned here). A
@@ -17,8 +18,8 @@ export async function lockCapacity(
 ): Promise<{ live: number; reserved: number; gs1Live: number; gs1Reserved: number }> {
   await lockOrganization(em, organizationId);
   const [row] = await em.execute<{ live: string; reserved: string; gs1_live: string; gs1_reserved: string }[]>(
-    `select (select count(*) from qr_codes where organization_id = ? and kind = 'dynamic' and status = 'live' and type <> 'gs1') as live,
-            (select count(*) from qr_codes where organization_id = ? and kind = 'dynamic' and status = 'live' and type = 'gs1') as gs1_live,
+    `select (select count(*) from qr_codes where organization_id = ? and kind = 'dynamic' and status = 'live' and not (${gs1Kind.sqlCondition})) as live,
+            (select count(*) from qr_codes where organization_id = ? and kind = 'dynamic' and status = 'live' and (${gs1Kind.sqlCondition})) as gs1_live,
             (select coalesce(sum(dynamic_count), 0) from qr_capacity_reservations where organization_id = ? and holder <> ?) as reserved,
             (select coalesce(sum(gs1_count), 0) from qr_capacity_reservations where organization_id = ? and holder <> ?) as gs1_reserved`,
     [organizationId, organizationId, organizationId, except ?? '', organizationId, except ?? ''],

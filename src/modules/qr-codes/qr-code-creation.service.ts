@@ -8,9 +8,10 @@ import type { Design } from '../rendering/design';
 import { QrCode, type QrKind } from './qr-code.entity';
 import { QrCodeImagesService } from './qr-code-images.service';
 import { presentQrCode, scanOrigin, shortUrl } from './qr-code.presenter';
+import type { QrCodeDto } from './dto/qr-code-response.dto';
 import { assertGs1IdentifierFree, assertRoomFor, planCountOf } from './qr-code-limits';
 import { codeDomainError } from '../domains/code-domain';
-import { storedHandler } from './targets/registry';
+import { storedType } from './code-kinds';
 
 /**
  * A creation body after every check that can refuse it (QrCodesService.prepare): what the new code will hold, except
@@ -41,12 +42,13 @@ export class QrCodeCreationService {
   /** What the symbol encodes: the short URL for dynamic codes (on their custom domain, if any), the payload for static
    * ones; a type encoding a URL of its own (GS1 Digital Link) says it. */
   payloadOf(code: Pick<QrCode, 'kind' | 'shortCode' | 'type' | 'target' | 'domainHostname'>): string {
-    const handler = storedHandler(code.type);
+    const handler = storedType(code.type);
     if (handler.encodedUrl) return handler.encodedUrl(code.target, code.kind, scanOrigin(code, this.config.scanBaseUrl));
     return code.kind === 'dynamic' ? shortUrl(code, this.config.scanBaseUrl)! : handler.payload(code.target);
   }
 
-  present(code: QrCode) {
+  /** The QR code object (QrCodeDto), also the `data` of qr.* events: the one place that knows the URLs it needs. */
+  present(code: QrCode): QrCodeDto {
     return presentQrCode(code, { scanBaseUrl: this.config.scanBaseUrl, imageUrl: (k) => this.images.url(k) });
   }
 
@@ -96,6 +98,7 @@ export class QrCodeCreationService {
     const conflicted: QrCode[] = [];
     const refused: { code: QrCode; error: unknown }[] = [];
     if (codes.length === 0) return { inserted, conflicted, refused };
+    await this.images.hold(em, codes.flatMap((c) => [c.imageKey, c.logoKey]));
     try {
       await em.transactional((sp) => sp.insertMany(QrCode, codes));
       inserted = codes;
@@ -138,24 +141,23 @@ export class QrCodeCreationService {
             return inserted.length === 1;
           })
           .catch(async (err: unknown) => {
-            await this.images.releaseImage(code.imageKey!);
+            await this.images.release([code.imageKey]);
             throw codeDomainError(err, domainId ? { id: domainId, hostname: draft.values.domainHostname ?? '' } : null);
           });
         if (ok) return code;
-        await this.images.releaseImage(code.imageKey!);
+        await this.images.release([code.imageKey]);
         // A unique index refused the row: the GS1 identifier (claimed concurrently; this throws 409) or the short code.
         if (gs1Key) await assertGs1IdentifierFree(this.em, domainId, gs1Key);
       }
       throw new Error('no free short code after 5 attempts');
     } catch (err) {
-      if (logoKey) await this.images.releaseLogo(logoKey);
+      if (logoKey) await this.images.release([logoKey]);
       throw err;
     }
   }
 
   /** Deletes images of codes that were drawn but not inserted (unless another code shares them). */
   async discard(codes: QrCode[], logoKeys: Iterable<string> = []): Promise<void> {
-    for (const c of codes) if (c.imageKey) await this.images.releaseImage(c.imageKey);
-    for (const k of logoKeys) await this.images.releaseLogo(k);
+    await this.images.release([...codes.map((c) => c.imageKey), ...logoKeys]);
   }
 }

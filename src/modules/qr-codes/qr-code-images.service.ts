@@ -4,13 +4,14 @@ import { ImagesService } from '../images/images.service';
 import type { Design } from '../rendering/design';
 import { RenderingService } from '../rendering/rendering.service';
 import type { DownloadFormat } from '../rendering/download-formats';
+import { holdKeys, queueUnusedKeys, sweepStorageDeletes } from './image-references.repository';
 import { OUT_OF_PROCESS_PNG_SIZE, PngRenderProcess } from './png-render-process';
-
 
 /**
  * The images of QR codes: the stored SVG behind image_url and the design's logo. Rendering draws (pure), the images
  * module stores; this decides when, and releases an image only when no code refers to it any more (images are
- * content-addressed and may be shared by identical codes).
+ * content-addressed and may be shared by identical codes): image-references.repository.ts queues the delete under the
+ * key's lock and a failed storage delete is tried again later (the worker's sweep), never dropped.
  */
 @Injectable()
 export class QrCodeImagesService implements OnModuleDestroy {
@@ -61,21 +62,21 @@ export class QrCodeImagesService implements OnModuleDestroy {
     return this.images.url(key);
   }
 
-  /** Deletes the stored SVG unless a code still refers to it. */
-  async releaseImage(key: string): Promise<void> {
-    const [row] = await this.em.fork().execute<{ n: string }[]>('select count(*) as n from qr_codes where image_key = ?', [key]);
-    if (Number(row.n) === 0) await this.images.delete(key).catch(() => undefined);
+  /** Releases stored images and logos: each one no code refers to any more is queued for deletion and deleted now;
+   * a storage failure leaves it queued for the worker's sweep. */
+  async release(keys: readonly (string | null | undefined)[]): Promise<void> {
+    const queued = await queueUnusedKeys(this.em.fork(), keys.filter((k): k is string => !!k));
+    if (queued.length) await this.deleteQueued(queued);
   }
 
-  /** Deletes the stored logo unless a code still refers to it. */
-  async releaseLogo(key: string): Promise<void> {
-    const [row] = await this.em.fork().execute<{ n: string }[]>('select count(*) as n from qr_codes where logo_key = ?', [key]);
-    if (Number(row.n) === 0) await this.images.delete(key).catch(() => undefined);
+  /** Deletes queued objects: `keys` (already queued), or every due one (the worker's sweep). */
+  deleteQueued(keys?: readonly string[]): Promise<{ deleted: string[]; failed: string[] }> {
+    return sweepStorageDeletes(this.em.fork(), (key) => this.images.delete(key), { keys });
   }
 
-  /** Deletes images already known to be unreferenced (purgeTrash's orphans). */
-  async deleteOrphans(keys: readonly string[]): Promise<void> {
-    for (const key of keys) await this.images.delete(key).catch(() => undefined);
+  /** Inside the transaction that commits a code referring to these keys (see holdKeys). */
+  hold(tx: EntityManager, keys: readonly (string | null | undefined)[]): Promise<void> {
+    return holdKeys(tx, keys);
   }
 
   private async logo(design: Design, logoKey: string | null): Promise<Buffer | null> {

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AuthContext } from '../../common/auth/auth-context';
 import { ApiException } from '../../common/errors/api.exception';
+import { gs1Kind } from '../gs1/gs1-kind';
 import { lockCapacity } from './capacity.repository';
 
 /** Which plan count a live code takes: GS1 dynamic codes have a limit of their own (`gs1_limit`), apart from the QR
@@ -8,7 +9,7 @@ import { lockCapacity } from './capacity.repository';
 export type PlanCount = 'dynamic' | 'gs1';
 
 export const planCountOf = (code: { kind: string; type: string }): PlanCount | null =>
-  code.kind !== 'dynamic' ? null : code.type === 'gs1' ? 'gs1' : 'dynamic';
+  code.kind !== 'dynamic' ? null : gs1Kind.owns(code) ? 'gs1' : 'dynamic';
 
 const limitOf = (auth: AuthContext, which: PlanCount): number => (which === 'gs1' ? auth.plan.gs1_limit : auth.plan.dynamic_qr_limit);
 

@@ -1,7 +1,8 @@
 import { presentDesign, storedDesign } from '../rendering/design';
 import type { QrCodeDto } from './dto/qr-code-response.dto';
 import type { QrCode } from './qr-code.entity';
-import { LINK_FAMILY, storedHandler } from './targets/registry';
+import { LINK_FAMILY } from '../targets/registry';
+import { storedType } from './code-kinds';
 
 export interface PresentUrls {
   scanBaseUrl: string;
@@ -20,7 +21,7 @@ export function shortUrl(code: Pick<QrCode, 'kind' | 'shortCode' | 'domainHostna
 
 /** The QR code object (QrCodeDto). Also the `data` of qr.* events. */
 export function presentQrCode(code: QrCode, urls: PresentUrls): QrCodeDto {
-  const handler = storedHandler(code.type);
+  const handler = storedType(code.type);
   // A type encoding a URL of its own (GS1 Digital Link) reports it as the short URL of its dynamic codes.
   const origin = scanOrigin(code, urls.scanBaseUrl);
   const short = handler.encodedUrl && code.kind === 'dynamic' ? handler.encodedUrl(code.target, code.kind, origin) : shortUrl(code, urls.scanBaseUrl);

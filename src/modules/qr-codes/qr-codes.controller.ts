@@ -9,7 +9,7 @@ import { CreateQrCodeDto, DownloadQueryDto, ListQrCodesQueryDto, UpdateQrCodeDto
 import { DeletedQrCodeDto, QrCodeDto, QrCodeListDto } from './dto/qr-code-response.dto';
 import { QrCodesService } from './qr-codes.service';
 import { parseCreateBody } from './dto/create-body';
-import { CreateGs1QrCodeDto, Gs1TargetResponseDto } from './dto/gs1.dto';
+import { CreateGs1QrCodeDto, Gs1TargetResponseDto } from '../gs1/gs1.dto';
 import { NoBody } from '../../common/http/no-body';
 import { binaryContent, DOWNLOAD_CONTENT_TYPES, type DownloadFormat, downloadSize } from '../rendering/download-formats';
 

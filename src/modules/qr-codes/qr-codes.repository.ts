@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AuthContext } from '../../common/auth/auth-context';
 import type { Environment } from '../../common/auth/api-key-format';
+import { LEAD_TYPES } from '../targets/registry';
 
 /**
  * What other modules may read or write of qr_codes, each on the caller's EntityManager (often inside its transaction).
@@ -74,7 +75,6 @@ function codeOf(row: CodeRow): CodeByShortCode {
   };
 }
 
-/** True when a code with this id exists in any state (a batch item's reserved id already became a code). */
 /** Which of these ids are taken by a code (any workspace, any status). */
 export async function existingCodeIds(em: EntityManager, ids: string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
@@ -101,11 +101,13 @@ export async function findLiveCodeFacts(
   return row ? { kind: row.kind, createdAt: new Date(row.created_at) } : null;
 }
 
-/** Counts a lead on a form code while it is still live, active and a dynamic form; false when it is not any more. */
+/** Counts a lead on a form code while it is still live, active, dynamic and of a type that takes leads (form); false
+ * when it is not any more. */
 export async function countLead(em: EntityManager, codeId: string): Promise<boolean> {
   const counted = await em.execute<Array<{ id: string }>>(
-    `update qr_codes set lead_count = lead_count + 1 where id = ? and status = 'live' and is_active and kind = 'dynamic' and type = 'form' returning id`,
-    [codeId],
+    `update qr_codes set lead_count = lead_count + 1
+      where id = ? and status = 'live' and is_active and kind = 'dynamic' and type in (${LEAD_TYPES.map(() => '?').join(', ')}) returning id`,
+    [codeId, ...LEAD_TYPES],
   );
   return counted.length > 0;
 }

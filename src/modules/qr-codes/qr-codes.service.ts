@@ -19,18 +19,17 @@ import { Design, parseDesign, storedDesign } from '../rendering/design';
 import type { CreateQrCodeDto, ListQrCodesQueryDto, UpdateQrCodeDto } from './dto/qr-code.dto';
 import type { DeletedQrCodeDto, QrCodeDto } from './dto/qr-code-response.dto';
 import { QrCode } from './qr-code.entity';
-import { GS1_PATCH_ONLY_FIELDS, type CreateGs1QrCodeDto } from './dto/gs1.dto';
+import type { CreateGs1QrCodeDto } from '../gs1/gs1.dto';
 import { assertGs1IdentifierFree, assertRoomFor, countLive, gs1TakenError, isGs1KeyConflict, planCountOf } from './qr-code-limits';
-import { assertGs1Patch, patchGs1 } from './targets/gs1.target';
+import { gs1Kind } from '../gs1/gs1-kind';
 import { targetDraft } from './qr-code-draft';
 import { QrCodeImagesService } from './qr-code-images.service';
 import { listQrCodes } from './qr-codes.list';
-import { presentQrCode } from './qr-code.presenter';
 import { type CodeDraft, QrCodeCreationService } from './qr-code-creation.service';
 import { templateDesign } from '../templates/templates.repository';
-import { FieldReader } from './targets/fields';
+import { FieldReader } from '../targets/fields';
 import { normalizeTags, sameJson } from './qr-code-rules';
-import { storedHandler } from './targets/registry';
+import { storedHandler } from '../targets/registry';
 import { DOWNLOAD_FORMATS, type DownloadFormat } from '../rendering/download-formats';
 
 @Injectable()
@@ -49,8 +48,9 @@ export class QrCodesService {
     gs1Dictionary(); // a missing or malformed GS1 Syntax Dictionary stops the process at boot, not a request later
   }
 
-  present(code: QrCode): QrCodeDto {
-    return presentQrCode(code, { scanBaseUrl: this.config.scanBaseUrl, imageUrl: (k) => this.images.url(k) });
+  /** The QR code object (one presenter: QrCodeCreationService.present, which the creation path uses too). */
+  private present(code: QrCode): QrCodeDto {
+    return this.creation.present(code);
   }
 
   /** What the symbol encodes (QrCodeCreationService.payloadOf). */
@@ -127,10 +127,11 @@ export class QrCodesService {
 
   async update(auth: AuthContext, id: string, body: UpdateQrCodeDto): Promise<QrCodeDto> {
     const code = await this.findLive(auth, id);
-    const handler = storedHandler(code.type);
+    // A target-typed code is patched through its handler; a GS1 code (no handler) through its kind's own fields.
+    const handler = gs1Kind.owns(code) ? null : storedHandler(code.type);
     // Refusals first: nothing is applied when any part of the request is refused.
-    if (code.type === 'gs1') assertGs1Patch(code.kind, body);
-    const gs1Only = GS1_PATCH_ONLY_FIELDS.find((f) => body[f] !== undefined && code.type !== 'gs1');
+    if (!handler) gs1Kind.assertPatch(code.kind, body);
+    const gs1Only = handler ? gs1Kind.patchOnlyFields.find((f) => body[f as keyof UpdateQrCodeDto] !== undefined) : undefined;
     if (gs1Only) throw ApiException.invalid(gs1Only, `Unknown field '${gs1Only}' (only GS1 codes take it)`);
     if (body.domain_id !== undefined && body.domain_id !== code.domainId) {
       throw new ApiException('domain_id_immutable', 'domain_id cannot change after creation', { field: 'domain_id' });
@@ -141,20 +142,23 @@ export class QrCodesService {
         throw new ApiException('code_not_editable', `Static codes cannot change '${refused}': only name, folder_id and design can be updated`, { field: refused });
       }
     }
-    if (body.target !== undefined && handler.pageHolding) {
+    if (body.target !== undefined && handler?.pageHolding) {
       throw new ApiException('target_not_editable', `The target of a ${code.type} code is a hosted page and cannot be changed through the API`, {
         field: 'target',
       });
     }
     let next: { type: string; target: Record<string, unknown> } | undefined;
-    if (body.target !== undefined) {
+    if (body.target !== undefined && handler) {
       const { type, ...fields } = body.target;
       if (type !== undefined && type !== code.type) {
         throw ApiException.invalid('target.type', `target.type cannot change (this is a ${code.type} code)`);
       }
       next = handler.patch(code.target, new FieldReader(fields));
     }
-    if (code.type === 'gs1' && (body.destination ?? body.links ?? body.overrides) !== undefined) next = { type: 'gs1', target: patchGs1(code.target, body) };
+    if (!handler) {
+      const target = gs1Kind.patch(code.target, body);
+      if (target) next = { type: code.type, target };
+    }
     const tags = body.tags === undefined ? undefined : normalizeTags(body.tags);
     if (body.folder_id !== undefined) await this.assertFolder(auth, body.folder_id);
     let design: Design | undefined;
@@ -194,19 +198,18 @@ export class QrCodesService {
     try {
       await this.em.transactional(async (em) => {
         const locked = await this.findLive(auth, id, em);
+        await this.images.hold(em, [changes.imageKey, changes.logoKey]);
         em.assign(locked, { ...changes, updatedAt: new Date() });
         await em.flush();
         await this.events.emit(em, auth, 'qr.updated', this.present(locked));
         Object.assign(code, locked);
       });
     } catch (err) {
-      if (newImageKey && newImageKey !== oldImageKey) await this.images.releaseImage(newImageKey);
-      if (changes.logoKey && changes.logoKey !== oldLogoKey) await this.images.releaseLogo(changes.logoKey);
+      await this.images.release([newImageKey !== oldImageKey ? newImageKey : null, changes.logoKey !== oldLogoKey ? changes.logoKey : null]);
       throw err;
     }
     this.invalidate(code);
-    if (changes.imageKey && oldImageKey) await this.images.releaseImage(oldImageKey);
-    if (changes.logoKey !== undefined && oldLogoKey && oldLogoKey !== changes.logoKey) await this.images.releaseLogo(oldLogoKey);
+    await this.images.release([changes.imageKey ? oldImageKey : null, changes.logoKey !== undefined && oldLogoKey !== changes.logoKey ? oldLogoKey : null]);
     return this.present(code);
   }
 

@@ -1,5 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { lockOrganization } from '../accounts/organizations.repository';
+import { GS1_CODES_SQL } from '../gs1/gs1-codes';
+import { queueUnusedKeys } from './image-references.repository';
 
 /** Plan downgrades, Trash emptying and Trash retention: operations outside the API, shared by the CLI and the worker.
  * Each takes the EntityManager it runs on (a fork). */
@@ -23,7 +25,7 @@ export async function pauseAboveLimit(em: EntityManager, organizationId: string,
         `update qr_codes set status = 'paused', deleted_at = now(), updated_at = now()
           where id in (
             -- keep the oldest codes up to the limit; everything newer is paused
-            select id from qr_codes where organization_id = ? and kind = 'dynamic' and status = 'live' and (type = 'gs1') = ?
+            select id from qr_codes where organization_id = ? and kind = 'dynamic' and status = 'live' and (${GS1_CODES_SQL}) = ?
             order by created_at asc, id asc
             offset ?
           )
@@ -45,7 +47,8 @@ export interface PurgedCode {
 /** Permanently deletes trashed codes (never paused ones): one workspace, or every workspace's codes trashed before
  * `olderThan`. A dynamic GS1 code's identifier is retired on its host for `gs1RetirementDays` (GS1_RETIREMENT_DAYS,
  * default 365) in the same statement.
- * Returns the storage keys no longer referenced, for the caller to delete. */
+ * Returns the storage keys no longer referenced, already queued in storage_deletes: the caller deletes them
+ * (sweepStorageDeletes), or the worker's sweep does. */
 export async function purgeTrash(
   em: EntityManager,
   opts: { organizationId?: string; olderThan?: Date; batch?: number; gs1RetirementDays?: number },
@@ -82,12 +85,7 @@ export async function purgeTrash(
     }
     if (rows.length < (opts.batch ?? 500)) break;
   }
-  if (orphanKeys.size) {
-    const still = await em.execute<{ k: string }[]>(
-      'select image_key as k from qr_codes where image_key in (?) union select logo_key as k from qr_codes where logo_key in (?)',
-      [[...orphanKeys], [...orphanKeys]],
-    );
-    for (const { k } of still) orphanKeys.delete(k);
-  }
-  return { deleted, orphanKeys: [...orphanKeys] };
+  // Keys no remaining code uses are queued for deletion (storage_deletes) before this returns: a crash before the
+  // caller deletes them leaves them to the worker's sweep.
+  return { deleted, orphanKeys: await queueUnusedKeys(em, [...orphanKeys]) };
 }

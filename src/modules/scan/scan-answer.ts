@@ -1,10 +1,11 @@
-import { hostedPage } from '../qr-codes/targets/registry';
-import type { HostedResponse } from '../qr-codes/targets/target-handler';
+import { hostedPage } from '../targets/registry';
+import type { HostedResponse } from '../hosted-pages/hosted-response';
 import type { CachedCode } from './scan-contract';
 import { userAgentLocation } from './scan-destination';
-import { renderStatusPage } from './status-pages';
+import { renderStatusPage } from '../hosted-pages/status-pages';
 
-export type ScanSuffix = '' | '.vcf' | '.ics';
+/** '' (the page) or one of the download suffixes the target types serve (registry DOWNLOAD_SUFFIXES: `.vcf`, `.ics`). */
+export type ScanSuffix = string;
 
 /** A code as the scan process keeps it in memory. */
 export interface ScanEntry {
@@ -43,7 +44,7 @@ export interface ScanAnswerRequest {
 
 /**
  * What the scan host answers for a short code. `countable` is true for a live, active code answered with its redirect
- * or its page (never a status page or a .vcf/.ics download); the caller still leaves out HEAD requests and bots.
+ * or its page (never a status page or a download); the caller still leaves out HEAD requests and bots.
  */
 export function answerScan(entry: ScanEntry, req: ScanAnswerRequest): ScanAnswer {
   const code = entry.code;

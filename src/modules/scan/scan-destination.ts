@@ -1,10 +1,10 @@
-import { agentLocation, fixedLocation as typeFixedLocation } from '../qr-codes/targets/registry';
+import { agentLocation, fixedLocation as typeFixedLocation } from '../targets/registry';
 import type { CachedCode } from './scan-contract';
 
 /**
  * The redirect of a code whose destination is the same for every visitor, computed once when the code enters the
  * cache (so a scan does no URL work). Null for page-served types or a target without a usable URL. The code's target
- * handler decides (qr-codes/targets).
+ * handler decides (src/modules/targets).
  */
 export function fixedLocation(code: CachedCode): string | null {
   return typeFixedLocation(code.type, code.target);

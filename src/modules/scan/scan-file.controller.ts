@@ -4,10 +4,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainHostCache } from '../domains/domain-host-cache';
 import { siteKey } from '../domains/scan-site';
 import { FileDeliveryService } from '../files/file-delivery.service';
-import { servedFile } from '../qr-codes/targets/registry';
-import type { HostedResponse } from '../qr-codes/targets/target-handler';
+import { servedFile } from '../targets/registry';
+import type { HostedResponse } from '../hosted-pages/hosted-response';
 import { ScanCodeCache } from './scan-code-cache';
-import { renderStatusPage } from './status-pages';
+import { renderStatusPage } from '../hosted-pages/status-pages';
 
 const SHORT_CODE = /^[0-9A-Za-z]{7}$/;
 

@@ -13,14 +13,17 @@ import type { CachedCode } from './scan-contract';
 import { ScanEnricher } from './scan-enricher';
 import type { ScanAccessLog } from './scan-access-log';
 import { gs1Dictionary } from '../gs1/syntax-dictionary';
-import { ownPathsOf } from '../qr-codes/targets/registry';
-import type { OwnPaths } from '../qr-codes/targets/target-handler';
+import { ownPathsOf } from '../qr-codes/code-kinds';
+import { DOWNLOAD_SUFFIXES } from '../targets/registry';
+import type { OwnPaths } from '../targets/target-handler';
 import { OwnPathMemo } from './own-path-memo';
 import { copyForeignHeaders, ownPathAnswer, type OwnPathResult, prepareOwnPathAnswer, type PreparedAnswer, writePreparedAnswer } from './scan-own-paths';
 
-/** `/{short_code}`, `/{short_code}.vcf`, `/{short_code}.ics`, with an optional trailing slash and any query string
- * (ignored); `/metrics` (seven characters too, never a short code) goes on to Nest. */
-export const SCAN_PATH = /^\/(?!metrics\/?(?:\?|$))([0-9A-Za-z]{7})(\.vcf|\.ics)?\/?(?:\?|$)/;
+/** `/{short_code}` and `/{short_code}<suffix>` for the download suffixes the target types serve (`.vcf`, `.ics`), with
+ * an optional trailing slash and any query string (ignored); `/metrics` (seven characters too, never a short code) goes
+ * on to Nest. */
+const SUFFIXES = DOWNLOAD_SUFFIXES.map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|');
+export const SCAN_PATH = new RegExp(`^/(?!metrics/?(?:\\?|$))([0-9A-Za-z]{7})(${SUFFIXES})?/?(?:\\?|$)`);
 /** Any other one-segment path but `/health`, `/metrics` and `/images`: a mistyped or truncated scan URL, answered with the 404 page (HTML for a
  * person, not the API's JSON envelope). Deeper paths (`/images/…`) go on to Nest. */
 const OTHER_ONE_SEGMENT = /^\/(?!(?:health|metrics|images)\/?(?:\?|$))[^/?]*\/?(?:\?|$)/;

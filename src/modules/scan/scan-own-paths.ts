@@ -1,11 +1,11 @@
 import type { IncomingMessage, OutgoingHttpHeader, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { type ScanSite, siteKey } from '../domains/scan-site';
-import type { OwnPathAnswer, OwnPaths } from '../qr-codes/targets/target-handler';
+import type { OwnPathAnswer, OwnPaths } from '../targets/target-handler';
 import type { OwnPathBasis } from './own-path-memo';
 import type { ScanEntry } from './scan-answer';
 import type { ScanCodeCache } from './scan-code-cache';
 import type { CachedCode } from './scan-contract';
-import { renderStatusPage } from './status-pages';
+import { renderStatusPage } from '../hosted-pages/status-pages';
 
 /** Headers the scan host sets itself on every answer (a renderer's or an answer's own copy is left out). */
 const OWN_HEADERS = new Set(['content-length', 'request-id', 'scanlink-version']);

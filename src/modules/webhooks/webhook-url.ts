@@ -7,16 +7,16 @@ export type HostLookup = (hostname: string) => Promise<Array<{ address: string }
 
 export const systemLookup: HostLookup = (hostname) => dnsLookup(hostname, { all: true });
 
+/** Said with refusals a development setup may hit: the setting that admits a local receiver. */
+const ALLOW_HINT =
+  ' (for development and tests, WEBHOOK_ALLOW_HOSTS lists hosts that may be reached over plain http and on loopback or private addresses; `npm run local` allows localhost and 127.0.0.1)';
+
 /**
  * Creation-time check of a webhook URL (400 on `url`): https only (plain http only for WEBHOOK_ALLOW_HOSTS), no
  * credentials, no loopback/private/link-local/metadata IP literal or internal name, and a hostname must not resolve to
  * such an address now. A name that does not resolve at all is accepted: the connect-time check in safe-fetch runs on
  * every delivery whatever DNS says later (so DNS rebinding gains nothing).
  */
-/** Said with refusals a development setup may hit: the setting that admits a local receiver. */
-const ALLOW_HINT =
-  ' (for development and tests, WEBHOOK_ALLOW_HOSTS lists hosts that may be reached over plain http and on loopback or private addresses; `npm run local` allows localhost and 127.0.0.1)';
-
 export async function validateWebhookUrl(raw: string, allowHosts: string[], lookup: HostLookup): Promise<string> {
   // Stored as given (the host check above ran on the parsed form).
   let url: URL;

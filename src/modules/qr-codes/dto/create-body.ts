@@ -2,7 +2,8 @@ import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
 import { ApiException } from '../../../common/errors/api.exception';
 import { validationException } from '../../../common/errors/validation';
-import { CreateGs1QrCodeDto } from './gs1.dto';
+import { gs1Kind } from '../../gs1/gs1-kind';
+import { CreateGs1QrCodeDto } from '../../gs1/gs1.dto';
 import { CreateQrCodeDto } from './qr-code.dto';
 
 /**
@@ -12,7 +13,7 @@ import { CreateQrCodeDto } from './qr-code.dto';
 export async function parseCreateBody(raw: unknown): Promise<CreateQrCodeDto | CreateGs1QrCodeDto> {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw ApiException.invalid(undefined, 'The body must be a JSON object');
   const dto: CreateQrCodeDto | CreateGs1QrCodeDto =
-    (raw as { type?: unknown }).type === 'gs1'
+    gs1Kind.ownsBody(raw)
       ? plainToInstance(CreateGs1QrCodeDto, raw, { enableImplicitConversion: false })
       : plainToInstance(CreateQrCodeDto, raw, { enableImplicitConversion: false });
   const errors = await validate(dto, { whitelist: true, forbidNonWhitelisted: true, validationError: { target: false, value: false } });

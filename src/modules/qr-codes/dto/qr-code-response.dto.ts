@@ -1,5 +1,5 @@
 import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
-import { Gs1TargetResponseDto } from './gs1.dto';
+import { Gs1TargetResponseDto } from '../../gs1/gs1.dto';
 import { ListEnvelopeDto } from '../../../common/http/list';
 import { DesignResponseDto } from '../../rendering/design.dto';
 

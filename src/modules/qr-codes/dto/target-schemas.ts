@@ -1,5 +1,5 @@
 import { getSchemaPath } from '@nestjs/swagger';
-import { TARGET_SCHEMA_BY_TYPE, TARGET_SCHEMAS } from '../targets/registry';
+import { TARGET_SCHEMA_BY_TYPE, TARGET_SCHEMAS } from '../../targets/registry';
 
 /** OpenAPI documentation of `target`: a discriminated union on `type` of the schemas the target handlers declare.
  * Validation lives in the handlers (targets/); their schema classes only describe it. */

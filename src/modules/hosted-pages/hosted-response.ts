@@ -1,0 +1,13 @@
+/** A complete answer the scan host writes as is (status, headers including Content-Type and CSP, body). */
+export interface HostedResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string | Buffer;
+}
+
+/** What a scan answer may read of a code (the scan host's cached copy has at least this). */
+export interface ScannedCode {
+  id: string;
+  shortCode: string;
+  target: Record<string, unknown>;
+}

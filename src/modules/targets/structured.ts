@@ -1,0 +1,43 @@
+import { ApiException } from '../../common/errors/api.exception';
+import { FieldReader, Input } from './fields';
+import type { StoredTarget, TargetHandler } from './target-handler';
+
+/** Structured types: created from fields or a pre-encoded `destination`; PATCH merges fields, refuses `destination`. */
+export function structured(
+  type: string,
+  fields: string[],
+  read: (r: FieldReader) => StoredTarget,
+  fromDestination: (raw: string, r: FieldReader) => Input,
+  payload: (t: StoredTarget) => string,
+  own: Pick<TargetHandler, 'schema' | 'scan'>,
+): TargetHandler {
+  return {
+    type,
+    ...own,
+    staticCapable: true,
+    pageHolding: false,
+    parse(r) {
+      r.only([...fields, 'destination']);
+      if (r.has('destination')) {
+        const other = fields.find((f) => r.has(f));
+        if (other) r.fail('destination', `cannot be combined with structured fields (${r.field(other)})`);
+        const raw = r.string('destination', { required: true, max: 4000, trim: false })!;
+        return read(new FieldReader(fromDestination(raw, r), r.path));
+      }
+      return read(r);
+    },
+    patch(current, r) {
+      if ('destination' in r.input) {
+        throw ApiException.invalid(r.field('destination'), `${r.field('destination')} cannot be set on a dynamic ${type} code: update its fields instead`);
+      }
+      r.only(fields);
+      const merged: Input = { ...current };
+      for (const f of fields) if (f in r.input) merged[f] = r.input[f];
+      return { type, target: read(new FieldReader(merged, r.path)) };
+    },
+    payload,
+  };
+}
+
+export const badDestination = (r: FieldReader, what: string): never =>
+  r.fail('destination', `must be ${what} (or send the structured fields instead)`);
