@@ -12,6 +12,8 @@ import { loadPlans } from '../src/modules/accounts/plans';
 import type { CreateGs1QrCodeDto } from '../src/modules/gs1/gs1.dto';
 import { prepareGs1 } from '../src/modules/gs1/gs1-kind';
 import { ROOT } from './scan-load';
+import { FieldReader } from '../src/modules/targets/fields';
+import { parseSmartTarget } from '../src/modules/targets/smart-rules';
 
 export const DESTINATION = 'https://example.com/spring?ref=poster';
 /** A bare Node `http` server answering the scan host's 302 for DESTINATION (node -e, PORT from the environment). */
@@ -58,6 +60,34 @@ export async function seedGs1Resolver(em: EntityManager, codeId: string): Promis
     [id, newShortCode(), JSON.stringify(draft.target), draft.gs1Key, codeId],
   );
   return id;
+}
+
+/** Two smart-URL codes in the workspace of `codeId` (docs/smart-urls.md): 20 rules of which only the last matches an
+ * iPhone (the others test country, region, language, OS, device, dates, scans and time windows that the bench's
+ * requests fail), and a 50/50 split. Returns their ids and short codes. */
+export async function seedSmartUrls(em: EntityManager, codeId: string): Promise<{ rules: { id: string; shortCode: string }; split: { id: string; shortCode: string } }> {
+  const never: Record<string, unknown>[] = [
+    { country: ['FR'] }, { region: ['US-CA'] }, { language: ['ja'] }, { os: ['android'] }, { device: ['desktop'] }, { device: ['tablet'] },
+    { date: { to: '2001-01-01T00:00:00Z' } }, { scans: { from: 1_000_000_000 } }, { country: ['DE', 'AT', 'CH'], device: ['mobile'] },
+    { language: ['fr', 'es', 'it'] }, { os: ['windows', 'macos', 'linux'] }, { date: { from: '2999-01-01T00:00:00Z' } },
+    { region: ['GB-ENG', 'FR-IDF'] }, { country: ['US'], os: ['ios'] }, { language: ['de-AT'] }, { device: ['desktop'], os: ['ios'] },
+    { scans: { from: 1, to: 1 }, country: ['JP'] }, { time: { days: ['mon'], from: '00:00', to: '00:01', timezone: 'Pacific/Kiritimati' }, os: ['other'] },
+    { os: ['other'] },
+  ];
+  const rules = [...never.map((cond, i) => ({ name: `never ${i}`, if: cond, then: { destination: `https://example.com/never-${i}` } })), { name: 'iPhone', if: { device: ['mobile'], os: ['ios'] }, then: { destination: DESTINATION } }];
+  const ruled = parseSmartTarget(new FieldReader({ default_url: 'https://example.com/default', rules }));
+  const split = parseSmartTarget(new FieldReader({ default_url: 'https://example.com/default', rules: [{ then: { split: [{ destination: DESTINATION, weight: 50 }, { destination: `${DESTINATION}?arm=b`, weight: 50 }] } }] }));
+  const insert = async (name: string, target: unknown) => {
+    const id = newId('qr');
+    const shortCode = newShortCode();
+    await em.execute(
+      `insert into qr_codes (id, organization_id, kind, name, type, short_code, target, design, environment)
+       select ?, organization_id, 'dynamic', ?, 'smarturl', ?, ?::jsonb, '{}'::jsonb, 'live' from qr_codes where id = ?`,
+      [id, name, shortCode, JSON.stringify(target), codeId],
+    );
+    return { id, shortCode };
+  };
+  return { rules: await insert('Bench smart URL, 20 rules', ruled), split: await insert('Bench smart URL, 50/50 split', split) };
 }
 
 /**

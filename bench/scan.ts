@@ -12,6 +12,8 @@
  *    equal the scans it drained plus the sustained run's redirects.
  *  - A GS1 run: the same autocannon load on the GS1 Digital Link resolver (`/01/{gtin}/10/{lot}`, a 307), against
  *    the same bare server, with the same figures.
+ *  - Two smart-URL runs (docs/smart-urls.md), the same autocannon load: a code with 20 rules whose last one matches,
+ *    and a code with a 50/50 split; each against the same bare server.
  * BENCH_SECONDS (default 5) sets the length of one run; BENCH_CPU_PROFILE=1 profiles the scan process and writes
  * bench/scan-profile.txt.
  */
@@ -26,7 +28,7 @@ import { loadConfig } from '../src/common/config/config';
 import { parseScanEntry } from '../src/modules/analytics/scan-entry';
 import { SCAN_STREAM } from '../src/modules/scan/scan-contract';
 import { summarizeCpuProfile } from './cpu-profile';
-import { BARE_SERVER, compileProcesses, GS1_PATH, seedGs1Resolver, seedRedirect } from './scan-seed';
+import { BARE_SERVER, compileProcesses, GS1_PATH, seedGs1Resolver, seedRedirect, seedSmartUrls } from './scan-seed';
 import { autocannon, ensureWrk, freePort, median, rate, ROOT, type Run, startChild, stopChild, wrk, wrkScript } from './scan-load';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -107,6 +109,7 @@ async function main() {
   const config = loadConfig(process.env);
   const { orm, em, codeId, shortCode } = await seedRedirect(config);
   const gs1CodeId = await seedGs1Resolver(em, codeId);
+  const smart = await seedSmartUrls(em, codeId);
   const data = process.env.LOCAL_DATA_DIR ?? join(ROOT, '.local', `bench-${process.pid}`);
   const build = join(data, 'build');
   const t0 = Date.now();
@@ -126,10 +129,16 @@ async function main() {
   const bareUrl = `http://127.0.0.1:${barePort}/${shortCode}`;
   const scanUrl = `http://127.0.0.1:${scanPort}/${shortCode}`;
   const gs1Url = `http://127.0.0.1:${scanPort}${GS1_PATH}`;
+  const rulesUrl = `http://127.0.0.1:${scanPort}/${smart.rules.shortCode}`;
+  const splitUrl = `http://127.0.0.1:${scanPort}/${smart.split.shortCode}`;
   const check = await fetch(scanUrl, { redirect: 'manual', headers: { 'user-agent': 'bench' } });
   console.log(`scan host (LOG_LEVEL ${processEnv.LOG_LEVEL ?? 'default: info'}): ${check.status} Location ${check.headers.get('location')}`);
   const gs1Check = await fetch(gs1Url, { redirect: 'manual', headers: { 'user-agent': 'bench' } });
   console.log(`GS1 resolver ${GS1_PATH}: ${gs1Check.status} Location ${gs1Check.headers.get('location')}`);
+  for (const [label, url] of [['smart URL, 20 rules', rulesUrl], ['smart URL, 50/50 split', splitUrl]]) {
+    const smartCheck = await fetch(url, { redirect: 'manual', headers: { 'user-agent': 'bench' } });
+    console.log(`${label}: ${smartCheck.status} Location ${smartCheck.headers.get('location')}`);
+  }
   const redis = new Redis(config.redisUrl);
   const tally = new StreamTally(redis);
 
@@ -160,6 +169,17 @@ async function main() {
       // The same load on the GS1 Digital Link resolver (307 after two cache lookups: the lot's level and the GTIN's).
       name: `GS1. autocannon, ${CONNECTIONS} connections, one iPhone user agent, GS1 resolver ${GS1_PATH} (scan side only)`,
       run: (url, server, isScan) => autocannon(isScan ? gs1Url : url, Math.round(rate(isScan ? warmScan : warmBare) * SECONDS), CONNECTIONS, server),
+      check: exact,
+    },
+    {
+      // A smart URL with 20 rules, only the last matching an iPhone: every condition kind is evaluated per scan.
+      name: `Smart 20. autocannon, ${CONNECTIONS} connections, one iPhone user agent, smart URL with 20 rules, the last matching (scan side only)`,
+      run: (url, server, isScan) => autocannon(isScan ? rulesUrl : url, Math.round(rate(isScan ? warmScan : warmBare) * SECONDS), CONNECTIONS, server),
+      check: exact,
+    },
+    {
+      name: `Smart split. autocannon, ${CONNECTIONS} connections, one iPhone user agent, smart URL with a 50/50 split (scan side only)`,
+      run: (url, server, isScan) => autocannon(isScan ? splitUrl : url, Math.round(rate(isScan ? warmScan : warmBare) * SECONDS), CONNECTIONS, server),
       check: exact,
     },
   ];
@@ -193,7 +213,7 @@ async function main() {
   await sleep(1000);
   await tally.next();
 
-  await ingestion(processEnv, build, scan, scanUrl, warmScan, redis, tally.total, em, [codeId, gs1CodeId]);
+  await ingestion(processEnv, build, scan, scanUrl, warmScan, redis, tally.total, em, [codeId, gs1CodeId, smart.rules.id, smart.split.id]);
   if (nodeArgs.length > 0) {
     const file = readdirSync(profileDir).find((f) => f.endsWith('.cpuprofile'));
     if (file) {

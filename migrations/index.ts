@@ -14,6 +14,8 @@ import { Migration20261124060000_scans_org_fk } from './Migration20261124060000_
 import { Migration20261124030000_templates } from './Migration20261124030000_templates';
 import { Migration20261124031000_batch_claims } from './Migration20261124031000_batch_claims';
 import { Migration20261125010000_scan_ingest_speed } from './Migration20261125010000_scan_ingest_speed';
+import { Migration20261125120000_link_controls } from './Migration20261125120000_link_controls';
+import { Migration20261125150000_analytics_second_edition } from './Migration20261125150000_analytics_second_edition';
 import { Migration20261125160000_storage_deletes } from './Migration20261125160000_storage_deletes';
 import { Migration20261125170000_gs1_reservations } from './Migration20261125170000_gs1_reservations';
 
@@ -35,6 +37,8 @@ export const migrationsList = [
   { name: 'Migration20261124030000_templates', class: Migration20261124030000_templates },
   { name: 'Migration20261124031000_batch_claims', class: Migration20261124031000_batch_claims },
   { name: 'Migration20261125010000_scan_ingest_speed', class: Migration20261125010000_scan_ingest_speed },
+  { name: 'Migration20261125120000_link_controls', class: Migration20261125120000_link_controls },
+  { name: 'Migration20261125150000_analytics_second_edition', class: Migration20261125150000_analytics_second_edition },
   { name: 'Migration20261125160000_storage_deletes', class: Migration20261125160000_storage_deletes },
   { name: 'Migration20261125170000_gs1_reservations', class: Migration20261125170000_gs1_reservations },
 ];

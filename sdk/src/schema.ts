@@ -188,6 +188,46 @@ export interface paths {
         patch: operations["QrCodes_update"];
         trace?: never;
     };
+    "/v1/qr-codes/{id}/content": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Replace the hosted content of a page-holding code
+         * @description The same fields as `target` at creation, minus `type`, for linkpage, review, form, menupage, appstores, file, audio, video and smarturl codes (a smart URL's `default_url` and `rules`: rules sent with their `id` keep it). Validated like a creation; the short URL and image never change; emits qr.updated, and the next scan on every scan process sees the new content. GS1, static and other codes → 409 target_not_editable (PATCH edits them).
+         */
+        put: operations["QrCodes_replaceContent"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/qr-codes/{id}/rules/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test a smart URL's rules
+         * @description What a scan with these facts would get, decided by the same code as the scan host; nothing is counted or changed. `{rule_id, destination}` for a plain rule, `{rule_id, split, arm_candidates}` for a split, `{rule_id: null, destination: default_url}` when no rule matches. Omitted facts are unknown (conditions on them do not match); `at` defaults to now, `scan_number` to the next scan.
+         */
+        post: operations["QrCodes_testRules"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/qr-codes/{id}/restore": {
         parameters: {
             query?: never;
@@ -490,9 +530,69 @@ export interface paths {
         };
         /**
          * Scan analytics of a dynamic QR code
-         * @description Totals, a zero-filled daily series and the top 10 values per dimension, over UTC days `from`..`to` (inclusive; all time when both are omitted). Counted: scans by people (link-preview bots, crawlers and HEAD requests are not). Values that could not be determined are reported as `Unknown`. Read from daily rollups, so the cost does not depend on the number of scans; new scans appear within about a second. Not on the Free plan. See docs/analytics.md.
+         * @description Totals (scans, unique visitors, expired-link scans), a zero-filled series at `interval` in `timezone` (and `scans_by_day` for interval=day), scans per hour of the week, the top 10 values per dimension and per smart-URL rule, over the days `from`..`to` (inclusive, in `timezone`; all time when both are omitted). Dimension query parameters (`country=FR&device=mobile`) filter the whole answer. Counted: scans by people (link-preview bots, crawlers and HEAD requests are not). Values that could not be determined are reported as `Unknown`. New scans appear within about a second. Not on the Free plan. See docs/analytics.md.
          */
         get: operations["Analytics_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/analytics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Scan analytics over many codes
+         * @description The same answer as a code's analytics, summed over the live dynamic codes of the workspace selected by `folder_id`, `tag`, `type` and `qr_code_id` (all of them when none is given; at most 100 ids), plus `qr_codes`: the codes with the most scans. See docs/analytics.md.
+         */
+        get: operations["Analytics_workspace"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/scans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Raw scans: a cursor list, or every scan streamed as CSV or NDJSON
+         * @description The raw scans (kept SCAN_RETENTION_DAYS) of the selected codes between the days `from` and `to` (in `timezone`). Without `format`: a list, newest first, `limit` per page and `next_cursor`. With `format=csv` or `format=ndjson`: every scan of the range, oldest first, streamed (constant memory on the server). Fields: those of qr.scanned plus id, rule_id, arm, unique and expired; never an address. See docs/analytics.md.
+         */
+        get: operations["Scans_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/scans/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Live scans as Server-Sent Events
+         * @description A text/event-stream of the workspace's scans (or one code's, with `qr_code_id`) as they are stored, usually within a second or two of the scan: `event: scan`, `data:` the exported scan row (as GET /v1/scans), `id:` a position to resume from with the `Last-Event-ID` header. A comment line every 15 s keeps the connection open. At most 5 feeds per key at once (429 rate_limited beyond). See docs/analytics.md.
+         */
+        get: operations["Scans_live"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1098,6 +1198,143 @@ export interface components {
             /** @example Tap the button to download it. */
             description?: string;
         };
+        RuleTime: {
+            /**
+             * @description Default: every day
+             * @example [
+             *       "mon",
+             *       "tue",
+             *       "wed",
+             *       "thu",
+             *       "fri"
+             *     ]
+             */
+            days?: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[];
+            /**
+             * @description Inclusive; default 00:00
+             * @example 09:00
+             */
+            from?: string;
+            /**
+             * @description Exclusive; before `from` the window wraps midnight and belongs to the day it starts on; equal to `from`: the whole day. Default 00:00
+             * @example 17:30
+             */
+            to?: string;
+            /**
+             * @description IANA time zone; daylight-saving changes follow the zone
+             * @example Europe/Paris
+             */
+            timezone: string;
+        };
+        RuleDate: {
+            /**
+             * Format: date-time
+             * @description Inclusive
+             * @example 2026-06-01T00:00:00Z
+             */
+            from?: string;
+            /**
+             * Format: date-time
+             * @description Inclusive
+             * @example 2026-06-30T23:59:59Z
+             */
+            to?: string;
+        };
+        RuleScans: {
+            /**
+             * @description Inclusive scan number (1-based)
+             * @example 1
+             */
+            from?: number;
+            /**
+             * @description Inclusive scan number
+             * @example 100
+             */
+            to?: number;
+        };
+        RuleConditionsSchema: {
+            /**
+             * @description ISO 3166-1 alpha-2
+             * @example [
+             *       "FR",
+             *       "BE"
+             *     ]
+             */
+            country?: string[];
+            /**
+             * @description ISO 3166-2
+             * @example [
+             *       "US-CA"
+             *     ]
+             */
+            region?: string[];
+            /**
+             * @example [
+             *       "mobile"
+             *     ]
+             */
+            device?: ("mobile" | "tablet" | "desktop")[];
+            /**
+             * @example [
+             *       "ios"
+             *     ]
+             */
+            os?: ("ios" | "android" | "windows" | "macos" | "linux" | "other")[];
+            /**
+             * @description BCP 47 tags with an ISO 639-1 language: `fr` matches `fr` and `fr-CA`, `de-AT` only `de-AT` (the first Accept-Language preference)
+             * @example [
+             *       "fr"
+             *     ]
+             */
+            language?: string[];
+            time?: components["schemas"]["RuleTime"];
+            date?: components["schemas"]["RuleDate"];
+            scans?: components["schemas"]["RuleScans"];
+        };
+        SplitArmSchema: {
+            /** @example https://example.com/a */
+            destination: string;
+            /**
+             * @description Integer weight
+             * @example 50
+             */
+            weight: number;
+        };
+        RuleThen: {
+            /**
+             * @description Either `destination` or `split`
+             * @example https://example.com/fr
+             */
+            destination?: string;
+            /** @description Weighted A/B split, drawn per scan */
+            split?: components["schemas"]["SplitArmSchema"][];
+        };
+        SmartRule: {
+            /**
+             * @description Set by the server; send it back to keep a rule's id (and its analytics) across edits
+             * @example rul_8fK2mN4pQ6rS1tU3vW5x
+             */
+            id?: string;
+            /** @example French speakers */
+            name?: string;
+            /** @description Every condition must hold (AND); each lists values (OR). Empty: always matches */
+            if?: components["schemas"]["RuleConditionsSchema"];
+            then: components["schemas"]["RuleThen"];
+        };
+        SmarturlTarget: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "smarturl";
+            /**
+             * @description Where a scan goes when no rule matches
+             * @example https://example.com
+             */
+            default_url: string;
+            /** @description First matching rule wins */
+            rules?: components["schemas"]["SmartRule"][];
+        };
         DesignColorsDto: {
             /**
              * @description `#RGB` or `#RRGGBB`
@@ -1194,6 +1431,27 @@ export interface components {
         };
         CreateQrCodeDto: {
             /**
+             * Format: date-time
+             * @description Dynamic codes: after this instant (RFC 3339, in the future when set) a scan gets `expired_url` or the 410 expired page. null clears it.
+             * @example 2026-12-31T23:59:59Z
+             */
+            expires_at?: string | null;
+            /**
+             * @description Dynamic codes (not GS1): once this many scans are counted, later scans are expired. null clears it.
+             * @example 1000
+             */
+            max_scans?: number | null;
+            /**
+             * @description https URL an expired scan is redirected to (302); without it, the hosted 410 expired page. null clears it.
+             * @example https://example.com/offer-ended
+             */
+            expired_url?: string | null;
+            /**
+             * @description Dynamic codes (not GS1): visitors must enter it on a hosted password page first. Write-only (stored as an argon2id hash; the code shows `has_password`). null removes it.
+             * @example open sesame
+             */
+            password?: string | null;
+            /**
              * @description What the code points at; `target.type` selects the fields (see the Target schemas).
              * @example {
              *       "type": "url",
@@ -1204,7 +1462,7 @@ export interface components {
              *       }
              *     }
              */
-            target: components["schemas"]["UrlTarget"] | components["schemas"]["TextTarget"] | components["schemas"]["EmailTarget"] | components["schemas"]["SmsTarget"] | components["schemas"]["WifiTarget"] | components["schemas"]["EventTarget"] | components["schemas"]["VcardTarget"] | components["schemas"]["LocationTarget"] | components["schemas"]["WhatsappTarget"] | components["schemas"]["TelegramTarget"] | components["schemas"]["AppstoresTarget"] | components["schemas"]["ReviewTarget"] | components["schemas"]["LinkpageTarget"] | components["schemas"]["FormTarget"] | components["schemas"]["MenupageTarget"] | components["schemas"]["FileTarget"];
+            target: components["schemas"]["UrlTarget"] | components["schemas"]["TextTarget"] | components["schemas"]["EmailTarget"] | components["schemas"]["SmsTarget"] | components["schemas"]["WifiTarget"] | components["schemas"]["EventTarget"] | components["schemas"]["VcardTarget"] | components["schemas"]["LocationTarget"] | components["schemas"]["WhatsappTarget"] | components["schemas"]["TelegramTarget"] | components["schemas"]["AppstoresTarget"] | components["schemas"]["ReviewTarget"] | components["schemas"]["LinkpageTarget"] | components["schemas"]["FormTarget"] | components["schemas"]["MenupageTarget"] | components["schemas"]["FileTarget"] | components["schemas"]["SmarturlTarget"];
             /**
              * @description Default: `Campaign <code>` (dynamic) or `Static <code>` (static)
              * @example Spring menu
@@ -1300,6 +1558,27 @@ export interface components {
             href: string;
         };
         CreateGs1QrCodeDto: {
+            /**
+             * Format: date-time
+             * @description Dynamic codes: after this instant (RFC 3339, in the future when set) a scan gets `expired_url` or the 410 expired page. null clears it.
+             * @example 2026-12-31T23:59:59Z
+             */
+            expires_at?: string | null;
+            /**
+             * @description Dynamic codes (not GS1): once this many scans are counted, later scans are expired. null clears it.
+             * @example 1000
+             */
+            max_scans?: number | null;
+            /**
+             * @description https URL an expired scan is redirected to (302); without it, the hosted 410 expired page. null clears it.
+             * @example https://example.com/offer-ended
+             */
+            expired_url?: string | null;
+            /**
+             * @description Dynamic codes (not GS1): visitors must enter it on a hosted password page first. Write-only (stored as an argon2id hash; the code shows `has_password`). null removes it.
+             * @example open sesame
+             */
+            password?: string | null;
             /** @enum {string} */
             type: "gs1";
             /**
@@ -1557,6 +1836,27 @@ export interface components {
             /** @description null unless set on a dynamic url code */
             utm: components["schemas"]["UtmDto"] | null;
             /**
+             * Format: date-time
+             * @description Link control: scans after this instant are expired (null: never; always null for static codes)
+             * @example null
+             */
+            expires_at: string | null;
+            /**
+             * @description Link control: scans after this many counted ones are expired (null: no limit)
+             * @example null
+             */
+            max_scans: number | null;
+            /**
+             * @description Link control: where an expired scan is redirected (null: the hosted 410 expired page)
+             * @example null
+             */
+            expired_url: string | null;
+            /**
+             * @description Link control: visitors must enter a password first (the password itself is never returned)
+             * @example false
+             */
+            has_password: boolean;
+            /**
              * @description test when created with a qr_test_ key
              * @enum {string}
              */
@@ -1588,6 +1888,27 @@ export interface components {
         };
         UpdateQrCodeDto: {
             /**
+             * Format: date-time
+             * @description Dynamic codes: after this instant (RFC 3339, in the future when set) a scan gets `expired_url` or the 410 expired page. null clears it.
+             * @example 2026-12-31T23:59:59Z
+             */
+            expires_at?: string | null;
+            /**
+             * @description Dynamic codes (not GS1): once this many scans are counted, later scans are expired. null clears it.
+             * @example 1000
+             */
+            max_scans?: number | null;
+            /**
+             * @description https URL an expired scan is redirected to (302); without it, the hosted 410 expired page. null clears it.
+             * @example https://example.com/offer-ended
+             */
+            expired_url?: string | null;
+            /**
+             * @description Dynamic codes (not GS1): visitors must enter it on a hosted password page first. Write-only (stored as an argon2id hash; the code shows `has_password`). null removes it.
+             * @example open sesame
+             */
+            password?: string | null;
+            /**
              * @description Dynamic GS1 codes only: the default link
              * @example https://brand.example/product-v2
              */
@@ -1615,6 +1936,66 @@ export interface components {
             is_active?: boolean;
             /** @description Cannot change after creation: only the current value is accepted */
             domain_id?: string | null;
+        };
+        RuleTestBodyDto: {
+            /**
+             * @description ISO 3166-1 alpha-2 (defaults to the region's country)
+             * @example FR
+             */
+            country?: string;
+            /**
+             * @description ISO 3166-2
+             * @example FR-IDF
+             */
+            region?: string;
+            /** @enum {string} */
+            device?: "mobile" | "tablet" | "desktop";
+            /** @enum {string} */
+            os?: "ios" | "android" | "windows" | "macos" | "linux" | "other";
+            /**
+             * @description The first Accept-Language preference
+             * @example fr-CA
+             */
+            language?: string;
+            /**
+             * Format: date-time
+             * @description Default: now
+             * @example 2026-06-01T09:30:00Z
+             */
+            at?: string;
+            /**
+             * @description Default: the code's next scan number
+             * @example 42
+             */
+            scan_number?: number;
+        };
+        RuleTestArmDto: {
+            /** @example https://example.com/a */
+            destination: string;
+            /** @example 50 */
+            weight: number;
+        };
+        RuleTestResultDto: {
+            /**
+             * @description The first matching rule; null when none matches (the default URL)
+             * @example rul_8fK2mN4pQ6rS1tU3vW5x
+             */
+            rule_id: string | null;
+            /**
+             * @description A plain rule's destination, or `default_url` when no rule matches
+             * @example https://example.com/fr
+             */
+            destination?: string;
+            /** @description A split rule's arms */
+            split?: components["schemas"]["RuleTestArmDto"][];
+            /**
+             * @description A split rule: the arm indexes a scan may be given (drawn by weight per scan)
+             * @example [
+             *       0,
+             *       1
+             *     ]
+             */
+            arm_candidates?: number[];
         };
         DeletedQrCodeDto: {
             /** @example qr_4bX9kQ2mT7vLp1sZ8nYc */
@@ -1708,7 +2089,7 @@ export interface components {
              *       "destination": "https://example.com/t/1"
              *     }
              */
-            target: (components["schemas"]["UrlTarget"] | components["schemas"]["TextTarget"] | components["schemas"]["EmailTarget"] | components["schemas"]["SmsTarget"] | components["schemas"]["WifiTarget"] | components["schemas"]["EventTarget"] | components["schemas"]["VcardTarget"] | components["schemas"]["LocationTarget"] | components["schemas"]["WhatsappTarget"] | components["schemas"]["TelegramTarget"] | components["schemas"]["AppstoresTarget"] | components["schemas"]["ReviewTarget"] | components["schemas"]["LinkpageTarget"] | components["schemas"]["FormTarget"] | components["schemas"]["MenupageTarget"] | components["schemas"]["FileTarget"]) | components["schemas"]["BatchItemInferredTargetDto"];
+            target: (components["schemas"]["UrlTarget"] | components["schemas"]["TextTarget"] | components["schemas"]["EmailTarget"] | components["schemas"]["SmsTarget"] | components["schemas"]["WifiTarget"] | components["schemas"]["EventTarget"] | components["schemas"]["VcardTarget"] | components["schemas"]["LocationTarget"] | components["schemas"]["WhatsappTarget"] | components["schemas"]["TelegramTarget"] | components["schemas"]["AppstoresTarget"] | components["schemas"]["ReviewTarget"] | components["schemas"]["LinkpageTarget"] | components["schemas"]["FormTarget"] | components["schemas"]["MenupageTarget"] | components["schemas"]["FileTarget"] | components["schemas"]["SmarturlTarget"]) | components["schemas"]["BatchItemInferredTargetDto"];
             /** @example Table 1 */
             name?: string;
             /**
@@ -2080,6 +2461,20 @@ export interface components {
             /** @example 42 */
             count: number;
         };
+        IntervalPointDto: {
+            /**
+             * @description Start of the interval, RFC 3339 with the offset of `timezone` at that moment
+             * @example 2026-11-20T00:00:00+01:00
+             */
+            start: string;
+            /** @example 42 */
+            scans: number;
+            /**
+             * @description Scans that were their visitor's first of the UTC day on that code
+             * @example 30
+             */
+            unique_scans: number;
+        };
         BreakdownItemDto: {
             /**
              * @description The value; `Unknown` when it could not be determined
@@ -2087,6 +2482,25 @@ export interface components {
              */
             name: string;
             /** @example 17 */
+            count: number;
+        };
+        RuleItemDto: {
+            /**
+             * @description The smart-URL rule; null = the default destination
+             * @example rule_fr
+             */
+            rule_id: string | null;
+            /**
+             * @description The split arm, or null
+             * @example 0
+             */
+            arm: number | null;
+            /**
+             * @description The rule's name when the code still has it
+             * @example French speakers
+             */
+            name: string | null;
+            /** @example 12 */
             count: number;
         };
         AnalyticsDto: {
@@ -2098,10 +2512,30 @@ export interface components {
             /** @example qr_4bX9kQ2mT7vLp1sZ8nYc */
             qr_code_id: string;
             /**
-             * @description Scans in the range (all time when unfiltered)
+             * @description Scans in the range (all time when unfiltered); expired-link scans are not counted here
              * @example 42
              */
             total_scans: number;
+            /**
+             * @description Distinct visitors per UTC day, summed over the range (a visitor = daily-salted hash of code, address and user agent; nothing stable is stored)
+             * @example 30
+             */
+            unique_scans: number;
+            /**
+             * @description Scans of the link after it expired (link controls); not in total_scans
+             * @example 2
+             */
+            expired_scans: number;
+            /**
+             * @description The time zone of the answer (canonical IANA name)
+             * @example Europe/Paris
+             */
+            timezone: string;
+            /**
+             * @example day
+             * @enum {string}
+             */
+            interval: "hour" | "day" | "week" | "month";
             /**
              * Format: date-time
              * @description First scan in the range; null when none
@@ -2115,7 +2549,7 @@ export interface components {
              */
             last_scan_at: string | null;
             /**
-             * @description Every UTC day from `from` to `to` (defaults: see the query parameters), zero-filled, oldest first; at most 366 days.
+             * @description With interval=day only: every day from `from` to `to` (dates in `timezone`), zero-filled, oldest first; at most 366 days.
              * @example [
              *       {
              *         "date": "2026-11-19",
@@ -2127,7 +2561,11 @@ export interface components {
              *       }
              *     ]
              */
-            scans_by_day: components["schemas"]["ScansByDayDto"][];
+            scans_by_day?: components["schemas"]["ScansByDayDto"][];
+            /** @description Every interval of the series, zero-filled, oldest first (at most 2000 points) */
+            scans_by_interval: components["schemas"]["IntervalPointDto"][];
+            /** @description Scans per hour of the week in `timezone` over the range: Monday 00:00–01:00 first, Sunday 23:00–24:00 last */
+            by_hour_of_week: number[];
             /**
              * @description ISO 3166-1 alpha-2 country codes. Top 10 by count (descending), then name.
              * @example [
@@ -2234,6 +2672,261 @@ export interface components {
              *     ]
              */
             languages: components["schemas"]["BreakdownItemDto"][];
+            /** @description Scans per smart-URL rule and split arm (the default destination as rule_id null), top 10 by count; [] for codes without rules */
+            rules: components["schemas"]["RuleItemDto"][];
+        };
+        CodeItemDto: {
+            /** @example qr_4bX9kQ2mT7vLp1sZ8nYc */
+            id: string;
+            /** @example Spring poster */
+            name: string | null;
+            /** @example 42 */
+            count: number;
+        };
+        WorkspaceAnalyticsDto: {
+            /**
+             * @example analytics
+             * @enum {string}
+             */
+            object: "analytics";
+            /**
+             * @description null: the answer covers several codes
+             * @example null
+             */
+            qr_code_id: string | null;
+            /**
+             * @description Scans in the range (all time when unfiltered); expired-link scans are not counted here
+             * @example 42
+             */
+            total_scans: number;
+            /**
+             * @description Distinct visitors per UTC day, summed over the range (a visitor = daily-salted hash of code, address and user agent; nothing stable is stored)
+             * @example 30
+             */
+            unique_scans: number;
+            /**
+             * @description Scans of the link after it expired (link controls); not in total_scans
+             * @example 2
+             */
+            expired_scans: number;
+            /**
+             * @description The time zone of the answer (canonical IANA name)
+             * @example Europe/Paris
+             */
+            timezone: string;
+            /**
+             * @example day
+             * @enum {string}
+             */
+            interval: "hour" | "day" | "week" | "month";
+            /**
+             * Format: date-time
+             * @description First scan in the range; null when none
+             * @example 2026-11-20T08:14:03.120Z
+             */
+            first_scan_at: string | null;
+            /**
+             * Format: date-time
+             * @description Last scan in the range; null when none
+             * @example 2026-11-20T19:41:57.904Z
+             */
+            last_scan_at: string | null;
+            /**
+             * @description With interval=day only: every day from `from` to `to` (dates in `timezone`), zero-filled, oldest first; at most 366 days.
+             * @example [
+             *       {
+             *         "date": "2026-11-19",
+             *         "count": 0
+             *       },
+             *       {
+             *         "date": "2026-11-20",
+             *         "count": 42
+             *       }
+             *     ]
+             */
+            scans_by_day?: components["schemas"]["ScansByDayDto"][];
+            /** @description Every interval of the series, zero-filled, oldest first (at most 2000 points) */
+            scans_by_interval: components["schemas"]["IntervalPointDto"][];
+            /** @description Scans per hour of the week in `timezone` over the range: Monday 00:00–01:00 first, Sunday 23:00–24:00 last */
+            by_hour_of_week: number[];
+            /**
+             * @description ISO 3166-1 alpha-2 country codes. Top 10 by count (descending), then name.
+             * @example [
+             *       {
+             *         "name": "GB",
+             *         "count": 30
+             *       },
+             *       {
+             *         "name": "US",
+             *         "count": 10
+             *       },
+             *       {
+             *         "name": "Unknown",
+             *         "count": 2
+             *       }
+             *     ]
+             */
+            countries: components["schemas"]["BreakdownItemDto"][];
+            /**
+             * @description Cities (GeoLite2 names). Top 10 by count (descending), then name.
+             * @example [
+             *       {
+             *         "name": "London",
+             *         "count": 25
+             *       },
+             *       {
+             *         "name": "Unknown",
+             *         "count": 17
+             *       }
+             *     ]
+             */
+            cities: components["schemas"]["BreakdownItemDto"][];
+            /**
+             * @description Device types: Mobile, Tablet, Desktop, … Top 10 by count (descending), then name.
+             * @example [
+             *       {
+             *         "name": "Mobile",
+             *         "count": 38
+             *       },
+             *       {
+             *         "name": "Desktop",
+             *         "count": 4
+             *       }
+             *     ]
+             */
+            devices: components["schemas"]["BreakdownItemDto"][];
+            /**
+             * @description Operating systems. Top 10 by count (descending), then name.
+             * @example [
+             *       {
+             *         "name": "iOS",
+             *         "count": 25
+             *       },
+             *       {
+             *         "name": "Android",
+             *         "count": 13
+             *       },
+             *       {
+             *         "name": "Windows",
+             *         "count": 4
+             *       }
+             *     ]
+             */
+            operating_systems: components["schemas"]["BreakdownItemDto"][];
+            /**
+             * @description Browsers. Top 10 by count (descending), then name.
+             * @example [
+             *       {
+             *         "name": "Mobile Safari",
+             *         "count": 25
+             *       },
+             *       {
+             *         "name": "Chrome",
+             *         "count": 17
+             *       }
+             *     ]
+             */
+            browsers: components["schemas"]["BreakdownItemDto"][];
+            /**
+             * @description Referring host names; `Unknown` = no Referer (a camera app sends none). Top 10 by count (descending), then name.
+             * @example [
+             *       {
+             *         "name": "Unknown",
+             *         "count": 40
+             *       },
+             *       {
+             *         "name": "news.example.com",
+             *         "count": 2
+             *       }
+             *     ]
+             */
+            referrers: components["schemas"]["BreakdownItemDto"][];
+            /**
+             * @description Primary language subtags of Accept-Language. Top 10 by count (descending), then name.
+             * @example [
+             *       {
+             *         "name": "en",
+             *         "count": 35
+             *       },
+             *       {
+             *         "name": "de",
+             *         "count": 7
+             *       }
+             *     ]
+             */
+            languages: components["schemas"]["BreakdownItemDto"][];
+            /** @description Scans per smart-URL rule and split arm (the default destination as rule_id null), top 10 by count; [] for codes without rules */
+            rules: components["schemas"]["RuleItemDto"][];
+            /** @description The codes with the most scans in the range, top 10 by count */
+            qr_codes: components["schemas"]["CodeItemDto"][];
+        };
+        ScanRowDto: {
+            /** @example scan_7dK2pQ9xLm4vB8nZ1sTa */
+            id: string;
+            /**
+             * @example scan
+             * @enum {string}
+             */
+            object: "scan";
+            /** @example qr_4bX9kQ2mT7vLp1sZ8nYc */
+            qr_code_id: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-20T08:14:03.120Z
+             */
+            scanned_at: string;
+            /** @example GB */
+            country: string | null;
+            /** @example London */
+            city: string | null;
+            /** @example Mobile */
+            device: string | null;
+            /** @example iOS */
+            os: string | null;
+            /** @example Mobile Safari */
+            browser: string | null;
+            /**
+             * @description Referring host name
+             * @example null
+             */
+            referrer: string | null;
+            /** @example en */
+            language: string | null;
+            /**
+             * @description The smart-URL rule that chose the destination (null: none, or the default)
+             * @example null
+             */
+            rule_id: string | null;
+            /**
+             * @description The split arm
+             * @example null
+             */
+            arm: number | null;
+            /**
+             * @description The visitor's first scan of this code on that UTC day
+             * @example true
+             */
+            unique: boolean;
+            /**
+             * @description A scan of the link after it expired (not in total_scans)
+             * @example false
+             */
+            expired: boolean;
+        };
+        ScanListDto: {
+            /**
+             * @example list
+             * @enum {string}
+             */
+            object: "list";
+            data: components["schemas"]["ScanRowDto"][];
+            /** @example false */
+            has_more: boolean;
+            /**
+             * @description Pass as `cursor` for the next page
+             * @example null
+             */
+            next_cursor: string | null;
         };
         CreateDomainDto: {
             /**
@@ -4399,6 +5092,384 @@ export interface operations {
             };
             /** @description domain_id_immutable, code_not_editable (a static code field other than name, folder_id, design) or gs1_identifier_immutable (gs1_code GS1_IDENTIFIER_IMMUTABLE) */
             422: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Rate limited or monthly quota used up (see Retry-After) */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description invalid_request: the request line (URL) or the headers are too large */
+            431: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description service_unavailable: a dependency (PostgreSQL or Redis) is down; nothing was written (see Retry-After) */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    QrCodes_replaceContent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description The new content: the `target` fields of the code's type; `type` may be omitted (when sent it must be the code's own type) */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AppstoresTarget"] | components["schemas"]["ReviewTarget"] | components["schemas"]["LinkpageTarget"] | components["schemas"]["FormTarget"] | components["schemas"]["MenupageTarget"] | components["schemas"]["FileTarget"] | components["schemas"]["SmarturlTarget"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QrCodeDto"];
+                };
+            };
+            /** @description Invalid request (the envelope names the field) */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired key */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Insufficient scope, plan restriction or plan limit */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Not found (also for ids of other workspaces) */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description invalid_request: the request took too long to arrive (headers or body) */
+            408: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description target_not_editable: the code holds no hosted content (GS1, static and redirect codes: use PATCH); nothing applied */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description payload_too_large: the body is larger than 2 MB; nothing was read or written */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description invalid_request: a path parameter is longer than any id (100 characters) */
+            414: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Rate limited or monthly quota used up (see Retry-After) */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description invalid_request: the request line (URL) or the headers are too large */
+            431: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description service_unavailable: a dependency (PostgreSQL or Redis) is down; nothing was written (see Retry-After) */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    QrCodes_testRules: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any unique string (max 255 characters). The same key with the same body within 24 hours replays the first response; with a different body it is 409 idempotency_conflict. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RuleTestBodyDto"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RuleTestResultDto"];
+                };
+            };
+            /** @description Invalid request (the envelope names the field) */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired key */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Insufficient scope, plan restriction or plan limit */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Not found (also for ids of other workspaces) */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description invalid_request: the request took too long to arrive (headers or body) */
+            408: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description idempotency_conflict: the same Idempotency-Key was used with a different body */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description payload_too_large: the body is larger than 2 MB; nothing was read or written */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description invalid_request: a path parameter is longer than any id (100 characters) */
+            414: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
                     "Scanlink-Version": components["headers"]["Scanlink-Version"];
@@ -7909,10 +8980,28 @@ export interface operations {
     Analytics_retrieve: {
         parameters: {
             query?: {
-                /** @description First UTC day counted (inclusive). Default: everything up to `to` for totals and breakdowns; scans_by_day then starts at the code's creation day, or 365 days before `to` when the code is older. from..to spans at most 366 days. */
+                /** @description First day counted (inclusive), a calendar date in `timezone`. Default: everything up to `to` for totals and breakdowns; the series then starts at the (first) code's creation day, or 365 days before `to`. from..to spans at most 366 days. */
                 from?: string;
-                /** @description Last UTC day counted (inclusive). Default: today (UTC). */
+                /** @description Last day counted (inclusive). Default: today in `timezone`. */
                 to?: string;
+                /** @description IANA time zone of the dates, day boundaries, series starts and by_hour_of_week. Exact for zones with whole-hour offsets (hourly rollups); see docs/analytics.md for the others. */
+                timezone?: string;
+                /** @description Series step of scans_by_interval (weeks start on Monday, months on the 1st). At most 2000 points (hour: ranges up to 83 days). */
+                interval?: "hour" | "day" | "week" | "month";
+                /** @description Only scans whose country is this value (case-insensitive; `Unknown` = not determined). Filters apply to the whole answer and combine with AND. */
+                country?: string;
+                /** @description Only scans whose city is this value (case-insensitive; `Unknown` = not determined). Filters apply to the whole answer and combine with AND. */
+                city?: string;
+                /** @description Only scans whose device is this value (case-insensitive; `Unknown` = not determined). Filters apply to the whole answer and combine with AND. */
+                device?: string;
+                /** @description Only scans whose os is this value (case-insensitive; `Unknown` = not determined). Filters apply to the whole answer and combine with AND. */
+                os?: string;
+                /** @description Only scans whose browser is this value (case-insensitive; `Unknown` = not determined). Filters apply to the whole answer and combine with AND. */
+                browser?: string;
+                /** @description Only scans whose referrer is this value (case-insensitive; `Unknown` = not determined). Filters apply to the whole answer and combine with AND. */
+                referrer?: string;
+                /** @description Only scans whose language is this value (case-insensitive; `Unknown` = not determined). Filters apply to the whole answer and combine with AND. */
+                language?: string;
             };
             header?: never;
             path: {
@@ -7937,7 +9026,7 @@ export interface operations {
                     "application/json": components["schemas"]["AnalyticsDto"];
                 };
             };
-            /** @description invalid_request: `from` or `to` is not a YYYY-MM-DD date, `from` is after `to`, the range spans more than 366 days, or an unknown query parameter was sent (`field` names it) */
+            /** @description invalid_request (`field` names the parameter): `from`/`to` not a YYYY-MM-DD date, `from` after `to`, a range over 366 days, an unknown `timezone`, an `interval` giving more than 2000 points, an unknown query parameter or dimension filter, a repeated parameter */
             400: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -8023,6 +9112,500 @@ export interface operations {
             };
             /** @description static_code_not_supported: static codes (`sqr_…`) are not tracked */
             422: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Rate limited or monthly quota used up (see Retry-After) */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description invalid_request: the request line (URL) or the headers are too large */
+            431: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description service_unavailable: a dependency (PostgreSQL or Redis) is down; nothing was written (see Retry-After) */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    Analytics_workspace: {
+        parameters: {
+            query?: {
+                /** @description Only codes of this folder */
+                folder_id?: string;
+                /** @description Only codes with this tag */
+                tag?: string;
+                /** @description Only codes of this target type */
+                type?: string;
+                /** @description Only these codes (repeat the parameter, or `qr_code_id[]=…`; at most 100). */
+                qr_code_id?: string[];
+                /** @description First day counted (inclusive), a calendar date in `timezone`. Default: everything up to `to` for totals and breakdowns; the series then starts at the (first) code's creation day, or 365 days before `to`. from..to spans at most 366 days. */
+                from?: string;
+                /** @description Last day counted (inclusive). Default: today in `timezone`. */
+                to?: string;
+                /** @description IANA time zone of the dates, day boundaries, series starts and by_hour_of_week. Exact for zones with whole-hour offsets (hourly rollups); see docs/analytics.md for the others. */
+                timezone?: string;
+                /** @description Series step of scans_by_interval (weeks start on Monday, months on the 1st). At most 2000 points (hour: ranges up to 83 days). */
+                interval?: "hour" | "day" | "week" | "month";
+                /** @description Only scans whose country is this value (case-insensitive; `Unknown` = not determined). Filters apply to the whole answer and combine with AND. */
+                country?: string;
+                /** @description Only scans whose city is this value (case-insensitive; `Unknown` = not determined). Filters apply to the whole answer and combine with AND. */
+                city?: string;
+                /** @description Only scans whose device is this value (case-insensitive; `Unknown` = not determined). Filters apply to the whole answer and combine with AND. */
+                device?: string;
+                /** @description Only scans whose os is this value (case-insensitive; `Unknown` = not determined). Filters apply to the whole answer and combine with AND. */
+                os?: string;
+                /** @description Only scans whose browser is this value (case-insensitive; `Unknown` = not determined). Filters apply to the whole answer and combine with AND. */
+                browser?: string;
+                /** @description Only scans whose referrer is this value (case-insensitive; `Unknown` = not determined). Filters apply to the whole answer and combine with AND. */
+                referrer?: string;
+                /** @description Only scans whose language is this value (case-insensitive; `Unknown` = not determined). Filters apply to the whole answer and combine with AND. */
+                language?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkspaceAnalyticsDto"];
+                };
+            };
+            /** @description invalid_request (`field` names the parameter): `from`/`to` not a YYYY-MM-DD date, `from` after `to`, a range over 366 days, an unknown `timezone`, an `interval` giving more than 2000 points, an unknown query parameter or dimension filter, a repeated parameter; more than 100 ids or a malformed id */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired key */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description insufficient_scope: the key lacks `analytics:read`; plan_restricted: the Free plan has no analytics */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description not_found: a folder, tag or code id the workspace does not have */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description invalid_request: the request took too long to arrive (headers or body) */
+            408: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description static_code_not_supported: a listed id is a static code */
+            422: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Rate limited or monthly quota used up (see Retry-After) */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description invalid_request: the request line (URL) or the headers are too large */
+            431: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description service_unavailable: a dependency (PostgreSQL or Redis) is down; nothing was written (see Retry-After) */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    Scans_list: {
+        parameters: {
+            query?: {
+                /** @description Opaque, from next_cursor (without format) */
+                cursor?: string;
+                /** @description List page size (without format) */
+                limit?: number;
+                /** @description Stream every scan as CSV (header line first) or NDJSON */
+                format?: "csv" | "ndjson";
+                /** @description Only codes of this folder */
+                folder_id?: string;
+                /** @description Only codes with this tag */
+                tag?: string;
+                /** @description Only codes of this target type */
+                type?: string;
+                /** @description Only these codes (repeat the parameter, or `qr_code_id[]=…`; at most 100). */
+                qr_code_id?: string[];
+                /** @description IANA time zone of `from` and `to` */
+                timezone?: string;
+                /** @description Last day (inclusive) */
+                to?: string;
+                /** @description First day (inclusive, in `timezone`) */
+                from?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The list (JSON), or the stream (text/csv, application/x-ndjson) */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScanListDto"];
+                    "text/csv": components["schemas"]["ScanListDto"];
+                    "application/x-ndjson": components["schemas"]["ScanListDto"];
+                };
+            };
+            /** @description invalid_request naming the parameter: dates, timezone, format, limit, a malformed cursor, more than 100 ids, an unknown parameter */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                    "text/csv": components["schemas"]["ErrorEnvelopeDto"];
+                    "application/x-ndjson": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired key */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description insufficient_scope / plan_restricted (not on the Free plan) */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                    "text/csv": components["schemas"]["ErrorEnvelopeDto"];
+                    "application/x-ndjson": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description not_found: a folder, tag or code id the workspace does not have */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                    "text/csv": components["schemas"]["ErrorEnvelopeDto"];
+                    "application/x-ndjson": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description invalid_request: the request took too long to arrive (headers or body) */
+            408: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Rate limited or monthly quota used up (see Retry-After) */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description invalid_request: the request line (URL) or the headers are too large */
+            431: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description service_unavailable: a dependency (PostgreSQL or Redis) is down; nothing was written (see Retry-After) */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    Scans_live: {
+        parameters: {
+            query?: {
+                /** @description Only the scans of this code */
+                qr_code_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event stream */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description invalid_request: an unknown parameter or a malformed qr_code_id */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired key */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description insufficient_scope / plan_restricted (not on the Free plan) */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description not_found: a code the workspace does not have */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description invalid_request: the request took too long to arrive (headers or body) */
+            408: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
                     "Scanlink-Version": components["headers"]["Scanlink-Version"];

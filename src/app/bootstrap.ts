@@ -32,6 +32,9 @@ export interface BootOptions {
   logLevel?: string;
   /** 2 = stderr (the MCP stdio server, whose stdout carries the protocol); stdout by default. */
   logDestination?: 1 | 2;
+  /** Tests only (the scan process with NODE_ENV=test): the Scanlink-Test-Geo header sets the visitor's country and
+   * region. No entry point passes it. */
+  testGeoHeader?: boolean;
 }
 
 type RawHandler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -222,7 +225,7 @@ export async function createScanApp(config: AppConfig, opts: BootOptions = {}): 
     { logger, abortOnError: false },
   );
   instrument(app.getHttpAdapter().getInstance(), logger, 'scan');
-  front.hotPath = app.get(ScanHotPath).handler({ version: API_VERSION, access: hotPathAccessLog(pino, logger) });
+  front.hotPath = app.get(ScanHotPath).handler({ version: API_VERSION, access: hotPathAccessLog(pino, logger), testGeoHeader: opts.testGeoHeader });
   registerBodyParsers(app);
   app.useGlobalPipes(createValidationPipe());
   await app.init();

@@ -62,6 +62,7 @@ const OPERATION_ERRORS: Record<string, Record<string, string>> = {
     '422': 'domain_id_immutable, code_not_editable (a static code field other than name, folder_id, design) or gs1_identifier_immutable (gs1_code GS1_IDENTIFIER_IMMUTABLE)',
   },
   'POST /v1/qr-codes/{id}/restore': { '409': 'gs1_identifier_taken: another code took the GS1 identifier of this paused code' },
+  'PUT /v1/qr-codes/{id}/content': { '409': 'target_not_editable: the code holds no hosted content (GS1, static and redirect codes: use PATCH); nothing applied' },
   'GET /v1/qr-codes/{id}/analytics': { '422': 'static_code_not_supported: static codes have no analytics' },
   'GET /v1/batches/{id}/download': { '422': 'batch_processing: the batch has not finished' },
 };

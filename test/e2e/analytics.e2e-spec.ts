@@ -84,7 +84,13 @@ describe('scan analytics', () => {
         total_scans: 0,
         first_scan_at: null,
         last_scan_at: null,
+        unique_scans: 0,
+        expired_scans: 0,
+        timezone: 'UTC',
+        interval: 'day',
         scans_by_day: [{ date: day(0), count: 0 }],
+        scans_by_interval: [{ start: `${day(0)}T00:00:00+00:00`, scans: 0, unique_scans: 0 }],
+        by_hour_of_week: new Array(168).fill(0),
         countries: [],
         cities: [],
         devices: [],
@@ -92,6 +98,7 @@ describe('scan analytics', () => {
         browsers: [],
         referrers: [],
         languages: [],
+        rules: [],
       });
 
       const records = [
@@ -324,14 +331,17 @@ describe('scan analytics', () => {
     const doc = (await http(t.origin, 'GET', '/docs/openapi.json')).body;
     const op = doc.paths['/v1/qr-codes/{id}/analytics'].get;
     expect(op['x-required-scope']).toBe('analytics:read');
-    expect(op.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`).sort()).toEqual(['path:id', 'query:from', 'query:to']);
+    expect(op.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`).sort()).toEqual(
+      ['path:id', 'query:browser', 'query:city', 'query:country', 'query:device', 'query:from', 'query:interval', 'query:language', 'query:os', 'query:referrer', 'query:timezone', 'query:to'],
+    );
     expect(op.responses['200'].content['application/json'].schema.$ref).toBe('#/components/schemas/AnalyticsDto');
     for (const status of ['400', '401', '403', '404', '422', '429']) {
       expect([status, op.responses[status]?.content['application/json'].schema.$ref]).toEqual([status, '#/components/schemas/ErrorEnvelopeDto']);
     }
     expect(Object.keys(doc.components.schemas.AnalyticsDto.properties)).toEqual([
-      'object', 'qr_code_id', 'total_scans', 'first_scan_at', 'last_scan_at', 'scans_by_day',
-      'countries', 'cities', 'devices', 'operating_systems', 'browsers', 'referrers', 'languages',
+      'object', 'qr_code_id', 'total_scans', 'unique_scans', 'expired_scans', 'timezone', 'interval', 'first_scan_at', 'last_scan_at',
+      'scans_by_day', 'scans_by_interval', 'by_hour_of_week',
+      'countries', 'cities', 'devices', 'operating_systems', 'browsers', 'referrers', 'languages', 'rules',
     ]);
   });
 

@@ -29,7 +29,7 @@ describe('MCP server over Streamable HTTP (POST /mcp)', () => {
     await rx.stop();
   });
 
-  it('lists the ten tools with input schemas taken from the API document', async () => {
+  it('lists the tools with input schemas taken from the API document', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual([...TOOL_NAMES].sort());
     const doc = (await http(t.origin, 'GET', '/docs/openapi.json')).body;
@@ -121,6 +121,31 @@ describe('MCP server over Streamable HTTP (POST /mcp)', () => {
     const wrong = `${gtin.slice(0, 13)}${(Number(gtin[13]) + 1) % 10}`;
     expect(await toolError(client, 'create_qr_code', { type: 'gs1', mode: 'static', primary_key: { ai: '01', value: wrong }, domain: 'id.brand.example' })).toMatchObject({
       code: 'gs1_invalid',
+    });
+  });
+
+  it('creates smart URLs with link controls, edits their rules and tests them', async () => {
+    const created = await callTool(client, 'create_qr_code', {
+      target: { type: 'smarturl', default_url: 'https://example.com/', rules: [{ if: { country: ['FR'] }, then: { destination: 'https://example.com/fr' } }] },
+      max_scans: 100,
+      password: 'mcp secret',
+    });
+    expect(created.isError).toBe(false);
+    expect(created.body).toMatchObject({ type: 'smarturl', max_scans: 100, has_password: true, target: { summary: { rules: 1, splits: 0 } } });
+    const ruleId = created.body.target.rules[0].id;
+    expect((await callTool(client, 'test_qr_code_rules', { id: created.body.id, country: 'FR' })).body).toEqual({ rule_id: ruleId, destination: 'https://example.com/fr' });
+    const edited = await callTool(client, 'update_qr_code_content', {
+      id: created.body.id,
+      default_url: 'https://example.com/',
+      rules: [{ id: ruleId, if: { country: ['FR', 'BE'] }, then: { destination: 'https://example.com/fr' } }],
+    });
+    expect(edited.isError).toBe(false);
+    expect(edited.body.target.rules[0]).toMatchObject({ id: ruleId, if: { country: ['FR', 'BE'] } });
+    expect((await callTool(client, 'test_qr_code_rules', { id: created.body.id, country: 'BE' })).body.rule_id).toBe(ruleId);
+    expect(await toolError(client, 'test_qr_code_rules', { id: created.body.id, country: 'Belgium' })).toMatchObject({ code: 'invalid_request', field: 'country' });
+    expect(await toolError(client, 'update_qr_code_content', { id: created.body.id, default_url: 'https://example.com/', rules: [{ then: { split: [{ destination: 'https://a.example', weight: 0 }] } }] })).toMatchObject({
+      code: 'invalid_request',
+      field: 'rules[0].then.split[0].weight',
     });
   });
 

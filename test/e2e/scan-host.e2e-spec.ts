@@ -259,8 +259,12 @@ describe('scan host: GET /{short_code}', () => {
         browser: 'Chrome',
         referrer: 'news.example.org',
         language: 'en',
+        // The visitor of the day: an HMAC under the day's salt (visitor-salt.ts), never the address.
+        visitor: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/),
       });
       expect(iphone).toMatchObject({ device: 'Mobile', os: 'iOS', country: null, referrer: null, language: null });
+      expect(iphone.visitor).toMatch(/^[A-Za-z0-9_-]{22}$/);
+      expect(iphone.visitor).not.toBe(desktop.visitor);
       expect(await queuedFor(scan, card.id)).toEqual([]);
       expect((await streamRecords()).raw).not.toContain(CLIENT_IP);
     });
@@ -298,6 +302,11 @@ describe('scan host: GET /{short_code}', () => {
         target: { destination: 'https://example.com/cached', utm: null },
         status: 'live',
         isActive: true,
+        scanCount: 0,
+        expiresAt: null,
+        maxScans: null,
+        expiredUrl: null,
+        passwordTag: null,
       });
       // Changed behind the API's back (no invalidation): the scan host does not see it.
       await db(api).execute(`update qr_codes set target = '{"destination":"https://example.com/sneaky","utm":null}' where id = ?`, [c.id]);

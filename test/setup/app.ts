@@ -41,9 +41,9 @@ export async function startApi(overrides: Record<string, string | undefined> = {
   return { app, config, origin, close: () => app.close() };
 }
 
-export async function startScan(overrides: Record<string, string | undefined> = {}): Promise<TestApp> {
+export async function startScan(overrides: Record<string, string | undefined> = {}, boot: { testGeoHeader?: boolean } = {}): Promise<TestApp> {
   const config = testConfig(overrides);
-  const app = await createScanApp(config, { logLevel: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  const app = await createScanApp(config, { logLevel: process.env.TEST_LOG_LEVEL ?? 'silent', ...boot });
   await app.listen(0, '127.0.0.1');
   const origin = (await app.getUrl()).replace('[::1]', '127.0.0.1').replace('localhost', '127.0.0.1');
   return { app, config, origin, close: () => app.close() };

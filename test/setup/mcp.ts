@@ -21,6 +21,8 @@ export const TOOL_NAMES = [
   'list_folders',
   'create_batch',
   'get_batch',
+  'update_qr_code_content',
+  'test_qr_code_rules',
 ];
 
 /** The SDK's own client over Streamable HTTP, authenticated with the API key. */

@@ -36,6 +36,22 @@ describe('scan stream entries', () => {
     expect(body.length).toBeLessThan(JSON.stringify(records).length / 2);
   });
 
+  it('carries the visitor, the smart-URL rule and arm and the expiry through a compact entry (absent rule stays absent)', () => {
+    const records = [
+      record({ visitor: 'AbCdEfGhIjKlMnOpQrStUv' }),
+      record({ id: 'scan_2', visitor: 'AbCdEfGhIjKlMnOpQrStUv', rule_id: 'rule_fr', arm: 1 }),
+      record({ id: 'scan_3', rule_id: null }),
+      record({ id: 'scan_4', expired: true }),
+    ];
+    const parsed = parseScanEntry([SCAN_COMPACT_FIELD, encodeScanBatch(records)]);
+    expect(parsed).toEqual({ records, invalid: 0 });
+    expect(parsed!.records[0]).not.toHaveProperty('rule_id');
+    expect(parsed!.records[2].rule_id).toBeNull();
+    const body = JSON.parse(encodeScanBatch([record({ arm: 1.5 })])) as { r: unknown[][] };
+    expect(parseScanEntry([SCAN_COMPACT_FIELD, JSON.stringify(body)])).toEqual({ records: [], invalid: 1 });
+    expect(parseScanEntry(['b', JSON.stringify([record({ expired: 'yes' }), record({ visitor: 7 })])])).toEqual({ records: [], invalid: 2 });
+  });
+
   it('drops compact rows whose indexes point nowhere, and refuses an entry that is not a compact batch', () => {
     const body = JSON.parse(encodeScanBatch([record(), record({ id: 'scan_2' })])) as { r: unknown[][] };
     body.r.push(['scan_3', 7, 0, -1, -1, -1, -1, -1, -1, -1], ['scan_4', 0, 99, -1, -1, -1, -1, -1, -1, -1], ['scan_5', 0, 0, 42, -1, -1, -1, -1, -1, -1], 'x' as never);

@@ -49,6 +49,23 @@ export function toScanRecord(raw: unknown): ScanRecord | null {
     if (v === undefined) return null;
     out[d] = v;
   }
+  // Optional fields (visitors, smart-URL rules, link expiry): a wrong type makes the record invalid.
+  if (r.visitor !== undefined && r.visitor !== null) {
+    if (typeof r.visitor !== 'string' || r.visitor.length === 0 || r.visitor.length > MAX_ID_LENGTH) return null;
+    out.visitor = r.visitor;
+  }
+  if (r.rule_id !== undefined) {
+    if (r.rule_id !== null && !isId(r.rule_id)) return null;
+    out.rule_id = r.rule_id;
+  }
+  if (r.arm !== undefined && r.arm !== null) {
+    if (typeof r.arm !== 'number' || !Number.isInteger(r.arm) || r.arm < 0 || r.arm > 32_767) return null;
+    out.arm = r.arm;
+  }
+  if (r.expired !== undefined && r.expired !== null) {
+    if (typeof r.expired !== 'boolean') return null;
+    if (r.expired) out.expired = true;
+  }
   return out;
 }
 
@@ -63,10 +80,20 @@ function decodeCompact(parsed: unknown): unknown[] | null {
   if (v !== 1 || !Array.isArray(k) || !Array.isArray(s) || !Array.isArray(r)) return null;
   const str = (i: unknown): unknown => (i === -1 ? null : typeof i === 'number' && typeof s[i] === 'string' ? s[i] : BAD_INDEX);
   return r.map((row: unknown) => {
-    if (!Array.isArray(row) || row.length !== 10) return null;
+    if (!Array.isArray(row) || (row.length !== 10 && row.length !== 14)) return null;
     const code: unknown = typeof row[1] === 'number' ? k[row[1]] : undefined;
     if (!Array.isArray(code)) return null;
+    const extended =
+      row.length === 14
+        ? {
+            visitor: str(row[10]),
+            rule_id: row[11] === -2 ? undefined : str(row[11]),
+            arm: row[12] === null ? null : typeof row[12] === 'number' ? row[12] : BAD_INDEX,
+            expired: row[13] === 1 ? true : row[13] === 0 ? false : BAD_INDEX,
+          }
+        : {};
     return {
+      ...extended,
       id: row[0],
       qr_code_id: code[0],
       organization_id: code[1],

@@ -10,6 +10,7 @@ import { SCAN_STREAM, SCAN_STREAM_GROUP, type ScanRecord } from '../scan/scan-co
 import { parseScanEntry } from './scan-entry';
 import { EventsService } from '../events/events.service';
 import { storeScans } from './scan-store';
+import { publishLive, SCAN_LIVE_ACTIVE_KEY } from './scan-live';
 
 /** Entries per XREADGROUP (each holds up to SCAN_BATCH_MAX scans); also the most entries stored in one batch. */
 const READ_COUNT = 20;
@@ -42,6 +43,8 @@ export class ScanIngestConsumer implements OnApplicationBootstrap, OnModuleDestr
   private readonly logger = new Logger(ScanIngestConsumer.name);
   readonly consumer = `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`;
   private redis: Redis | null = null;
+  /** Its own connection for the live feed's stream, so a publish never waits behind the blocking read. */
+  private live: Redis | null = null;
   private loop: Promise<void> | null = null;
   private stopping = false;
   private lastReclaim = 0;
@@ -55,6 +58,7 @@ export class ScanIngestConsumer implements OnApplicationBootstrap, OnModuleDestr
   onApplicationBootstrap(): void {
     // A dedicated connection: XREADGROUP BLOCK holds it for up to BLOCK_MS.
     this.redis = createRedis(this.config.redisUrl, 'scan-ingest');
+    this.live = createRedis(this.config.redisUrl, 'scan-live');
     this.loop = this.run();
   }
 
@@ -62,6 +66,9 @@ export class ScanIngestConsumer implements OnApplicationBootstrap, OnModuleDestr
     this.stopping = true;
     // The loop ends after its current read (≤ BLOCK_MS) and the entries it is storing; the ORM is still open here.
     await this.loop?.catch(() => undefined);
+    const live = this.live;
+    this.live = null;
+    await live?.quit().catch(() => live.disconnect());
     const redis = this.redis;
     this.redis = null;
     if (!redis) return;
@@ -153,8 +160,25 @@ export class ScanIngestConsumer implements OnApplicationBootstrap, OnModuleDestr
     scansIngested.inc(stored);
   }
 
+  /** Whether some api process has a live feed open (SCAN_LIVE_ACTIVE_KEY), looked up at most once a second. */
+  private liveActive = false;
+  private liveCheckedAt = 0;
+
+  private async liveOpen(): Promise<boolean> {
+    const now = Date.now();
+    if (this.live && now - this.liveCheckedAt >= 1_000) {
+      this.liveCheckedAt = now;
+      this.liveActive = (await this.live.exists(SCAN_LIVE_ACTIVE_KEY).catch(() => 0)) === 1;
+    }
+    return this.liveActive;
+  }
+
   private async store(records: ScanRecord[]): Promise<void> {
-    await storeScans(this.orm.em.fork(), this.events, records);
+    const result = await storeScans(this.orm.em.fork(), this.events, records, await this.liveOpen());
+    if (result.stored.length && this.live) {
+      // The live feed (GET /v1/scans/live): after commit, one entry per batch; a failure loses only live events.
+      void publishLive(this.live, records, result.stored).catch((err: Error) => this.logger.warn(`scan live feed: ${err.message}`));
+    }
   }
 
   /** true when the entry may be acknowledged (stored, or refused by Postgres as bad data). */

@@ -42,6 +42,13 @@ export function scannedEventData(s: InsertedScan): ScannedEventData {
  * - `combos` groups the new scans that share code, day and all seven values (most of a busy code's scans), and `dims`
  *   lists each group once per dimension ('' = unknown) with its count, for both value rollups (a CTE read twice is
  *   computed once);
+ * - `seen` records each (code, UTC day, visitor) pair once (scan_visitors); a pair it really inserted makes the earliest
+ *   scan of that visitor in the batch the visitor's unique scan of the day (`visit_unique`); a scan without visitor
+ *   (no salt) is unique by itself; an expired scan never is. A redelivered scan finds its pair already there;
+ * - `counted` = the new scans that are not expired: only they feed total counts, breakdowns and qr_codes.scan_count;
+ *   expired scans are counted in scan_hours.expired only; `scan_hours` holds per UTC hour what scan_days holds per day
+ *   (plus expired), for hourly series, any time zone and hour-of-week; smart-URL rules are the dimension 'rule'
+ *   (value `<rule_id>:<arm>`, rule_id '' for the default destination), only for scans whose record names one;
  * - only the rows `ins` really inserted feed the rollups (scan_days, scan_day_values, scan_value_totals) and
  *   qr_codes.scan_count / last_scan_at, so the counters stay exact under redelivery. A batch upserts each rollup row
  *   and each code once, however many of its scans share it: the upserts (and the code row update, which touches every
@@ -58,36 +65,73 @@ const STORE_SQL = `
 with input as (
   select distinct on (r.id) r.*
     from jsonb_to_recordset(?::jsonb) as r(id text, qr_code_id text, scanned_at timestamptz, country text, city text,
-                                           device text, os text, browser text, referrer text, language text)
+                                           device text, os text, browser text, referrer text, language text,
+                                           visitor text, rule_id text, arm smallint, expired boolean)
    order by r.id
 ), codes as (
   ${scanIngestSql.lockCodes('input')}
-), ins as (
-  insert into scans (id, organization_id, qr_code_id, scanned_at, country, city, device, os, browser, referrer, language)
-  select i.id, c.organization_id, i.qr_code_id, i.scanned_at, i.country, i.city, i.device, i.os, i.browser, i.referrer, i.language
+), found as (
+  select i.*, c.organization_id, (i.scanned_at at time zone 'UTC')::date as day, coalesce(i.expired, false) as is_expired
     from input i join codes c on c.id = i.qr_code_id
-   order by i.id
+), seen as (
+  insert into scan_visitors (qr_code_id, day, visitor)
+  select distinct qr_code_id, day, visitor from found where visitor is not null and not is_expired
+   order by 1, 2, 3
+  on conflict do nothing
+  returning qr_code_id, day, visitor
+), ranked as (
+  select f.*,
+         not f.is_expired and (f.visitor is null or (s.visitor is not null
+           and row_number() over (partition by f.qr_code_id, f.day, f.visitor order by f.scanned_at, f.id) = 1)) as is_unique
+    from found f
+    left join seen s on s.qr_code_id = f.qr_code_id and s.day = f.day and s.visitor = f.visitor
+), ins as (
+  insert into scans (id, organization_id, qr_code_id, scanned_at, country, city, device, os, browser, referrer, language,
+                     visit_unique, expired, rule_id, arm)
+  select id, organization_id, qr_code_id, scanned_at, country, city, device, os, browser, referrer, language,
+         is_unique, is_expired, rule_id, arm
+    from ranked
+   order by id
   on conflict (id) do nothing
-  returning id, organization_id, qr_code_id, scanned_at, country, city, device, os, browser, referrer, language
+  returning id, organization_id, qr_code_id, scanned_at, country, city, device, os, browser, referrer, language,
+            visit_unique, expired, rule_id, arm
+), counted as (
+  select * from ins where not expired
 ), per_day as (
-  insert into scan_days as d (qr_code_id, day, count, first_at, last_at)
-  select qr_code_id, (scanned_at at time zone 'UTC')::date, count(*), min(scanned_at), max(scanned_at)
-    from ins group by 1, 2 order by 1, 2
+  insert into scan_days as d (qr_code_id, day, count, uniques, first_at, last_at)
+  select qr_code_id, (scanned_at at time zone 'UTC')::date, count(*), count(*) filter (where visit_unique), min(scanned_at), max(scanned_at)
+    from counted group by 1, 2 order by 1, 2
   on conflict (qr_code_id, day) do update
      set count = d.count + excluded.count,
+         uniques = d.uniques + excluded.uniques,
          first_at = least(d.first_at, excluded.first_at),
          last_at = greatest(d.last_at, excluded.last_at)
   returning 1
+), per_hour as (
+  insert into scan_hours as h (qr_code_id, hour, count, uniques, expired, first_at, last_at)
+  select qr_code_id, date_trunc('hour', scanned_at at time zone 'UTC') at time zone 'UTC',
+         count(*) filter (where not expired), count(*) filter (where visit_unique), count(*) filter (where expired),
+         min(scanned_at) filter (where not expired), max(scanned_at) filter (where not expired)
+    from ins group by 1, 2 order by 1, 2
+  on conflict (qr_code_id, hour) do update
+     set count = h.count + excluded.count,
+         uniques = h.uniques + excluded.uniques,
+         expired = h.expired + excluded.expired,
+         first_at = least(h.first_at, excluded.first_at),
+         last_at = greatest(h.last_at, excluded.last_at)
+  returning 1
 ), combos as (
-  select qr_code_id, (scanned_at at time zone 'UTC')::date as day, country, city, device, os, browser, referrer, language, count(*) as n
-    from ins group by 1, 2, 3, 4, 5, 6, 7, 8, 9
+  select qr_code_id, (scanned_at at time zone 'UTC')::date as day, country, city, device, os, browser, referrer, language,
+         case when rule_id is null then null else rule_id || ':' || coalesce(arm::text, '') end as rule, count(*) as n
+    from counted group by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
 ), dims as (
   select c.qr_code_id, c.day, x.dimension, x.value, c.n
     from combos c
    cross join lateral (values ('country', coalesce(c.country, '')), ('city', coalesce(c.city, '')),
                               ('device', coalesce(c.device, '')), ('os', coalesce(c.os, '')),
                               ('browser', coalesce(c.browser, '')), ('referrer', coalesce(c.referrer, '')),
-                              ('language', coalesce(c.language, ''))) as x(dimension, value)
+                              ('language', coalesce(c.language, '')), ('rule', c.rule)) as x(dimension, value)
+   where x.value is not null
 ), per_value as (
   insert into scan_day_values as v (qr_code_id, dimension, day, value, count)
   select qr_code_id, dimension, day, value, sum(n) from dims group by 1, 2, 3, 4 order by 1, 2, 3, 4
@@ -99,9 +143,13 @@ with input as (
   on conflict (qr_code_id, dimension, value) do update set count = t.count + excluded.count
   returning 1
 ), per_code as (
-  ${scanIngestSql.addScans('ins')}
+  ${scanIngestSql.addScans('counted')}
 )
 select (select count(*)::int from ins) as inserted, `;
+
+/** The new scans for the live feed, only while some feed is open (building them costs a tenth of a batch). */
+const STORED = `(select coalesce(json_agg(json_build_array(i.id, i.visit_unique, c.environment) order by i.scanned_at, i.id), '[]'::json) from ins i join codes c on c.id = i.qr_code_id) as stored, `;
+const NOT_STORED = `'[]'::json as stored, `;
 
 /** The statement's result when no workspace of the batch has a qr.scanned listener (the common case). */
 const COUNT_ONLY = `'[]'::json as subscribed`;
@@ -109,7 +157,7 @@ const COUNT_ONLY = `'[]'::json as subscribed`;
  * grows with the scans, never with scans × codes). */
 const WITH_SUBSCRIBED = `coalesce((
   select json_agg(to_jsonb(i) || jsonb_build_object('environment', q.environment) order by i.scanned_at, i.id)
-    from ins i join qr_codes q on q.id = i.qr_code_id
+    from counted i join qr_codes q on q.id = i.qr_code_id
    where i.organization_id || '/' || q.environment in (select jsonb_array_elements_text(?::jsonb))), '[]'::json) as subscribed`;
 
 const MAX_TRIES = 5;
@@ -145,15 +193,20 @@ async function withBoundParameters<T>(em: EntityManager, sql: string, params: un
 export interface StoreResult {
   inserted: number;
   events: number;
+  /** The scans really stored (not seen before): [id, unique, the code's environment], for the live feed. */
+  stored: [string, boolean, Environment][];
 }
 
 /**
  * Stores a batch of scans (one or more stream entries) in one transaction: raw scans, rollups, counters and, for workspaces with a
  * listener (a subscribed webhook endpoint), one qr.scanned event per new scan (the outbox: delivered after commit). Idempotent by scan id.
  */
-export async function storeScans(em: EntityManager, events: EventsService, records: ScanRecord[]): Promise<StoreResult> {
-  if (records.length === 0) return { inserted: 0, events: 0 };
-  const input = JSON.stringify(records);
+export async function storeScans(em: EntityManager, events: EventsService, records: ScanRecord[], live = false): Promise<StoreResult> {
+  if (records.length === 0) return { inserted: 0, events: 0, stored: [] };
+  // rule_id null (the default destination of a code with rules) is stored as '', NULL being "no rule involved".
+  const input = records.some((r) => r.rule_id === null)
+    ? JSON.stringify(records, (key, value: unknown) => (key === 'rule_id' && value === null ? '' : value))
+    : JSON.stringify(records);
   const owners = [...new Set(records.map((r) => r.organization_id))].flatMap((organizationId) =>
     ENVIRONMENTS.map((environment) => ({ organizationId, environment })),
   );
@@ -167,9 +220,9 @@ export async function storeScans(em: EntityManager, events: EventsService, recor
         const audience = await events.audience(tx, 'qr.scanned', owners);
         await tx.execute(WORK_MEM);
         const listened = audience.ownerKeys.length > 0;
-        const [row] = await withBoundParameters<{ inserted: number; subscribed: InsertedScan[] | string }>(
+        const [row] = await withBoundParameters<{ inserted: number; stored: [string, boolean, Environment][] | string; subscribed: InsertedScan[] | string }>(
           tx,
-          STORE_SQL + (listened ? WITH_SUBSCRIBED : COUNT_ONLY),
+          STORE_SQL + (live ? STORED : NOT_STORED) + (listened ? WITH_SUBSCRIBED : COUNT_ONLY),
           listened ? [input, JSON.stringify(audience.ownerKeys)] : [input],
         );
         const subscribed = typeof row.subscribed === 'string' ? (JSON.parse(row.subscribed) as InsertedScan[]) : row.subscribed;
@@ -179,7 +232,8 @@ export async function storeScans(em: EntityManager, events: EventsService, recor
           subscribed.map((scan) => ({ owner: { organizationId: scan.organization_id, environment: scan.environment }, data: scannedEventData(scan) })),
           audience,
         );
-        return { inserted: row.inserted, events: ids.filter((id) => id !== null).length };
+        const stored = typeof row.stored === 'string' ? (JSON.parse(row.stored) as [string, boolean, Environment][]) : row.stored;
+        return { inserted: row.inserted, events: ids.filter((id) => id !== null).length, stored };
       });
     } catch (err) {
       if (attempt >= MAX_TRIES || !isRetryable(err)) throw err;

@@ -3,6 +3,7 @@ import { Type } from 'class-transformer';
 import { Allow, IsArray, IsDefined, IsIn, IsObject, IsOptional, IsString, Length, Matches, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
 import { IsOmittable } from '../../common/errors/validation';
 import { DESIGN_EXAMPLE, DesignDto } from '../rendering/design.dto';
+import { LinkControlFields } from '../targets/link-controls';
 
 /* The GS1 Digital Link request and response shapes (docs/gs1.md). The DTOs check shapes only (types, unknown fields);
  * GS1's own rules (the Syntax Dictionary, link types, override paths) are the gs1 module's, run by targets/gs1.target.ts. */
@@ -53,7 +54,7 @@ const LINKS_EXAMPLE = [
 ];
 
 /** `POST /v1/qr-codes` with `type: "gs1"`: a GS1 Digital Link code. */
-export class CreateGs1QrCodeDto {
+export class CreateGs1QrCodeDto extends LinkControlFields {
   @ApiProperty({ enum: ['gs1'] })
   @IsIn(['gs1'], { message: "type must be 'gs1'" })
   type!: 'gs1';
@@ -133,7 +134,7 @@ export class CreateGs1QrCodeDto {
 }
 
 /** The PATCH fields of a dynamic GS1 code (top level, not under `target`), mixed into UpdateQrCodeDto. */
-export class Gs1PatchFields {
+export class Gs1PatchFields extends LinkControlFields {
   @ApiPropertyOptional({ example: 'https://brand.example/product-v2', description: 'Dynamic GS1 codes only: the default link' })
   @IsOmittable() @IsString({ message: 'destination must be a string' })
   destination?: string;

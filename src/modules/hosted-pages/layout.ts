@@ -47,7 +47,7 @@ a:focus-visible,button:focus-visible,input:focus-visible,textarea:focus-visible{
 .price{font-weight:600;white-space:nowrap}
 .field{margin-top:1rem}
 label{display:block;font-weight:600;margin-bottom:.25rem}
-input[type=text],input[type=email],input[type=tel],input[type=number],input[type=date],textarea{display:block;width:100%;min-height:2.75rem;padding:.5rem .625rem;border:1px solid var(--muted);border-radius:.375rem;background:var(--card);color:var(--fg);font:inherit}
+input[type=text],input[type=email],input[type=tel],input[type=number],input[type=date],input[type=password],textarea{display:block;width:100%;min-height:2.75rem;padding:.5rem .625rem;border:1px solid var(--muted);border-radius:.375rem;background:var(--card);color:var(--fg);font:inherit}
 textarea{min-height:7rem;resize:vertical}
 .check{display:flex;gap:.625rem;align-items:flex-start}
 .check input{width:1.375rem;height:1.375rem;margin:.125rem 0 0;flex:none}

@@ -5,6 +5,7 @@ import { enrich } from '../scan/enrich';
 import type { HostedResponse } from '../hosted-pages/hosted-response';
 import { renderStatusPage } from '../hosted-pages/status-pages';
 import { formDefinition, renderFormPage, renderThankYouPage, renderTooManyRequestsPage } from '../hosted-pages/form-page';
+import { renderExpiredPage, renderPasswordPage } from '../hosted-pages/link-control-pages';
 import { assertCleanStrings } from '../../common/errors/input-rules';
 import { DomainHostCache } from '../domains/domain-host-cache';
 import { checkLead } from './lead-validation';
@@ -34,8 +35,12 @@ export class LeadsController {
     const ip = req.ip || 'unknown';
     const limit = await this.leads.hit(ip);
     if (!limit.allowed) return renderTooManyRequestsPage(limit.retryAfterSeconds);
-    const lookup = await this.leads.findForm(site, shortCode);
-    if ('status' in lookup) return renderStatusPage(lookup.status);
+    const lookup = await this.leads.findForm(site, shortCode, req.headers.cookie);
+    if ('status' in lookup) {
+      if (lookup.status === 'expired') return renderExpiredPage();
+      if (lookup.status === 'locked') return renderPasswordPage(shortCode);
+      return renderStatusPage(lookup.status);
+    }
     const code = lookup.found;
     const form = formDefinition(code.target);
     if (!form) return renderStatusPage(404);

@@ -11,6 +11,7 @@ import { takesLeads } from '../targets/registry';
 import type { ScanContext } from '../scan/scan-contract';
 import type { LeadValue } from './lead-validation';
 import { clientAddressKey } from '../../common/http/client-address';
+import { isUnlocked } from '../scan/unlock-cookie';
 
 /** The allowlisted scan facts a lead keeps (qr.scanned's allowlist minus referrer and language). */
 export type LeadScanContext = Pick<ScanContext, 'country' | 'city' | 'device' | 'os' | 'browser'>;
@@ -25,7 +26,8 @@ export interface FormCode {
   target: Record<string, unknown>;
 }
 
-export type FormLookup = { found: FormCode } | { status: 404 | 410 };
+/** `expired`: past its link-control expiry or scan limit; `locked`: password-protected and the browser is not unlocked. */
+export type FormLookup = { found: FormCode } | { status: 404 | 410 | 'expired' | 'locked' };
 
 /** `lead.captured` data and, without `object`, what the `leads` row holds. */
 export interface LeadData {
@@ -55,10 +57,13 @@ export class LeadsService {
 
   /** Only live, active, dynamic codes of a type that takes leads (form) take posts; unknown, trashed or other codes are 404, inactive or paused 410.
    * `domainId`: the site the post came in on (null = the default scan host). */
-  async findForm(domainId: string | null, shortCode: string): Promise<FormLookup> {
+  async findForm(domainId: string | null, shortCode: string, cookie?: string): Promise<FormLookup> {
     const row = await findByShortCode(this.em, domainId, shortCode);
     if (!row || row.status === 'trashed' || row.kind !== 'dynamic' || !takesLeads(row.type)) return { status: 404 };
     if (row.status !== 'live' || !row.isActive) return { status: 410 };
+    // Link controls hold for posts too: an expired form takes none, a protected one only from an unlocked browser.
+    if ((row.expiresAt !== null && Date.now() >= row.expiresAt) || (row.maxScans !== null && row.scanCount >= row.maxScans)) return { status: 'expired' };
+    if (row.passwordTag && !isUnlocked(this.config.appSecret, cookie, shortCode, row.id, row.passwordTag, Date.now())) return { status: 'locked' };
     return { found: { id: row.id, organizationId: row.organizationId, environment: row.environment, shortCode, target: row.target } };
   }
 

@@ -3,7 +3,6 @@ import type { Type } from '@nestjs/common';
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { AuthContext } from '../../common/auth/auth-context';
 import { AnalyticsController } from '../analytics/analytics.controller';
-import { AnalyticsQueryDto } from '../analytics/analytics.dto';
 import type { AnalyticsService } from '../analytics/analytics.service';
 import { BatchesController } from '../batches/batches.controller';
 import { CreateBatchDto } from '../batches/batches.dto';
@@ -12,6 +11,8 @@ import { FoldersController } from '../folders/folders.controller';
 import { ListFoldersQueryDto } from '../folders/folders.dto';
 import type { FoldersService } from '../folders/folders.service';
 import { CreateQrCodeDto, ListQrCodesQueryDto, UpdateQrCodeDto } from '../qr-codes/dto/qr-code.dto';
+import { RuleTestBodyDto } from '../qr-codes/dto/qr-code-response.dto';
+import { ApiException } from '../../common/errors/api.exception';
 import { QrCodesController } from '../qr-codes/qr-codes.controller';
 import type { QrCodesService } from '../qr-codes/qr-codes.service';
 
@@ -48,6 +49,12 @@ export interface ToolDefinition {
   run(services: ToolServices, auth: AuthContext, input: ToolInput): Promise<object>;
 }
 
+/** A body the service validates itself (a page-holding type's content, the rule tester's facts): any JSON object. */
+const anyObject = async (raw: unknown): Promise<Record<string, unknown>> => {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw ApiException.invalid(undefined, 'The arguments must be an object');
+  return raw as Record<string, unknown>;
+};
+
 const READ: ToolAnnotations = { readOnlyHint: true, openWorldHint: false };
 const WRITE: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
 
@@ -81,6 +88,22 @@ export const TOOLS: readonly ToolDefinition[] = [
     run: (s, auth, { id, body }) => s.qrCodes.update(auth, id, body),
   },
   {
+    name: 'update_qr_code_content',
+    route: [QrCodesController, 'replaceContent'],
+    body: Object as unknown as Type<unknown>,
+    parseBody: anyObject,
+    annotations: { ...WRITE, idempotentHint: true },
+    run: (s, auth, { id, body }) => s.qrCodes.replaceContent(auth, id, body),
+  },
+  {
+    name: 'test_qr_code_rules',
+    route: [QrCodesController, 'testRules'],
+    body: RuleTestBodyDto,
+    parseBody: anyObject,
+    annotations: READ,
+    run: (s, auth, { id, body }) => s.qrCodes.testRules(auth, id, body),
+  },
+  {
     name: 'delete_qr_code',
     route: [QrCodesController, 'remove'],
     annotations: { ...WRITE, destructiveHint: true, idempotentHint: true },
@@ -95,9 +118,11 @@ export const TOOLS: readonly ToolDefinition[] = [
   {
     name: 'get_qr_code_analytics',
     route: [AnalyticsController, 'retrieve'],
-    query: AnalyticsQueryDto,
+    // The query is checked by the service (analytics-query.ts), as on the REST route; its parameters come from the
+    // OpenAPI operation (from, to, timezone, interval and the dimension filters).
+    query: Object,
     annotations: READ,
-    run: (s, auth, { id, query }) => s.analytics.forCode(auth, id, query),
+    run: (s, auth, { id, query }) => s.analytics.forCode(auth, id, (query ?? {}) as Record<string, unknown>),
   },
   {
     name: 'list_folders',

@@ -8,7 +8,8 @@ export type QrStatus = 'live' | 'trashed' | 'paused';
 @Entity({ tableName: 'qr_codes' })
 export class QrCode {
   [OptionalProps]?: 'createdAt' | 'updatedAt' | 'deletedAt' | 'scanCount' | 'leadCount' | 'isActive' | 'status' | 'folderId' |
-    'tags' | 'imageKey' | 'logoKey' | 'domainId' | 'domainHostname' | 'lastScanAt' | 'gs1Key';
+    'tags' | 'imageKey' | 'logoKey' | 'domainId' | 'domainHostname' | 'lastScanAt' | 'gs1Key' |
+    'expiresAt' | 'maxScans' | 'expiredUrl' | 'passwordHash';
 
   @PrimaryKey({ type: 'text' }) id!: string;
   @Property({ type: 'text' }) organizationId!: string;
@@ -37,6 +38,12 @@ export class QrCode {
   @Property({ type: 'text', nullable: true }) logoKey: string | null = null;
   /** GS1 identifier (primary key + qualifiers) for GS1 codes, unique per host among live and trashed codes. */
   @Property({ type: 'text', nullable: true, fieldName: 'gs1_key' }) gs1Key: string | null = null;
+  /** Link controls (docs/link-controls.md): after expiresAt or once maxScans scans are counted a scan is expired. */
+  @Property({ type: 'datetime', columnType: 'timestamptz(3)', nullable: true }) expiresAt: Date | null = null;
+  @Property({ type: 'integer', nullable: true }) maxScans: number | null = null;
+  @Property({ type: 'text', nullable: true }) expiredUrl: string | null = null;
+  /** argon2id hash; never leaves the api (the scan host gets a tag derived from it, to invalidate old cookies). */
+  @Property({ type: 'text', nullable: true }) passwordHash: string | null = null;
   @Property({ type: 'datetime', columnType: 'timestamptz(3)', nullable: true }) deletedAt: Date | null = null;
   @Property({ type: 'datetime', columnType: 'timestamptz(3)' }) createdAt: Date = new Date();
   @Property({ type: 'datetime', columnType: 'timestamptz(3)' }) updatedAt: Date = new Date();

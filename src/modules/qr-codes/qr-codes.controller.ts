@@ -1,12 +1,13 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query, Res } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiExtraModels, ApiOkResponse, ApiOperation, ApiProduces, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { TARGET_SCHEMAS } from './dto/target-schemas';
+import { PAGE_TARGET_SCHEMAS } from '../targets/registry';
 import type { FastifyReply } from 'fastify';
 import { Auth, AuthContext } from '../../common/auth/auth-context';
 import { RequiresScope } from '../../common/auth/decorators';
 import { ApiException } from '../../common/errors/api.exception';
 import { CreateQrCodeDto, DownloadQueryDto, ListQrCodesQueryDto, UpdateQrCodeDto } from './dto/qr-code.dto';
-import { DeletedQrCodeDto, QrCodeDto, QrCodeListDto } from './dto/qr-code-response.dto';
+import { DeletedQrCodeDto, QrCodeDto, QrCodeListDto, RuleTestBodyDto, RuleTestResultDto } from './dto/qr-code-response.dto';
 import { QrCodesService } from './qr-codes.service';
 import { parseCreateBody } from './dto/create-body';
 import { CreateGs1QrCodeDto, Gs1TargetResponseDto } from '../gs1/gs1.dto';
@@ -97,6 +98,57 @@ export class QrCodesController {
   @ApiOkResponse({ type: QrCodeDto })
   update(@Auth() auth: AuthContext, @Param('id') id: string, @Body() body: UpdateQrCodeDto): Promise<QrCodeDto> {
     return this.qrCodes.update(auth, id, body);
+  }
+
+  @Put(':id/content')
+  @RequiresScope('qr:write')
+  @ApiOperation({
+    summary: 'Replace the hosted content of a page-holding code',
+    description:
+      'The same fields as `target` at creation, minus `type`, for linkpage, review, form, menupage, appstores, file, audio, video and smarturl ' +
+      'codes (a smart URL\'s `default_url` and `rules`: rules sent with their `id` keep it). Validated like a creation; the short URL and ' +
+      'image never change; emits qr.updated, and the next scan on every scan process sees the new content. GS1, static and other codes → ' +
+      '409 target_not_editable (PATCH edits them).',
+  })
+  @ApiBody({
+    description: 'The new content: the `target` fields of the code\'s type; `type` may be omitted (when sent it must be the code\'s own type)',
+    schema: { oneOf: PAGE_TARGET_SCHEMAS.map((s) => ({ $ref: getSchemaPath(s) })) },
+    examples: {
+      smarturl: {
+        value: {
+          type: 'smarturl',
+          default_url: 'https://example.com',
+          rules: [
+            { id: 'rul_8fK2mN4pQ6rS1tU3vW5x', name: 'France', if: { country: ['FR'] }, then: { destination: 'https://example.com/fr' } },
+            { name: 'A/B', then: { split: [{ destination: 'https://example.com/a', weight: 50 }, { destination: 'https://example.com/b', weight: 50 }] } },
+          ],
+        },
+      },
+      linkpage: { value: { type: 'linkpage', title: 'Find us online', links: [{ title: 'Shop', url: 'https://shop.example.com' }] } },
+    },
+  })
+  @ApiOkResponse({ type: QrCodeDto })
+  replaceContent(@Auth() auth: AuthContext, @Param('id') id: string, @Body() body: Record<string, unknown>): Promise<QrCodeDto> {
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw ApiException.invalid(undefined, 'The body must be a JSON object');
+    return this.qrCodes.replaceContent(auth, id, body);
+  }
+
+  @Post(':id/rules/test')
+  @HttpCode(200)
+  @RequiresScope('qr:read')
+  @ApiOperation({
+    summary: 'Test a smart URL\'s rules',
+    description:
+      'What a scan with these facts would get, decided by the same code as the scan host; nothing is counted or changed. ' +
+      '`{rule_id, destination}` for a plain rule, `{rule_id, split, arm_candidates}` for a split, `{rule_id: null, destination: default_url}` ' +
+      'when no rule matches. Omitted facts are unknown (conditions on them do not match); `at` defaults to now, `scan_number` to the next scan.',
+  })
+  @ApiBody({ type: RuleTestBodyDto, examples: { france: { value: { country: 'FR', device: 'mobile', language: 'fr-FR', at: '2026-06-01T09:30:00Z' } } } })
+  @ApiOkResponse({ type: RuleTestResultDto })
+  testRules(@Auth() auth: AuthContext, @Param('id') id: string, @Body() body: Record<string, unknown> | undefined): Promise<Record<string, unknown>> {
+    body ??= {};
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw ApiException.invalid(undefined, 'The body must be a JSON object');
+    return this.qrCodes.testRules(auth, id, body);
   }
 
   @Delete(':id')

@@ -20,6 +20,14 @@ export interface CodeByShortCode {
   target: Record<string, unknown>;
   status: string;
   isActive: boolean;
+  /** counted scans stored so far (the scan host's scan numbers start from it) */
+  scanCount: number;
+  /** link controls (docs/link-controls.md): epoch ms or null */
+  expiresAt: number | null;
+  maxScans: number | null;
+  expiredUrl: string | null;
+  /** null without a password; else a tag derived from its hash (changes with the password; the hash stays here) */
+  passwordTag: string | null;
 }
 
 interface CodeRow {
@@ -33,14 +41,22 @@ interface CodeRow {
   target: Record<string, unknown> | string;
   status: string;
   is_active: boolean;
+  scan_count: string | number;
+  expires_at: Date | string | null;
+  max_scans: number | null;
+  expired_url: string | null;
+  password_tag: string | null;
 }
+
+const CODE_COLUMNS = `id, organization_id, environment, short_code, name, kind, type, target, status, is_active, scan_count, expires_at,
+       max_scans, expired_url, case when password_hash is null then null else left(md5(password_hash), 16) end as password_tag`;
 
 /** The code with this short code on a host (`domainId` null = the default scan host), whatever its kind and state;
  * null when there is none. Short codes are unique per host (the unique index on (coalesce(domain_id, ''), short_code),
  * which this query matches). */
 export async function findByShortCode(em: EntityManager, domainId: string | null, shortCode: string): Promise<CodeByShortCode | null> {
   const rows = await em.execute<CodeRow[]>(
-    `select id, organization_id, environment, short_code, name, kind, type, target, status, is_active
+    `select ${CODE_COLUMNS}
        from qr_codes where coalesce(domain_id, '') = ? and short_code = ?`,
     [domainId ?? '', shortCode],
   );
@@ -52,7 +68,7 @@ export async function findByShortCode(em: EntityManager, domainId: string | null
  * is none. */
 export async function findByGs1Key(em: EntityManager, domainId: string | null, gs1Key: string): Promise<CodeByShortCode | null> {
   const rows = await em.execute<CodeRow[]>(
-    `select id, organization_id, environment, short_code, name, kind, type, target, status, is_active
+    `select ${CODE_COLUMNS}
        from qr_codes where coalesce(domain_id, '') = ? and gs1_key = ? and kind = 'dynamic'
       order by case status when 'live' then 0 when 'trashed' then 1 else 2 end, updated_at desc limit 1`,
     [domainId ?? '', gs1Key],
@@ -72,6 +88,11 @@ function codeOf(row: CodeRow): CodeByShortCode {
     target: typeof row.target === 'string' ? (JSON.parse(row.target) as Record<string, unknown>) : row.target,
     status: row.status,
     isActive: row.is_active,
+    scanCount: Number(row.scan_count),
+    expiresAt: row.expires_at === null ? null : new Date(row.expires_at).getTime(),
+    maxScans: row.max_scans,
+    expiredUrl: row.expired_url,
+    passwordTag: row.password_tag,
   };
 }
 
@@ -132,3 +153,61 @@ export const scanIngestSql = {
    where q.id = s.qr_code_id
   returning 1`,
 };
+
+/** A code as analytics reads it: identity, creation time and its smart-URL rule names (target.rules[].name). */
+export interface AnalyticsCodeFacts {
+  id: string;
+  name: string;
+  kind: string;
+  createdAt: Date;
+  ruleNames: [string, string | null][];
+}
+
+/**
+ * Live codes of the caller's workspace and environment for analytics: the listed ids (if any), narrowed by folder,
+ * tag and target type. Unknown or foreign ids are simply absent (the caller answers 404).
+ */
+export async function findAnalyticsCodes(
+  em: EntityManager,
+  scope: Pick<AuthContext, 'organizationId' | 'environment'>,
+  sel: { ids?: string[]; folderId?: string; tag?: string; type?: string },
+): Promise<AnalyticsCodeFacts[]> {
+  const rows = await em.execute<{ id: string; name: string; kind: string; created_at: Date | string; rules: [string, string | null][] | string }[]>(
+    `select id, name, kind, created_at,
+            coalesce((select json_agg(json_build_array(r->>'id', r->>'name'))
+                        from jsonb_array_elements(case when jsonb_typeof(target->'rules') = 'array' then target->'rules' else '[]'::jsonb end) r
+                       where r->>'id' is not null), '[]'::json) as rules
+       from qr_codes
+      where organization_id = ? and environment = ? and status = 'live'
+        and (?::jsonb is null or id in (select jsonb_array_elements_text(?::jsonb)))
+        and (?::text is null or folder_id = ?)
+        and (?::text is null or ? = any(tags))
+        and (?::text is null or type = ?)
+      order by id`,
+    [
+      scope.organizationId,
+      scope.environment,
+      sel.ids ? JSON.stringify(sel.ids) : null,
+      sel.ids ? JSON.stringify(sel.ids) : null,
+      sel.folderId ?? null,
+      sel.folderId ?? null,
+      sel.tag ?? null,
+      sel.tag ?? null,
+      sel.type ?? null,
+      sel.type ?? null,
+    ],
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    name: r.name,
+    kind: r.kind,
+    createdAt: new Date(r.created_at),
+    ruleNames: typeof r.rules === 'string' ? (JSON.parse(r.rules) as [string, string | null][]) : r.rules,
+  }));
+}
+
+/** The argon2id hash of a code's password (link controls), or null: read only to check a password a visitor typed. */
+export async function passwordHashOf(em: EntityManager, codeId: string): Promise<string | null> {
+  const rows = await em.execute<{ password_hash: string | null }[]>('select password_hash from qr_codes where id = ?', [codeId]);
+  return rows[0]?.password_hash ?? null;
+}

@@ -29,7 +29,9 @@ import { type CodeDraft, QrCodeCreationService } from './qr-code-creation.servic
 import { templateDesign } from '../templates/templates.repository';
 import { FieldReader } from '../targets/fields';
 import { normalizeTags, sameJson } from './qr-code-rules';
-import { storedHandler } from '../targets/registry';
+import { hasRules, parseTarget, storedHandler } from '../targets/registry';
+import { explain, parseTestFacts, type SmartTarget } from '../targets/smart-rules';
+import { LINK_CONTROL_FIELDS, parseLinkControls } from '../targets/link-controls';
 import { DOWNLOAD_FORMATS, type DownloadFormat } from '../rendering/download-formats';
 
 @Injectable()
@@ -91,7 +93,8 @@ export class QrCodesService {
       await this.em.transactional((em) => assertRoomFor(em, auth, 'gs1'));
       await assertGs1IdentifierFree(this.em, domain?.id ?? null, gs1Key);
     }
-    const values: CodeDraft['values'] = { folderId: body.folder_id ?? null, tags, domainId: domain?.id ?? null, domainHostname, gs1Key };
+    const controls = await parseLinkControls(body, { kind, type });
+    const values: CodeDraft['values'] = { folderId: body.folder_id ?? null, tags, domainId: domain?.id ?? null, domainHostname, gs1Key, ...controls };
     if (body.name !== undefined) values.name = body.name;
     return { kind, type, target, design, values, namedAfterPayload };
   }
@@ -137,7 +140,7 @@ export class QrCodesService {
       throw new ApiException('domain_id_immutable', 'domain_id cannot change after creation', { field: 'domain_id' });
     }
     if (code.kind === 'static') {
-      const refused = (['target', 'tags', 'is_active'] as const).find((f) => body[f] !== undefined);
+      const refused = (['target', 'tags', 'is_active', ...LINK_CONTROL_FIELDS] as const).find((f) => body[f] !== undefined);
       if (refused) {
         throw new ApiException('code_not_editable', `Static codes cannot change '${refused}': only name, folder_id and design can be updated`, { field: refused });
       }
@@ -159,6 +162,7 @@ export class QrCodesService {
       const target = gs1Kind.patch(code.target, body);
       if (target) next = { type: code.type, target };
     }
+    const controls = await parseLinkControls(body, code);
     const tags = body.tags === undefined ? undefined : normalizeTags(body.tags);
     if (body.folder_id !== undefined) await this.assertFolder(auth, body.folder_id);
     let design: Design | undefined;
@@ -183,6 +187,10 @@ export class QrCodesService {
     if (body.folder_id !== undefined && body.folder_id !== code.folderId) changes.folderId = body.folder_id;
     if (tags && !sameJson(tags, code.tags)) changes.tags = tags;
     if (body.is_active !== undefined && body.is_active !== code.isActive) changes.isActive = body.is_active;
+    if (controls.expiresAt !== undefined && controls.expiresAt?.getTime() !== code.expiresAt?.getTime()) changes.expiresAt = controls.expiresAt;
+    if (controls.maxScans !== undefined && controls.maxScans !== code.maxScans) changes.maxScans = controls.maxScans;
+    if (controls.expiredUrl !== undefined && controls.expiredUrl !== code.expiredUrl) changes.expiredUrl = controls.expiredUrl;
+    if (controls.passwordHash !== undefined && !(controls.passwordHash === null && code.passwordHash === null)) changes.passwordHash = controls.passwordHash;
     let newImageKey: string | undefined;
     if (design) {
       changes.design = design as unknown as Record<string, unknown>;
@@ -211,6 +219,41 @@ export class QrCodesService {
     this.invalidate(code);
     await this.images.release([changes.imageKey ? oldImageKey : null, changes.logoKey !== undefined && oldLogoKey !== changes.logoKey ? oldLogoKey : null]);
     return this.present(code);
+  }
+
+  /**
+   * `PUT /qr-codes/{id}/content`: replaces the content of a page-holding code (a smart URL's rules included) with a body
+   * of the creation fields minus `type`, validated by the type's handler. The short URL and image stay; qr.updated is
+   * emitted and the scan processes drop the code, so the next scan anywhere sees the new content.
+   */
+  async replaceContent(auth: AuthContext, id: string, body: Record<string, unknown>): Promise<QrCodeDto> {
+    const code = await this.findLive(auth, id);
+    const handler = gs1Kind.owns(code) ? null : storedHandler(code.type);
+    if (!handler || code.kind !== 'dynamic' || !handler.pageHolding) {
+      throw new ApiException('target_not_editable', `A ${code.kind} ${code.type} code has no hosted content: change it with PATCH /v1/qr-codes/${code.id}`);
+    }
+    if (body.type !== undefined && body.type !== code.type) throw ApiException.invalid('type', `type cannot change (this is a ${code.type} code); omit it`);
+    const fields = { ...body };
+    delete fields.type;
+    const target = await parseTarget(handler, new FieldReader(fields, ''), 'dynamic', { em: this.em, owner: auth });
+    if (sameJson(target, code.target)) return this.present(code);
+    await this.em.transactional(async (em) => {
+      const locked = await this.findLive(auth, id, em);
+      em.assign(locked, { target, updatedAt: new Date() });
+      await em.flush();
+      await this.events.emit(em, auth, 'qr.updated', this.present(locked));
+      Object.assign(code, locked);
+    });
+    this.invalidate(code);
+    return this.present(code);
+  }
+
+  /** `POST /qr-codes/{id}/rules/test`: what a scan with these facts would get from a smart URL's rules; counts nothing. */
+  async testRules(auth: AuthContext, id: string, body: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const code = await this.findLive(auth, id);
+    if (!hasRules(code.type)) throw ApiException.invalid(undefined, `Only smart-URL codes have rules (this is a ${code.type} code)`);
+    const facts = parseTestFacts(new FieldReader(body, ''), Number(code.scanCount) + 1);
+    return explain(code.target as unknown as SmartTarget, facts);
   }
 
   async remove(auth: AuthContext, id: string): Promise<DeletedQrCodeDto> {

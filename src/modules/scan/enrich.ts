@@ -65,16 +65,19 @@ export function loadGeoIp(): GeoIp {
 export interface Place {
   country: string | null;
   city: string | null;
+  /** ISO 3166-2 (`US-CA`), for smart-URL rules only (never stored) */
+  region: string | null;
 }
 
-/** The country and city of a geoip-lite answer (null: no location). */
-export function placeOf(hit: { country: string; city: string } | null): Place {
-  return { country: cut(hit?.country, 2), city: cut(hit?.city) };
+/** The country, region and city of a geoip-lite answer (null: no location). */
+export function placeOf(hit: { country: string; city: string; region?: string } | null): Place {
+  const country = cut(hit?.country, 2);
+  return { country, city: cut(hit?.city), region: country && hit?.region ? `${country}-${hit.region}`.slice(0, 10) : null };
 }
 
 /** Country and city from the offline GeoLite2 data geoip-lite ships (no network, no API key). */
 export function geolocate(ip: string | undefined): Place {
-  if (!ip) return { country: null, city: null };
+  if (!ip) return { country: null, city: null, region: null };
   return placeOf(loadGeoIp().lookup(ip.startsWith('::ffff:') ? ip.slice(7) : ip));
 }
 

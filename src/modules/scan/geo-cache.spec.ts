@@ -42,6 +42,6 @@ describe('GeoCache', () => {
       }
     }
     expect(located).toBeGreaterThan(1_000);
-    expect(cache.locate(undefined)).toEqual({ country: null, city: null });
+    expect(cache.locate(undefined)).toEqual({ country: null, city: null, region: null });
   });
 });

@@ -1,6 +1,6 @@
 import { geolocate, loadGeoIp, placeOf, type Place } from './enrich';
 
-const NOWHERE: Place = Object.freeze({ country: null, city: null });
+const NOWHERE: Place = Object.freeze({ country: null, city: null, region: null });
 /** Slots of the cache (a power of two): each remembers one GeoLite2 network and its place. */
 const SLOT_BITS = 14;
 
@@ -59,6 +59,7 @@ export class GeoCache {
     loadGeoIp(); // at start-up, not on the first scan
   }
 
+  /** The place of an address (see the class comment). */
   locate(ip: string | undefined): Place {
     if (!ip) return NOWHERE;
     const n = ipv4Number(ip);

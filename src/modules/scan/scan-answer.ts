@@ -1,5 +1,7 @@
 import { hostedPage } from '../targets/registry';
 import type { HostedResponse } from '../hosted-pages/hosted-response';
+import type { Decider, Decision, VisitorFacts } from '../targets/smart-rules';
+import { renderExpiredPage, renderPasswordPage } from '../hosted-pages/link-control-pages';
 import type { CachedCode } from './scan-contract';
 import { userAgentLocation } from './scan-destination';
 import { renderStatusPage } from '../hosted-pages/status-pages';
@@ -15,6 +17,22 @@ export interface ScanEntry {
   location: string | null;
   /** Hosted pages and downloads rendered so far for this cache fill, by suffix (they do not depend on the visitor). */
   pages?: Partial<Record<ScanSuffix, HostedResponse | null>>;
+  /** Smart-URL rules compiled once per cache fill (qr-codes/targets/smart-rules.ts), else null. */
+  decide?: Decider | null;
+  /** The code has link controls (expiry, scan limit or password): the answer asks ScanAnswerRequest.gate. */
+  gated?: boolean;
+}
+
+/** What link controls and rules need to know about a scan, asked only for codes that have them. */
+export interface ScanGate {
+  /** epoch ms */
+  now: number;
+  /** counted scans of the code so far (scan-numbers.ts) */
+  scansSoFar(code: CachedCode): number;
+  /** the request carries a valid unlock cookie for the code's current password */
+  unlocked(code: CachedCode): boolean;
+  /** the visitor's facts for smart-URL rules (scan number included) */
+  visitor(code: CachedCode): VisitorFacts;
 }
 
 const MAX_KEPT_PAGE = 256 * 1024;
@@ -33,13 +51,21 @@ function hosted(entry: ScanEntry, code: CachedCode, req: ScanAnswerRequest): Hos
 }
 
 export type ScanAnswer =
-  | { location: string; page?: undefined; countable: boolean }
-  | { location?: undefined; page: HostedResponse; countable: boolean };
+  | { location: string; page?: undefined; countable: boolean; decision?: Decision; expired?: boolean }
+  | { location?: undefined; page: HostedResponse; countable: boolean; decision?: undefined; expired?: boolean };
 
 export interface ScanAnswerRequest {
   suffix: ScanSuffix;
   userAgent: string | undefined;
   scanBaseUrl: string;
+  /** required for entries with `decide` or `gated` */
+  gate?: ScanGate;
+}
+
+/** Whether the code's expiry date or scan limit has passed. */
+export function isExpired(code: CachedCode, gate: ScanGate): boolean {
+  const { expiresAt, maxScans } = code;
+  return (expiresAt != null && gate.now >= expiresAt) || (maxScans != null && gate.scansSoFar(code) >= maxScans);
 }
 
 /**
@@ -50,6 +76,30 @@ export function answerScan(entry: ScanEntry, req: ScanAnswerRequest): ScanAnswer
   const code = entry.code;
   if (!code || code.status === 'trashed') return { page: renderStatusPage(404), countable: false };
   if (code.status !== 'live' || !code.isActive) return { page: renderStatusPage(410), countable: false };
+  if (entry.gated || entry.decide) return gatedAnswer(entry, code, req, req.gate!);
+  return plainAnswer(entry, code, req);
+}
+
+/**
+ * A code with link controls or rules: expired (counted apart: 302 to expired_url or the 410 expired page), then the
+ * password page until the visitor holds the unlock cookie, then the rules' decision or the code's usual answer.
+ */
+function gatedAnswer(entry: ScanEntry, code: CachedCode, req: ScanAnswerRequest, gate: ScanGate): ScanAnswer {
+  if (entry.gated) {
+    if (isExpired(code, gate)) {
+      if (req.suffix !== '') return { page: renderExpiredPage(), countable: false };
+      return code.expiredUrl ? { location: code.expiredUrl, countable: true, expired: true } : { page: renderExpiredPage(), countable: true, expired: true };
+    }
+    if (code.passwordTag && !gate.unlocked(code)) return { page: renderPasswordPage(code.shortCode), countable: false };
+  }
+  if (entry.decide && req.suffix === '') {
+    const decision = entry.decide(gate.visitor(code), Math.random);
+    return { location: decision.location, countable: true, decision };
+  }
+  return plainAnswer(entry, code, req);
+}
+
+function plainAnswer(entry: ScanEntry, code: CachedCode, req: ScanAnswerRequest): ScanAnswer {
   if (req.suffix !== '') {
     return { page: hosted(entry, code, req) ?? renderStatusPage(404), countable: false };
   }

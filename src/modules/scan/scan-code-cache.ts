@@ -10,6 +10,7 @@ import { type ScanSite, siteKey } from '../domains/scan-site';
 import type { ScanEntry } from './scan-answer';
 import { type CachedCode, SCAN_CODE_KEY_PREFIX } from './scan-contract';
 import { fixedLocation } from './scan-destination';
+import { visitorDecider } from '../targets/registry';
 
 /** Per code (site key): bumped by every scan process on each invalidation, so a fill that read the database before
  * the change cannot write its stale copy into Redis afterwards (see SET_IF_UNCHANGED). */
@@ -40,7 +41,12 @@ function isCachedCode(v: unknown): v is CachedCode {
   );
 }
 
-const entryOf = (code: CachedCode | null): ScanEntry => ({ code, location: code ? fixedLocation(code) : null });
+const entryOf = (code: CachedCode | null): ScanEntry => ({
+  code,
+  location: code ? fixedLocation(code) : null,
+  decide: code ? visitorDecider(code.type, code.target) : null,
+  gated: !!code && (code.expiresAt != null || code.maxScans != null || !!code.passwordTag),
+});
 
 /**
  * Codes for the scan host, by short code or by GS1 identifier (the resolver's keys start with `/`): an in-process

@@ -18,8 +18,10 @@ export const SCAN_COMPACT_FIELD = 'c';
 
 /**
  * One stream entry's scans, compact: `{"v":1,"k":[[qr_code_id, organization_id], …],"s":[string, …],"r":[[id, k, t,
- * country, city, device, os, browser, referrer, language], …]}` where `k` indexes the code list and `t` and the seven
- * dimensions index the string list (`-1` = null). Scans of one entry repeat a few codes, times and dimension values,
+ * country, city, device, os, browser, referrer, language, visitor, rule_id, arm, expired], …]}` where `k` indexes the
+ * code list and `t`, the seven dimensions, `visitor` and `rule_id` index the string list (`-1` = null; for `rule_id`
+ * `-2` = absent, no rule involved), `arm` is a number or null and `expired` is 1 or 0. Rows of 10 elements (written
+ * before visitors, rules and expiry existed) are still read. Scans of one entry repeat a few codes, times and dimension values,
  * so this is about a sixth of the JSON of the records and much cheaper to write: on the scan host, serializing and
  * sending the scans was a quarter of a redirect's cost. The worker decodes it (analytics/scan-entry.ts).
  */
@@ -47,7 +49,22 @@ export function encodeScanBatch(records: readonly ScanRecord[]): string {
       codes.push([x.qr_code_id, x.organization_id]);
       codeIndex.set(x.qr_code_id, k);
     }
-    rows[n] = [x.id, k, str(x.scanned_at), str(x.country), str(x.city), str(x.device), str(x.os), str(x.browser), str(x.referrer), str(x.language)];
+    rows[n] = [
+      x.id,
+      k,
+      str(x.scanned_at),
+      str(x.country),
+      str(x.city),
+      str(x.device),
+      str(x.os),
+      str(x.browser),
+      str(x.referrer),
+      str(x.language),
+      str(x.visitor ?? null),
+      x.rule_id === undefined ? -2 : str(x.rule_id),
+      x.arm ?? null,
+      x.expired ? 1 : 0,
+    ];
   }
   return JSON.stringify({ v: 1, k: codes, s: strings, r: rows });
 }
@@ -81,6 +98,23 @@ export interface ScanRecord extends ScanContext {
   organization_id: string;
   /** ISO 8601 UTC with milliseconds. */
   scanned_at: string;
+  /**
+   * The visitor of the day: base64url HMAC-SHA256 of (code id, client address, user agent) under the salt of the UTC
+   * day (visitor-salt.ts), made by the scan host; the address itself never leaves the scan process. The salt is
+   * deleted after 48 hours, so the value links nothing afterwards. The worker uses it only to decide whether the scan is
+   * the visitor's first of the day on this code (scan_visitors, pruned after two days); it is never stored with the
+   * scan. Absent or null (no salt available): the scan counts as a new visitor.
+   */
+  visitor?: string | null;
+  /**
+   * The smart-URL rule that chose the destination: absent = the code has no rules (the scan is not in the `rules`
+   * breakdown); null = the code's default destination; else the rule's id (target.rules[].id).
+   */
+  rule_id?: string | null;
+  /** The split arm (index) that was picked, or null/absent when no split. */
+  arm?: number | null;
+  /** The link had expired (link controls): stored and counted in expired_scans, never in total_scans. */
+  expired?: boolean;
 }
 
 /** A dynamic code as the scan host needs it: everything to redirect or render without the database. */
@@ -97,4 +131,12 @@ export interface CachedCode {
   /** live | trashed | paused */
   status: string;
   isActive: boolean;
+  /** Link controls and the scan-number base (docs/link-controls.md); absent in copies cached by older versions. */
+  scanCount?: number;
+  /** epoch ms */
+  expiresAt?: number | null;
+  maxScans?: number | null;
+  expiredUrl?: string | null;
+  /** set when the code has a password: a tag of its hash that the unlock cookie is bound to (never the hash) */
+  passwordTag?: string | null;
 }

@@ -1,4 +1,4 @@
-import { isBot, parseUserAgent, primaryLanguage, referrerHost } from './enrich';
+import { isBot, parseUserAgent, type Place, primaryLanguage, referrerHost } from './enrich';
 import { GeoCache } from './geo-cache';
 import type { CachedCode, ScanContext, ScanRecord } from './scan-contract';
 import { StringMemo } from './string-memo';
@@ -38,13 +38,22 @@ export class ScanEnricher {
    * The ScanRecord of one scan: the same values as enrich({ ip, referer, acceptLanguage, userAgent }), with the user-agent part from the memo, built in
    * one object (no intermediate facts or context objects on the hot path).
    */
-  record(id: string, code: CachedCode, ua: UserAgentFacts, ip: string | undefined, referer: string | undefined, acceptLanguage: string | undefined): ScanRecord {
+  record(
+    id: string,
+    code: CachedCode,
+    ua: UserAgentFacts,
+    ip: string | undefined,
+    referer: string | undefined,
+    acceptLanguage: string | undefined,
+    outcome?: { ruleId: string | null | undefined; arm: number | null; expired: boolean },
+  ): ScanRecord {
     const place = this.geo.locate(ip);
     return {
       id,
       qr_code_id: code.id,
       organization_id: code.organizationId,
       scanned_at: this.now(),
+      visitor: null, // set by the caller (visitor-salt.ts), in the same object shape
       country: place.country,
       city: place.city,
       device: ua.device,
@@ -52,7 +61,15 @@ export class ScanEnricher {
       browser: ua.browser,
       referrer: referrerHost(referer),
       language: acceptLanguage ? this.languages.get(acceptLanguage) : null,
+      rule_id: outcome ? outcome.ruleId : undefined, // absent: no rule decided this scan
+      arm: outcome ? outcome.arm : null,
+      expired: outcome ? outcome.expired : false,
     };
+  }
+
+  /** Where an address is (geo-cache.ts), region included: for smart-URL rules. */
+  place(ip: string | undefined): Place {
+    return this.geo.locate(ip);
   }
 
   /** `new Date().toISOString()`, made once per millisecond. */

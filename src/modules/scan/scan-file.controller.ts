@@ -1,4 +1,7 @@
-import { Controller, Get, Param, Req, Res } from '@nestjs/common';
+import { Controller, Get, Inject, Param, Req, Res } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../../common/config/config';
+import { renderExpiredPage, renderPasswordPage } from '../hosted-pages/link-control-pages';
+import { isUnlocked } from './unlock-cookie';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainHostCache } from '../domains/domain-host-cache';
@@ -24,6 +27,7 @@ export class ScanFileController {
     private readonly cache: ScanCodeCache,
     private readonly delivery: FileDeliveryService,
     private readonly sites: DomainHostCache,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   @Get(':shortCode/file')
@@ -33,6 +37,12 @@ export class ScanFileController {
     const { code } = this.cache.peek(siteKey(site, shortCode)) ?? (await this.cache.load(site, shortCode));
     if (!code || code.status === 'trashed') return send(reply, renderStatusPage(404));
     if (code.status !== 'live' || !code.isActive) return send(reply, renderStatusPage(410));
+    // Link controls hold for the file too: an expired code serves none, a password-protected one only once unlocked.
+    const now = Date.now();
+    if ((code.expiresAt != null && now >= code.expiresAt) || (code.maxScans != null && (code.scanCount ?? 0) >= code.maxScans)) return send(reply, renderExpiredPage());
+    if (code.passwordTag && !isUnlocked(this.config.appSecret, req.headers.cookie, shortCode, code.id, code.passwordTag, now)) {
+      return send(reply, renderPasswordPage(shortCode));
+    }
     const file = servedFile(code.type, code, 'file');
     if (!file || !(await this.delivery.send(req, reply, file))) send(reply, renderStatusPage(404));
   }

@@ -1,12 +1,20 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import type { Redis } from 'ioredis';
+import { REDIS } from '../../common/redis/redis.provider';
+import { VisitorSalts } from './visitor-salt';
 import { APP_CONFIG, AppConfig } from '../../common/config/config';
 import { clientIp, parseTrustProxy, type TrustProxy } from '../../common/http/client-address';
 import { countScanAnswer } from '../../common/metrics/metrics';
 import { DomainHostCache } from '../domains/domain-host-cache';
 import { hostnameOf, siteKey } from '../domains/scan-site';
 import { pooledId } from './pooled-ids';
-import { answerScan, type ScanEntry, type ScanSuffix } from './scan-answer';
+import { answerScan, type ScanAnswer, type ScanEntry, type ScanGate, type ScanSuffix } from './scan-answer';
+import { deviceOf, firstLanguage, osOf, type VisitorFacts } from '../targets/smart-rules';
+import { ScanNumbers } from './scan-numbers';
+import { StringMemo } from './string-memo';
+import { isUnlocked } from './unlock-cookie';
+import type { Place } from './enrich';
 import { ScanBuffer } from './scan-buffer';
 import { ScanCodeCache } from './scan-code-cache';
 import type { CachedCode } from './scan-contract';
@@ -27,7 +35,11 @@ export const SCAN_PATH = new RegExp(`^/(?!metrics/?(?:\\?|$))([0-9A-Za-z]{7})(${
 /** Any other one-segment path but `/health`, `/metrics` and `/images`: a mistyped or truncated scan URL, answered with the 404 page (HTML for a
  * person, not the API's JSON envelope). Deeper paths (`/images/…`) go on to Nest. */
 const OTHER_ONE_SEGMENT = /^\/(?!(?:health|metrics|images)\/?(?:\?|$))[^/?]*\/?(?:\?|$)/;
-const NO_CODE: ScanEntry = { code: null, location: null };
+const NO_CODE: ScanEntry = { code: null, location: null, decide: null, gated: false };
+const EXPIRED_SCAN = { ruleId: undefined, arm: null, expired: true };
+/** The test-only geolocation header (`US-CA` or `FR`), honoured only by a test process (see HotPathOptions.testGeoHeader). */
+export const TEST_GEO_HEADER = 'scanlink-test-geo';
+const TEST_GEO = /^([A-Z]{2})(?:-([A-Z0-9]{1,3}))?$/;
 
 type Done = (status: number, requestId: string) => void;
 const NO_LOG: Done = () => undefined;
@@ -46,6 +58,10 @@ export interface HotPathOptions {
   /** Set only when the access log is enabled (nothing is computed for it otherwise): a summary per interval at
    * `info`, a line per request at `debug` (scan-access-log.ts). */
   access?: ScanAccessLog;
+  /** Tests only: take the visitor's country and region from the Scanlink-Test-Geo header. Honoured only when the
+   * configuration says NODE_ENV=test and the caller of createScanApp asks for it (no entry point, flag or variable of
+   * a deployed process does). */
+  testGeoHeader?: boolean;
 }
 
 
@@ -55,13 +71,23 @@ export interface HotPathOptions {
  * memory and appended to the scan buffer after the answer is written.
  */
 @Injectable()
-export class ScanHotPath implements OnApplicationShutdown {
+export class ScanHotPath implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('ScanHotPath');
   private readonly trust: TrustProxy;
   private readonly enricher = new ScanEnricher();
+  /** The days' salts of unique-visitor hashes (in memory; refreshed from Redis every minute). */
+  private readonly salts: VisitorSalts;
   private readonly scanBaseUrl: string;
   private readonly scanOrigin: string;
   private access?: ScanAccessLog;
+  private readonly appSecret: string;
+  private readonly env: AppConfig['env'];
+  private testGeo = false;
+  /** Scan numbers per code, for scan limits and `scans` rules (scan-numbers.ts). */
+  private readonly numbers = new ScanNumbers();
+  private numberSync?: NodeJS.Timeout;
+  /** Accept-Language header → first preference (smart-URL `language` rules). */
+  private readonly firstLanguages = new StringMemo<string | null>(1_024, firstLanguage, 512);
   /** Decided own-path answers (GS1 resolver), valid while their code entries are unchanged (own-path-memo.ts). */
   private readonly ownMemo: OwnPathMemo<{ prepared: PreparedAnswer; counted?: CachedCode }>;
 
@@ -70,9 +96,13 @@ export class ScanHotPath implements OnApplicationShutdown {
     private readonly cache: ScanCodeCache,
     private readonly buffer: ScanBuffer,
     private readonly sites: DomainHostCache,
+    @Inject(REDIS) private readonly redis: Redis,
   ) {
+    this.salts = new VisitorSalts(redis);
     this.trust = parseTrustProxy(config.trustProxy);
     this.scanBaseUrl = config.scanBaseUrl;
+    this.appSecret = config.appSecret;
+    this.env = config.env;
     this.scanOrigin = new URL(config.scanBaseUrl).origin;
     this.ownMemo = new OwnPathMemo((key) => cache.peek(key));
     gs1Dictionary(); // the resolver's data: a missing or malformed file stops the process at boot
@@ -81,6 +111,7 @@ export class ScanHotPath implements OnApplicationShutdown {
   handler(opts: HotPathOptions): HotPathHandler {
     const { version, access } = opts;
     this.access = access;
+    this.testGeo = opts.testGeoHeader === true && this.env === 'test';
     return (req, res) => {
       const method = req.method;
       // Paths a target type answers itself (GS1 Digital Link `/01/…`, any method: OPTIONS too), before short codes.
@@ -112,8 +143,23 @@ export class ScanHotPath implements OnApplicationShutdown {
     };
   }
 
+  /** Today's visitor salt before the first scan (a failure is logged; such scans count as new visitors); scan numbers
+   * are shared with the other scan processes every 250 ms (scan-numbers.ts). */
+  onModuleInit(): Promise<void> {
+    let running = false;
+    this.numberSync = setInterval(() => {
+      if (running || this.redis.status !== 'ready') return;
+      running = true;
+      void this.numbers.sync(this.redis).finally(() => (running = false));
+    }, 250);
+    this.numberSync.unref();
+    return this.salts.start(60_000, (m) => this.logger.warn(m));
+  }
+
   /** The last access summary, once the HTTP server has stopped answering. */
   onApplicationShutdown(): void {
+    this.salts.stop();
+    if (this.numberSync) clearInterval(this.numberSync);
     this.access?.stop?.();
   }
 
@@ -129,8 +175,10 @@ export class ScanHotPath implements OnApplicationShutdown {
     const userAgent = req.headers['user-agent'];
     let status: number;
     let countable: boolean;
+    let answer: ScanAnswer;
     try {
-      const answer = answerScan(entry, { suffix, userAgent, scanBaseUrl: this.scanBaseUrl });
+      const gate = entry.code && (entry.gated || entry.decide) ? this.gate(req, userAgent) : undefined;
+      answer = answerScan(entry, { suffix, userAgent, scanBaseUrl: this.scanBaseUrl, gate });
       countable = answer.countable;
       if (answer.location !== undefined) {
         status = 302;
@@ -161,7 +209,10 @@ export class ScanHotPath implements OnApplicationShutdown {
       done(500, requestId);
       return;
     }
-    if (countable && req.method === 'GET') this.count(req, entry.code!, userAgent);
+    if (countable && req.method === 'GET') {
+      if (entry.gated || entry.decide) this.countGated(req, entry, userAgent, answer);
+      else this.count(req, entry.code!, userAgent);
+    }
     countScanAnswer(status);
     done(status, requestId);
   }
@@ -169,10 +220,10 @@ export class ScanHotPath implements OnApplicationShutdown {
   /** A request on a target type's own paths (scan-own-paths.ts), counted like a short-code scan when it names a code.
    * A decided answer is kept in the memo while the code entries it was decided from stay in the code cache. */
   private ownPath(paths: OwnPaths, req: IncomingMessage, res: ServerResponse, version: string, done: Done): true {
-    const write = (prepared: PreparedAnswer, counted: CachedCode | undefined): void => {
+    const write = (prepared: PreparedAnswer, counted: CachedCode | undefined, expired = false): void => {
       const requestId = pooledId('req');
       done(writePreparedAnswer(req, res, prepared, requestId), requestId);
-      if (counted && req.method === 'GET') this.count(req, counted, req.headers['user-agent']);
+      if (counted && req.method === 'GET') this.count(req, counted, req.headers['user-agent'], expired);
     };
     // Host → site, as for short codes: an unknown host gets the 404 page; a custom domain is its own resolver root.
     const host = req.headers.host;
@@ -192,7 +243,7 @@ export class ScanHotPath implements OnApplicationShutdown {
     const decided = (result: OwnPathResult): void => {
       const prepared = prepareOwnPathAnswer(result.answer, version);
       if (result.basis) this.ownMemo.set(key, result.basis, { prepared, counted: result.counted }, prepared.body?.length ?? 0);
-      write(prepared, result.counted);
+      write(prepared, result.counted, result.expired === true);
     };
     try {
       const result = ownPathAnswer(paths, req, site, origin, this.cache);
@@ -220,12 +271,67 @@ export class ScanHotPath implements OnApplicationShutdown {
     done(503, requestId);
   }
 
-  /** Appends the scan (derived facts only: the IP is used here for the geo lookup and dropped). Bots are left out. */
-  private count(req: IncomingMessage, code: CachedCode, userAgent: string | undefined): void {
+  /** What link controls and rules ask about this request (only built for codes that have them). */
+  private gate(req: IncomingMessage, userAgent: string | undefined): ScanGate {
+    const now = Date.now();
+    return {
+      now,
+      scansSoFar: (code) => this.numbers.current(code),
+      unlocked: (code) => isUnlocked(this.appSecret, req.headers.cookie, code.shortCode, code.id, code.passwordTag ?? '', now),
+      visitor: (code): VisitorFacts => {
+        const ua = this.enricher.userAgent(userAgent);
+        const place = this.placeOf(req);
+        const acceptLanguage = req.headers['accept-language'];
+        return {
+          country: place.country,
+          region: place.region,
+          device: deviceOf(ua.device),
+          os: osOf(ua.os),
+          language: acceptLanguage ? this.firstLanguages.get(acceptLanguage) : null,
+          at: now,
+          scanNumber: this.numbers.current(code) + 1,
+        };
+      },
+    };
+  }
+
+  private placeOf(req: IncomingMessage): Place {
+    if (this.testGeo) {
+      const header = req.headers[TEST_GEO_HEADER];
+      const m = typeof header === 'string' ? TEST_GEO.exec(header) : null;
+      if (m) return { country: m[1], region: m[2] ? `${m[1]}-${m[2]}` : null, city: null };
+    }
+    return this.enricher.place(clientIp(req, this.trust));
+  }
+
+  /** A counted scan of a code with rules or link controls: its rule, arm and expiry go with it, and a scan that is
+   * not expired takes the next scan number. */
+  private countGated(req: IncomingMessage, entry: ScanEntry, userAgent: string | undefined, answer: ScanAnswer): void {
+    const code = entry.code!;
     const ua = this.enricher.userAgent(userAgent);
     if (ua.bot) return;
-    this.buffer.add(
-      this.enricher.record(pooledId('scan'), code, ua, clientIp(req, this.trust), req.headers.referer, req.headers['accept-language']),
-    );
+    const expired = answer.expired === true;
+    const decision = answer.decision;
+    if (!expired) this.numbers.add(code);
+    const ip = clientIp(req, this.trust);
+    // rule_id absent (undefined) = no rule decided this scan (no rules, or expired); null = the default destination.
+    const record = this.enricher.record(pooledId('scan'), code, ua, ip, req.headers.referer, req.headers['accept-language'], {
+      ruleId: decision ? decision.ruleId : undefined,
+      arm: decision ? decision.arm : null,
+      expired,
+    });
+    record.visitor = this.salts.visitor(record.scanned_at, code.id, ip, userAgent);
+    this.buffer.add(record);
+  }
+
+  /** Appends the scan (derived facts only: the IP is used here for the geo lookup and dropped). Bots are left out. */
+  private count(req: IncomingMessage, code: CachedCode, userAgent: string | undefined, expired = false): void {
+    const ua = this.enricher.userAgent(userAgent);
+    if (ua.bot) return;
+    const ip = clientIp(req, this.trust);
+    // The visitor of the day (an HMAC under the day's salt, in memory): the address goes no further than this call.
+    const record = this.enricher.record(pooledId('scan'), code, ua, ip, req.headers.referer, req.headers['accept-language'], expired ? EXPIRED_SCAN : undefined);
+    record.visitor = this.salts.visitor(record.scanned_at, code.id, ip, userAgent);
+    this.buffer.add(record);
   }
 }

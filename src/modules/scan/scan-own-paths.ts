@@ -6,6 +6,17 @@ import type { ScanEntry } from './scan-answer';
 import type { ScanCodeCache } from './scan-code-cache';
 import type { CachedCode } from './scan-contract';
 import { renderStatusPage } from '../hosted-pages/status-pages';
+import { renderExpiredPage } from '../hosted-pages/link-control-pages';
+
+const EXPIRED_PAGE = renderExpiredPage();
+const EXPIRED_HTML = EXPIRED_PAGE.body.toString();
+
+/** A GS1 code past its `expires_at` (docs/link-controls.md): every link type answers 302 to `expired_url`, or the 410
+ * expired page. The answer still counts (as an expired scan). */
+function expiredAnswer(code: CachedCode): OwnPathAnswer {
+  if (code.expiredUrl) return { status: 302, headers: { Location: code.expiredUrl, 'Cache-Control': 'no-store' }, countCodeId: code.id };
+  return { status: 410, headers: { ...EXPIRED_PAGE.headers }, body: EXPIRED_HTML, countCodeId: code.id };
+}
 
 /** Headers the scan host sets itself on every answer (a renderer's or an answer's own copy is left out). */
 const OWN_HEADERS = new Set(['content-length', 'request-id', 'scanlink-version']);
@@ -21,6 +32,8 @@ export interface OwnPathResult {
   counted?: CachedCode;
   /** the cache keys read and the entries found there, when every one was in memory (what a memo is valid for) */
   basis?: OwnPathBasis;
+  /** the counted scan came after the code's expiry */
+  expired?: boolean;
 }
 
 /**
@@ -43,9 +56,13 @@ export function ownPathAnswer(
   const decide = (found: (ScanEntry | undefined)[]): OwnPathResult => {
     const codes = found.flatMap((e) => (e?.code ? [e.code] : []));
     const answer = plan.answer(codes);
-    return { answer, counted: answer.countCodeId ? codes.find((c) => c.id === answer.countCodeId) : undefined };
+    const counted = answer.countCodeId ? codes.find((c) => c.id === answer.countCodeId) : undefined;
+    if (counted?.expiresAt != null && Date.now() >= counted.expiresAt) return { answer: expiredAnswer(counted), counted, expired: true };
+    return { answer, counted };
   };
-  if (entries.every((e) => e !== undefined)) return { ...decide(entries), basis: { keys, entries: entries as ScanEntry[] } };
+  // An answer that depends on the clock (a code with an expiry) is never memoized.
+  const timed = (found: (ScanEntry | undefined)[]) => found.some((e) => e?.code?.expiresAt != null);
+  if (entries.every((e) => e !== undefined)) return timed(entries) ? decide(entries) : { ...decide(entries), basis: { keys, entries: entries as ScanEntry[] } };
   return Promise.all(plan.keys.map((k, i) => entries[i] ?? cache.load(site, k))).then(decide);
 }
 

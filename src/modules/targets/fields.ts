@@ -11,7 +11,7 @@ export class FieldReader {
   ) {}
 
   field(key: string): string {
-    return `${this.path}.${key}`;
+    return this.path ? `${this.path}.${key}` : key;
   }
 
   fail(key: string, message: string): never {

@@ -6,6 +6,8 @@ import type { FieldReader } from './fields';
 import { linkHandlers, telegramHandler, urlHandler, whatsappHandler } from './link.targets';
 import { locationHandler } from './location.target';
 import { appstoresHandler, formHandler, linkpageHandler, menupageHandler, reviewHandler } from './page.targets';
+import { smarturlHandler } from './smarturl.target';
+import type { Decider } from './smart-rules';
 import type { HostedResponse, ScannedCode } from '../hosted-pages/hosted-response';
 import type { QrKind, StoredTarget, TargetContext, TargetHandler } from './target-handler';
 import type { ServedFile } from '../files/file-delivery.service';
@@ -32,6 +34,7 @@ const HANDLERS: TargetHandler[] = [
   fileHandler,
   audioHandler,
   videoHandler,
+  smarturlHandler,
 ];
 
 const BY_TYPE = new Map(HANDLERS.map((h) => [h.type, h]));
@@ -99,6 +102,16 @@ export function agentLocation(type: string, target: Record<string, unknown>, use
   return scanHandler(type)?.scan.agentLocation?.(target, userAgent) ?? null;
 }
 
+/** Whether codes of `type` decide each scan by rules (smart URLs): the rule tester applies to them. */
+export function hasRules(type: string): boolean {
+  return !!scanHandler(type)?.scan.visitorLocation;
+}
+
+/** The per-visitor redirect of a code whose rules decide each scan (smart URLs), compiled once per cache fill, or null. */
+export function visitorDecider(type: string, target: Record<string, unknown>): Decider | null {
+  return scanHandler(type)?.scan.visitorLocation?.(target) ?? null;
+}
+
 /**
  * The hosted page (suffix '') or a download (suffix '.vcf', '.ics') of a live, active code, or null when its type has
  * none for that suffix (the caller answers 404).
@@ -118,6 +131,9 @@ export function servedFile(type: string, code: ScannedCode, name: string): Serve
 
 /** One schema per distinct request shape (the link types share url's), for the OpenAPI document. */
 export const TARGET_SCHEMAS = [...new Set(HANDLERS.map((h) => h.schema))];
+
+/** The schemas of the page-holding types: `PUT /qr-codes/{id}/content` takes one of them (without `type`). */
+export const PAGE_TARGET_SCHEMAS = [...new Set(HANDLERS.filter((h) => h.pageHolding).map((h) => h.schema))];
 
 /** `type` → schema, for the discriminator of the `target` union. */
 export const TARGET_SCHEMA_BY_TYPE: ReadonlyMap<string, TargetHandler['schema']> = new Map(HANDLERS.map((h) => [h.type, h.schema]));

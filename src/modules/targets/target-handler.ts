@@ -3,6 +3,7 @@ import type { Environment } from '../../common/auth/api-key-format';
 import type { ServedFile } from '../files/file-delivery.service';
 import type { HostedResponse, ScannedCode } from '../hosted-pages/hosted-response';
 import type { FieldReader } from './fields';
+import type { Decider } from './smart-rules';
 
 export type StoredTarget = Record<string, unknown>;
 export type QrKind = 'dynamic' | 'static';
@@ -11,6 +12,7 @@ export type QrKind = 'dynamic' | 'static';
  * How a scan of a live, active dynamic code answers, decided by its type. A type uses one or more of:
  * - `fixedLocation`: a 302 that does not depend on the visitor, computed once when the code enters the scan cache;
  * - `agentLocation`: a 302 chosen from the user agent (null: fall through to the page);
+ * - `visitorLocation`: a 302 chosen per scan from the visitor's facts (smart-URL rules), compiled once per cache fill;
  * - `page`: a hosted page (pure: no I/O, every value escaped);
  * - `downloads`: files served on `/{short_code}<suffix>` (suffixes the scan host's path accepts: `.vcf`, `.ics`);
  * - `files`: stored bytes served on `/{short_code}/<name>` (`/file`), streamed with byte ranges; never a scan.
@@ -21,6 +23,7 @@ export interface TargetScan<T extends object = StoredTarget> {
   ownPaths?: OwnPaths;
   fixedLocation?(target: T): string | null;
   agentLocation?(target: T, userAgent: string | undefined): string | null;
+  visitorLocation?(target: T): Decider;
   page?(code: ScannedCode): HostedResponse | null;
   downloads?: Readonly<Record<string, (code: ScannedCode) => HostedResponse | null>>;
   files?: Readonly<Record<string, (code: ScannedCode) => ServedFile | null>>;

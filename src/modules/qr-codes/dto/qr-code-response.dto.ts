@@ -50,6 +50,14 @@ export class QrCodeDto {
   @ApiProperty() is_active!: boolean;
   @ApiProperty({ type: Number, nullable: true, description: 'null for static codes' }) scan_count!: number | null;
   @ApiProperty({ type: UtmDto, nullable: true, description: 'null unless set on a dynamic url code' }) utm!: UtmDto | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, example: null, description: 'Link control: scans after this instant are expired (null: never; always null for static codes)' })
+  expires_at!: string | null;
+  @ApiProperty({ type: Number, nullable: true, example: null, description: 'Link control: scans after this many counted ones are expired (null: no limit)' })
+  max_scans!: number | null;
+  @ApiProperty({ type: String, nullable: true, example: null, description: 'Link control: where an expired scan is redirected (null: the hosted 410 expired page)' })
+  expired_url!: string | null;
+  @ApiProperty({ example: false, description: 'Link control: visitors must enter a password first (the password itself is never returned)' })
+  has_password!: boolean;
   @ApiProperty({ enum: ['live', 'test'], description: 'test when created with a qr_test_ key' }) environment!: string;
   @ApiPropertyOptional({ format: 'date-time', description: 'Present on trashed and paused codes' }) deleted_at?: string;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
@@ -64,4 +72,32 @@ export class DeletedQrCodeDto {
   @ApiProperty({ example: 'qr_4bX9kQ2mT7vLp1sZ8nYc' }) id!: string;
   @ApiProperty({ enum: ['qr_code'] }) object!: string;
   @ApiProperty({ enum: [true] }) deleted!: boolean;
+}
+
+class RuleTestArmDto {
+  @ApiProperty({ example: 'https://example.com/a' }) destination!: string;
+  @ApiProperty({ example: 50 }) weight!: number;
+}
+
+/** What a scan with the tested facts would get from a smart URL's rules. */
+export class RuleTestResultDto {
+  @ApiProperty({ type: String, nullable: true, example: 'rul_8fK2mN4pQ6rS1tU3vW5x', description: 'The first matching rule; null when none matches (the default URL)' })
+  rule_id!: string | null;
+  @ApiPropertyOptional({ example: 'https://example.com/fr', description: 'A plain rule\'s destination, or `default_url` when no rule matches' })
+  destination?: string;
+  @ApiPropertyOptional({ type: [RuleTestArmDto], description: 'A split rule\'s arms' })
+  split?: RuleTestArmDto[];
+  @ApiPropertyOptional({ type: [Number], example: [0, 1], description: 'A split rule: the arm indexes a scan may be given (drawn by weight per scan)' })
+  arm_candidates?: number[];
+}
+
+/** The facts of an imagined scan for the rule tester. */
+export class RuleTestBodyDto {
+  @ApiPropertyOptional({ example: 'FR', description: 'ISO 3166-1 alpha-2 (defaults to the region\'s country)' }) country?: string;
+  @ApiPropertyOptional({ example: 'FR-IDF', description: 'ISO 3166-2' }) region?: string;
+  @ApiPropertyOptional({ enum: ['mobile', 'tablet', 'desktop'] }) device?: string;
+  @ApiPropertyOptional({ enum: ['ios', 'android', 'windows', 'macos', 'linux', 'other'] }) os?: string;
+  @ApiPropertyOptional({ example: 'fr-CA', description: 'The first Accept-Language preference' }) language?: string;
+  @ApiPropertyOptional({ format: 'date-time', example: '2026-06-01T09:30:00Z', description: 'Default: now' }) at?: string;
+  @ApiPropertyOptional({ minimum: 1, example: 42, description: 'Default: the code\'s next scan number' }) scan_number?: number;
 }

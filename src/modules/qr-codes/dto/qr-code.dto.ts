@@ -5,11 +5,12 @@ import { IsOmittable } from '../../../common/errors/validation';
 import { DESIGN_EXAMPLE, DesignDto } from '../../rendering/design.dto';
 import { DEFAULT_DOWNLOAD_SIZE, DOWNLOAD_FORMAT_NAMES, MAX_DOWNLOAD_SIZE, MIN_DOWNLOAD_SIZE } from '../../rendering/download-formats';
 import { Gs1PatchFields } from '../../gs1/gs1.dto';
+import { LinkControlFields } from '../../targets/link-controls';
 
 export const QR_SORTS = ['created_at', 'updated_at', 'name', 'scan_count', 'deleted_at'] as const;
 export const QR_STATUSES = ['active', 'inactive', 'all', 'trashed', 'paused'] as const;
 
-export class CreateQrCodeDto {
+export class CreateQrCodeDto extends LinkControlFields {
   @ApiProperty({
     description: 'What the code points at; `target.type` selects the fields (see the Target schemas).',
     ...TARGET_UNION,

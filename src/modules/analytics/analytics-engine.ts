@@ -1,0 +1,246 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { ApiException } from '../../common/errors/api.exception';
+import { dayNumber, dayString, resolveRange } from './analytics-range';
+import { checkSeriesPoints, FILTER_DIMENSIONS, rfc3339, type AnalyticsRequest } from './analytics-query';
+import type { AnalyticsBody, BreakdownItemDto, IntervalPointDto, RuleItemDto } from './analytics.dto';
+
+/** Top values per breakdown list (docs/analytics.md). */
+export const TOP_VALUES = 10;
+export const UNKNOWN = 'Unknown';
+
+const BREAKDOWNS = {
+  country: 'countries',
+  city: 'cities',
+  device: 'devices',
+  os: 'operating_systems',
+  browser: 'browsers',
+  referrer: 'referrers',
+  language: 'languages',
+} as const;
+type ListName = (typeof BREAKDOWNS)[keyof typeof BREAKDOWNS];
+
+/** The codes one answer covers and the facts the engine needs about them. */
+export interface CodeSet {
+  ids: string[];
+  /** The earliest creation time among them (the default start of the series). */
+  createdAt: Date;
+  /** Smart-URL rule names by rule id (target.rules[].name), for the `rules` breakdown. */
+  ruleNames: Map<string, string | null>;
+}
+
+/**
+ * Every `?` of the statement reads from one parameter row `p` (bound once, in order), so the pieces below can be
+ * composed freely. Columns: ids, lo/hi (instants of the filter, hi exclusive, null = open), dlo/dhi (the same as UTC
+ * dates, for the daily rollups), tz, slo/shi (instants of the series), llo/lhi (local wall times of the series, lhi
+ * exclusive), unit, and one lower-cased value per dimension filter.
+ */
+const PARAMS = `p as materialized (
+  select array(select jsonb_array_elements_text(?::jsonb)) as ids, ?::timestamptz as lo, ?::timestamptz as hi, ?::date as dlo, ?::date as dhi, ?::text as tz,
+         ?::timestamptz as slo, ?::timestamptz as shi, ?::timestamp as llo, ?::timestamp as lhi, ?::text as unit,
+         ${FILTER_DIMENSIONS.map((d) => `?::text as f_${d}`).join(', ')}
+)`;
+const P = (col: string) => `(select ${col} from p)`;
+const CODES = `qr_code_id = any(${P('ids')}::text[])`;
+const IN_FILTER = (col: string) => `${col} >= coalesce(${P('lo')}, '-infinity') and ${col} < coalesce(${P('hi')}, 'infinity')`;
+const IN_SERIES = (col: string) => `${col} >= ${P('slo')} and ${col} < ${P('shi')}`;
+const IN_DAYS = `day between coalesce(${P('dlo')}, '-infinity'::date) and coalesce(${P('dhi')}, 'infinity'::date)`;
+
+/** The raw scans of the filter range that match every dimension filter (expired scans included; callers split). */
+const RAW = (filters: string[]) => `f as materialized (
+  select s.scanned_at, s.visit_unique, s.expired, s.rule_id, s.arm, s.qr_code_id,
+         ${FILTER_DIMENSIONS.map((d) => `s.${d}`).join(', ')}
+    from scans s
+   where s.${CODES} and ${IN_FILTER('s.scanned_at')}
+     ${filters.map((d) => `and lower(coalesce(s.${d}, '${UNKNOWN.toLowerCase()}')) = ${P(`f_${d}`)}`).join(' ')}
+)`;
+
+/** The local bucket (wall time) of an instant column for day/week/month, or the series hour it falls in. */
+const BUCKET = (col: string, hourly: boolean) =>
+  hourly ? `date_bin('1 hour', ${col}, ${P('slo')})` : `date_trunc(${P('unit')}, ${col} at time zone ${P('tz')})`;
+
+/** The series' slots: local wall time `l` and instant `i`, oldest first. */
+const SLOTS = (hourly: boolean) =>
+  hourly
+    ? `select g.t as k, g.t at time zone ${P('tz')} as l, g.t as i
+         from generate_series(${P('slo')}, ${P('shi')} - interval '1 hour', interval '1 hour') g(t)`
+    : `select g.t as k, g.t as l, g.t at time zone ${P('tz')} as i
+         from generate_series(date_trunc(${P('unit')}, ${P('llo')}), ${P('lhi')} - interval '1 microsecond', ('1 ' || ${P('unit')})::interval) g(t)`;
+
+const topSql = (counts: string): string => `
+select x.dimension, t.name, t.n
+  from unnest(array['country', 'city', 'device', 'os', 'browser', 'referrer', 'language', 'rule']) as x(dimension)
+ cross join lateral (
+   select v.name, sum(v.count) as n
+     from (select case when c.value = '' and x.dimension <> 'rule' then '${UNKNOWN}' else c.value end as name, c.count from (${counts}) c) v
+    group by v.name
+    order by n desc, v.name collate "C"
+    limit ${TOP_VALUES}
+ ) t`;
+
+type Row = {
+  totals: { total: string | number | null; uniques: string | number | null; expired: string | number | null; first_at: string | null; last_at: string | null };
+  series: { l: string; off: number; scans: string | number; uniques: string | number }[];
+  how: { d: number; h: number; n: string | number }[];
+  top: { dimension: string; name: string; n: string | number }[];
+  codes: { id: string; n: string | number }[];
+};
+
+const num = (v: string | number | null | undefined): number => (v === null || v === undefined ? 0 : Number(v));
+
+/**
+ * The analytics answer over a set of codes (one code, or a workspace selection): one statement, so every part comes
+ * from one snapshot. Without dimension filters it reads rollups only (scan_days, scan_hours, scan_value_totals,
+ * scan_day_values); with filters, the raw scans of the range (docs/analytics.md: "Filters").
+ */
+export async function analyticsOver(em: EntityManager, codes: CodeSet, req: AnalyticsRequest, withCodes: boolean): Promise<AnalyticsBody> {
+  const createdDay = req.utc ? codes.createdAt.toISOString().slice(0, 10) : localDayOf(codes.createdAt, req.timezone);
+  const range = resolveRange(req.range, createdDay, req.today);
+  checkSeriesPoints(req.interval, range.series);
+  const filters = FILTER_DIMENSIONS.filter((d) => req.filters[d] !== undefined);
+  const raw = filters.length > 0;
+  const hourly = req.interval === 'hour';
+  const bounded = range.filter.from !== null || range.filter.to !== null;
+  const nextDay = (d: string) => dayString(dayNumber(d)! + 1);
+
+  // Instants are computed by PostgreSQL from local wall times (its tz database decides DST), in the parameter row.
+  const params: unknown[] = [
+    JSON.stringify(codes.ids),
+    null, // lo: below
+    null, // hi
+    range.filter.from,
+    range.filter.to,
+    req.timezone,
+    null, // slo
+    null, // shi
+    `${range.series.from}T00:00:00`,
+    `${nextDay(range.series.to)}T00:00:00`,
+    req.interval,
+    ...FILTER_DIMENSIONS.map((d) => (req.filters[d] === undefined ? null : req.filters[d]!.toLowerCase())),
+  ];
+  const local = (d: string | null) => (d === null ? null : `${d}T00:00:00`);
+  const [lo, hi, slo, shi] = await zoneInstants(em, req.timezone, [
+    local(range.filter.from),
+    range.filter.to === null ? null : local(nextDay(range.filter.to)),
+    local(range.series.from),
+    local(nextDay(range.series.to)),
+  ]);
+  params[1] = lo;
+  params[2] = hi;
+  params[6] = slo;
+  params[7] = shi;
+
+  // Totals: the daily rollups when UTC days are the boundaries (or all time), else the hourly ones; filters: raw.
+  const useDays = !raw && (req.utc || !bounded);
+  const totals = raw
+    ? `select count(*) filter (where not expired) as total, count(*) filter (where visit_unique) as uniques, count(*) filter (where expired) as expired,
+              min(scanned_at) filter (where not expired) as first_at, max(scanned_at) filter (where not expired) as last_at from f`
+    : useDays
+      ? `select sum(count) as total, sum(uniques) as uniques, (select sum(expired) from scan_hours where ${CODES} and ${IN_FILTER('hour')}) as expired,
+                min(first_at) as first_at, max(last_at) as last_at from scan_days where ${CODES} and ${IN_DAYS}`
+      : `select sum(count) as total, sum(uniques) as uniques, sum(expired) as expired, min(first_at) as first_at, max(last_at) as last_at
+           from scan_hours where ${CODES} and ${IN_FILTER('hour')}`;
+
+  const seriesRows = raw
+    ? `select ${BUCKET('scanned_at', hourly)} as k, count(*) filter (where not expired) as scans, count(*) filter (where visit_unique) as uniques
+         from f where ${IN_SERIES('scanned_at')} group by 1`
+    : req.utc && req.interval === 'day'
+      ? `select day::timestamp as k, sum(count) as scans, sum(uniques) as uniques from scan_days
+          where ${CODES} and day >= ${P('llo')}::date and day < ${P('lhi')}::date group by 1`
+      : `select ${BUCKET('hour', hourly)} as k, sum(count) as scans, sum(uniques) as uniques
+           from scan_hours where ${CODES} and ${IN_SERIES('hour')} group by 1`;
+  const series = `select to_char(s.l, 'YYYY-MM-DD"T"HH24:MI:SS') as l,
+                         (extract(epoch from (s.l - (s.i at time zone 'UTC'))) / 60)::int as off,
+                         coalesce(r.scans, 0) as scans, coalesce(r.uniques, 0) as uniques
+                    from (${SLOTS(hourly)}) s left join (${seriesRows}) r on r.k = s.k order by s.i`;
+
+  const how = raw
+    ? `select extract(isodow from scanned_at at time zone ${P('tz')})::int as d, extract(hour from scanned_at at time zone ${P('tz')})::int as h, count(*) as n
+         from f where not expired group by 1, 2`
+    : `select extract(isodow from hour at time zone ${P('tz')})::int as d, extract(hour from hour at time zone ${P('tz')})::int as h, sum(count) as n
+         from scan_hours where ${CODES} and ${IN_FILTER('hour')} and count > 0 group by 1, 2`;
+
+  const top = raw
+    ? topSql(`select value, count from (
+                select case x.dimension
+                       ${FILTER_DIMENSIONS.map((d) => `when '${d}' then coalesce(f.${d}, '')`).join(' ')}
+                       when 'rule' then case when f.rule_id is null then null else f.rule_id || ':' || coalesce(f.arm::text, '') end
+                     end as value, 1::bigint as count
+                from f where not f.expired) z where value is not null`)
+    : !bounded
+      ? topSql(`select value, count from scan_value_totals where ${CODES} and dimension = x.dimension`)
+      : topSql(`select value, count from scan_day_values where ${CODES} and dimension = x.dimension and ${IN_DAYS}`);
+
+  const perCode = !withCodes
+    ? `select null::text as id, 0 as n where false`
+    : raw
+      ? `select qr_code_id as id, count(*) as n from f where not expired group by 1 order by 2 desc, 1 limit ${TOP_VALUES}`
+      : useDays
+        ? `select qr_code_id as id, sum(count) as n from scan_days where ${CODES} and ${IN_DAYS} group by 1 having sum(count) > 0 order by 2 desc, 1 limit ${TOP_VALUES}`
+        : `select qr_code_id as id, sum(count) as n from scan_hours where ${CODES} and ${IN_FILTER('hour')} group by 1 having sum(count) > 0 order by 2 desc, 1 limit ${TOP_VALUES}`;
+
+  const sql = `with ${PARAMS}${raw ? `, ${RAW(filters)}` : ''}
+select (select row_to_json(t) from (${totals}) t) as totals,
+       (select coalesce(json_agg(s), '[]'::json) from (${series}) s) as series,
+       (select coalesce(json_agg(w), '[]'::json) from (${how}) w) as how,
+       (select coalesce(json_agg(t), '[]'::json) from (${top}) t) as top,
+       (select coalesce(json_agg(c), '[]'::json) from (${perCode}) c) as codes`;
+  const [row] = await em.execute<Row[]>(sql, params);
+
+  const lists = Object.fromEntries(Object.values(BREAKDOWNS).map((k) => [k, [] as BreakdownItemDto[]])) as Record<ListName, BreakdownItemDto[]>;
+  const rules: RuleItemDto[] = [];
+  for (const t of row.top) {
+    if (t.dimension === 'rule') {
+      const cut = t.name.lastIndexOf(':');
+      const ruleId = t.name.slice(0, cut) || null;
+      const arm = t.name.slice(cut + 1);
+      rules.push({ rule_id: ruleId, arm: arm === '' ? null : Number(arm), name: ruleId === null ? null : (codes.ruleNames.get(ruleId) ?? null), count: num(t.n) });
+    } else {
+      lists[BREAKDOWNS[t.dimension as keyof typeof BREAKDOWNS]].push({ name: t.name, count: num(t.n) });
+    }
+  }
+  rules.sort((a, b) => b.count - a.count || String(a.rule_id ?? '').localeCompare(String(b.rule_id ?? '')) || (a.arm ?? -1) - (b.arm ?? -1));
+
+  const byHourOfWeek = new Array<number>(168).fill(0);
+  for (const h of row.how) byHourOfWeek[(h.d - 1) * 24 + h.h] += num(h.n);
+
+  const points: IntervalPointDto[] = row.series.map((s) => ({ start: rfc3339(s.l, s.off), scans: num(s.scans), unique_scans: num(s.uniques) }));
+  const t = row.totals;
+  const body: AnalyticsBody = {
+    total_scans: num(t.total),
+    unique_scans: num(t.uniques),
+    expired_scans: num(t.expired),
+    first_scan_at: t.first_at ? new Date(t.first_at).toISOString() : null,
+    last_scan_at: t.last_at ? new Date(t.last_at).toISOString() : null,
+    timezone: req.timezone,
+    interval: req.interval,
+    ...(req.interval === 'day' ? { scans_by_day: points.map((p) => ({ date: p.start.slice(0, 10), count: p.scans })) } : {}),
+    scans_by_interval: points,
+    by_hour_of_week: byHourOfWeek,
+    ...lists,
+    rules: rules.slice(0, TOP_VALUES),
+  };
+  if (withCodes) body.qr_codes = row.codes.map((c) => ({ id: c.id, name: null, count: num(c.n) }));
+  return body;
+}
+
+function localDayOf(at: Date, timezone: string): string {
+  const parts = new Intl.DateTimeFormat('en-CA', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(at);
+  const get = (t: string) => parts.find((p) => p.type === t)!.value;
+  return `${get('year')}-${get('month')}-${get('day')}`;
+}
+
+/** Instants (ISO) of local wall times in `tz`, as PostgreSQL's tz database has them (null stays null). */
+export async function zoneInstants(em: EntityManager, tz: string, locals: (string | null)[]): Promise<(string | null)[]> {
+  try {
+    const [row] = await em.execute<{ a: (string | null)[] }[]>(
+      `select array(select case when x is null then null else to_char((x::timestamp at time zone ?) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') end
+                      from jsonb_array_elements_text(?::jsonb) with ordinality u(x, n) order by n) as a`,
+      [tz, JSON.stringify(locals)],
+    );
+    return row.a;
+  } catch (err) {
+    // A zone Intl knows but PostgreSQL's tz database does not (a newer name): the caller's input, not a server fault.
+    if ((err as { code?: unknown }).code === '22023') throw ApiException.invalid('timezone', `timezone '${tz}' is not known to this server's time zone database`);
+    throw err;
+  }
+}

@@ -1,0 +1,95 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+
+/** One raw scan as GET /v1/scans, its CSV and NDJSON exports and the live feed give it: the qr.scanned fields plus
+ * the scan's id, its smart-URL rule and arm, whether it was its visitor's first of the UTC day, and expiry. Never an
+ * address or a visitor value (none is stored). */
+export interface ScanRow {
+  id: string;
+  object: 'scan';
+  qr_code_id: string;
+  scanned_at: string;
+  country: string | null;
+  city: string | null;
+  device: string | null;
+  os: string | null;
+  browser: string | null;
+  referrer: string | null;
+  language: string | null;
+  rule_id: string | null;
+  arm: number | null;
+  unique: boolean;
+  expired: boolean;
+}
+
+/** CSV columns, in order (the header line). */
+export const CSV_COLUMNS = ['id', 'qr_code_id', 'scanned_at', 'country', 'city', 'device', 'os', 'browser', 'referrer', 'language', 'rule_id', 'arm', 'unique', 'expired'] as const;
+
+/** RFC 4180 field; a value a spreadsheet would run as a formula (=, +, -, @, tab, CR first) is prefixed with '. */
+export function csvField(value: unknown): string {
+  let s = value === null || value === undefined ? '' : String(value);
+  if (/^[=+\-@\t\r]/.test(s)) s = `'${s}`;
+  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+export const csvLine = (row: ScanRow): string => `${CSV_COLUMNS.map((c) => csvField(row[c])).join(',')}\r\n`;
+
+type DbRow = Omit<ScanRow, 'object' | 'scanned_at' | 'rule_id'> & { scanned_at: string | Date; rule_id: string | null; at: string };
+
+const toRow = (r: DbRow): ScanRow => ({
+  id: r.id,
+  object: 'scan',
+  qr_code_id: r.qr_code_id,
+  scanned_at: new Date(r.scanned_at).toISOString(),
+  country: r.country,
+  city: r.city,
+  device: r.device,
+  os: r.os,
+  browser: r.browser,
+  referrer: r.referrer,
+  language: r.language,
+  rule_id: r.rule_id === '' ? null : r.rule_id,
+  arm: r.arm,
+  unique: r.unique,
+  expired: r.expired,
+});
+
+export interface ScanSelection {
+  organizationId: string;
+  /** The codes (already checked to belong to the workspace and environment). */
+  ids: string[];
+  /** Instants, hi exclusive; null = open. */
+  lo: string | null;
+  hi: string | null;
+}
+
+/**
+ * One keyset page of raw scans in (scanned_at, id) order, after `after` (exclusive): scans_org_time_idx
+ * (organization, time, id) gives the order, the code list (the workspace's environment) filters.
+ */
+export async function scanPage(
+  em: EntityManager,
+  sel: ScanSelection,
+  order: 'asc' | 'desc',
+  after: { at: string; id: string } | null,
+  limit: number,
+): Promise<(ScanRow & { at: string })[]> {
+  const cmp = order === 'asc' ? '>' : '<';
+  const rows = await em.execute<DbRow[]>(
+    `select id, qr_code_id, scanned_at, to_char(scanned_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as at,
+            country, city, device, os, browser, referrer, language, rule_id, arm, visit_unique as "unique", expired
+       from scans
+      where organization_id = ? and qr_code_id in (select jsonb_array_elements_text(?::jsonb))
+        and scanned_at >= coalesce(?::timestamptz, '-infinity') and scanned_at < coalesce(?::timestamptz, 'infinity')
+        ${after ? `and (scanned_at, id) ${cmp} (?::timestamptz, ?)` : ''}
+      order by scanned_at ${order}, id ${order}
+      limit ${Math.floor(limit)}`,
+    [
+      sel.organizationId,
+      JSON.stringify(sel.ids),
+      sel.lo,
+      sel.hi,
+      ...(after ? [after.at, after.id] : []),
+    ],
+  );
+  return rows.map((r) => ({ ...toRow(r), at: r.at }));
+}

@@ -1,0 +1,107 @@
+import { Readable } from 'node:stream';
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from '@mikro-orm/postgresql';
+import type { AuthContext } from '../../common/auth/auth-context';
+import { ApiException } from '../../common/errors/api.exception';
+import { CursorCodec, queryFingerprint } from '../../common/http/cursor';
+import { listOf, type ListEnvelope } from '../../common/http/list';
+import { parseLimit } from '../../common/http/pagination';
+import { dayString } from './analytics-range';
+import { zoneInstants } from './analytics-engine';
+import { parseAnalyticsQuery, parseWorkspaceFilters } from './analytics-query';
+import { SELECTION_PARAMS, selectCodes } from './analytics.service';
+import { CSV_COLUMNS, csvLine, scanPage, type ScanRow, type ScanSelection } from './scan-export';
+
+export const EXPORT_FORMATS = ['csv', 'ndjson'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+/** Rows per database round trip of a streamed export (memory stays at one page whatever the export's size). */
+const EXPORT_PAGE = 5_000;
+
+export interface ScanExport {
+  format: ExportFormat;
+  stream: Readable;
+}
+
+/** GET /v1/scans: raw scans as a cursor list, or streamed as CSV or NDJSON. */
+@Injectable()
+export class ScansService {
+  constructor(
+    private readonly em: EntityManager,
+    private readonly cursors: CursorCodec,
+  ) {}
+
+  /** The selection and range of a request (400s first, then 404s), as ScanSelection. */
+  private async selection(auth: AuthContext, query: Record<string, unknown>): Promise<ScanSelection> {
+    const req = parseAnalyticsQuery(query, new Date(), [...SELECTION_PARAMS, 'format', 'limit', 'cursor']);
+    const filters = Object.keys(req.filters);
+    if (filters.length) throw ApiException.invalid(filters[0], `${filters[0]} is not a filter of the raw export; select codes with qr_code_id, folder_id, tag or type`);
+    if (query.interval !== undefined) throw ApiException.invalid('interval', 'interval is not a parameter of the raw export');
+    const sel = parseWorkspaceFilters(query);
+    const codes = await selectCodes(this.em, auth, sel);
+    const local = (n: number | null) => (n === null ? null : `${dayString(n)}T00:00:00`);
+    const [lo, hi] = await zoneInstants(this.em, req.timezone, [local(req.range.from), local(req.range.to === null ? null : req.range.to + 1)]);
+    return { organizationId: auth.organizationId, ids: codes.map((c) => c.id), lo, hi };
+  }
+
+  /** The code a live feed is narrowed to (404 when the workspace does not have it), or null for the workspace. */
+  async liveCode(auth: AuthContext, id: string | undefined): Promise<string | null> {
+    if (id === undefined) return null;
+    const sel = parseWorkspaceFilters({ qr_code_id: id });
+    const [code] = await selectCodes(this.em, auth, sel);
+    return code ? code.id : null;
+  }
+
+  async list(auth: AuthContext, query: Record<string, unknown>): Promise<ListEnvelope<ScanRow>> {
+    const limit = parseLimit(query.limit);
+    const fingerprint = queryFingerprint({ ...query, resource: 'scans' });
+    const after = query.cursor === undefined ? null : this.cursor(query.cursor, fingerprint);
+    const sel = await this.selection(auth, query);
+    const rows = await scanPage(this.em, sel, 'desc', after, limit + 1);
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    const hasMore = rows.length > limit;
+    return listOf(
+      page.map(({ at: _at, ...row }) => row),
+      hasMore,
+      hasMore && last ? this.cursors.encode({ v: last.at, id: last.id }, fingerprint) : null,
+    );
+  }
+
+  private cursor(raw: unknown, fingerprint: string): { at: string; id: string } {
+    const pos = this.cursors.decode(typeof raw === 'string' ? raw : '', fingerprint);
+    if (typeof pos.v !== 'string' || Number.isNaN(Date.parse(pos.v))) throw ApiException.invalid('cursor', 'Invalid cursor: it is malformed');
+    return { at: pos.v, id: pos.id };
+  }
+
+  /** Every scan of the selection and range, oldest first, one page of EXPORT_PAGE rows in memory at a time. */
+  async export(auth: AuthContext, query: Record<string, unknown>, format: ExportFormat): Promise<ScanExport> {
+    for (const p of ['limit', 'cursor']) {
+      if (query[p] !== undefined) throw ApiException.invalid(p, `${p} is not used with format=${format}: the export streams every scan of the range`);
+    }
+    const sel = await this.selection(auth, query);
+    const em = this.em.fork();
+    async function* chunks(): AsyncGenerator<string> {
+      if (format === 'csv') yield `${CSV_COLUMNS.join(',')}\r\n`;
+      let after: { at: string; id: string } | null = null;
+      for (;;) {
+        const page = await scanPage(em, sel, 'asc', after, EXPORT_PAGE);
+        if (page.length === 0) return;
+        let out = '';
+        for (const { at: _at, ...row } of page) out += format === 'csv' ? csvLine(row) : `${JSON.stringify(row)}\n`;
+        yield out;
+        if (page.length < EXPORT_PAGE) return;
+        const last = page[page.length - 1];
+        after = { at: last.at, id: last.id };
+      }
+    }
+    return { format, stream: Readable.from(chunks(), { objectMode: false }) };
+  }
+}
+
+export function parseFormat(raw: unknown): ExportFormat | null {
+  if (raw === undefined) return null;
+  if (typeof raw !== 'string' || !(EXPORT_FORMATS as readonly string[]).includes(raw)) {
+    throw ApiException.invalid('format', `format must be one of ${EXPORT_FORMATS.join(', ')} (or absent for a JSON list)`);
+  }
+  return raw as ExportFormat;
+}

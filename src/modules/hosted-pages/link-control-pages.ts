@@ -1,0 +1,45 @@
+import { esc, page } from './layout';
+import type { HostedResponse } from './hosted-response';
+
+/** The hosted pages of link controls (docs/link-controls.md): pure, every value escaped, no script. */
+
+const EXPIRED = page(410, 'Expired', '<h1>This code has expired</h1>\n<p class="muted">Its owner set it to stop working after a date or a number of scans.</p>');
+const EXPIRED_BODY = Buffer.from(EXPIRED.body);
+
+/** 410: the code's expiry date or scan limit has passed and it has no expired_url. */
+export function renderExpiredPage(): HostedResponse {
+  return { status: EXPIRED.status, headers: { ...EXPIRED.headers }, body: EXPIRED_BODY };
+}
+
+/**
+ * The password page: one labelled password field posting to `/{short_code}/unlock` (host-relative, so it works on
+ * whichever host served it). `error` re-renders it after a wrong password (400), with the message tied to the field.
+ */
+export function renderPasswordPage(shortCode: string, opts: { error?: boolean } = {}): HostedResponse {
+  const error = opts.error
+    ? '<div class="summary" role="alert"><h2>Wrong password</h2><p><a href="#password">Check the password and try again.</a></p></div>\n'
+    : '';
+  const invalid = opts.error ? ' aria-invalid="true" aria-describedby="password-error"' : ' aria-describedby="password-help"';
+  const hint = opts.error
+    ? '<p class="error" id="password-error">The password is not right.</p>'
+    : '<p class="muted" id="password-help">Ask whoever shared this code for the password.</p>';
+  return page(
+    opts.error ? 400 : 200,
+    'Password required',
+    `<h1>This code is protected</h1>
+${error}<form method="post" action="/${esc(shortCode)}/unlock" novalidate>
+<div class="field">
+<label for="password">Password</label>
+<input type="password" id="password" name="password" autocomplete="current-password" required aria-required="true"${invalid}>
+${hint}
+</div>
+<div class="actions"><button type="submit">Continue</button></div>
+</form>`,
+  );
+}
+
+/** 429: too many wrong passwords for this code from this address in the last minute. */
+export function renderTooManyTriesPage(retryAfterSeconds: number): HostedResponse {
+  const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
+  return page(429, 'Too many tries', `<h1>Too many tries</h1>\n<p>Please wait a minute before trying the password again.</p>`, { 'retry-after': String(seconds) });
+}

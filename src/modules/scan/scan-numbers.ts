@@ -1,0 +1,91 @@
+import type { Redis } from 'ioredis';
+import { LRUCache } from 'lru-cache';
+import type { CachedCode } from './scan-contract';
+
+/** Redis key of a code's shared scan number: `scanlink:scan-number:<code id>`. */
+export const SCAN_NUMBER_KEY_PREFIX = 'scanlink:scan-number:';
+/** A shared count nobody touched for this long is dropped (and seeded again from the stored count when needed). */
+const KEY_TTL_SECONDS = 2 * 24 * 3600;
+/** Seeds the key with the stored count when it is missing, adds this process's new scans, returns the total. */
+const ADD = `
+redis.call('SET', KEYS[1], ARGV[1], 'NX', 'EX', ARGV[3])
+local total = redis.call('INCRBY', KEYS[1], ARGV[2])
+redis.call('EXPIRE', KEYS[1], ARGV[3])
+return total`;
+
+interface Count {
+  /** the shared total at the last sync (or the stored count before the first one) */
+  base: number;
+  /** scans counted here since, not yet added to the shared total */
+  pending: number;
+  /** scans being added right now */
+  sending: number;
+  /** last time a scan asked for this code (ms), to sync only the codes in use */
+  usedAt: number;
+}
+
+/**
+ * The scan number of each code with rules or link controls (docs/link-controls.md "Scan numbers"): counted scans so
+ * far. This process counts its own scans at once; every SYNC interval (250 ms) it adds them to a total shared by
+ * every scan process in Redis and reads that total back, for every code used in the last minute. So with one process
+ * the number is exact, and with several it lags by at most the other processes' scans of the last interval or two.
+ * The total starts from the count stored in the database; while Redis is unreachable each process goes on counting
+ * on its own and adds its scans when Redis is back.
+ */
+export class ScanNumbers {
+  private readonly counts = new LRUCache<string, Count>({ max: 100_000 });
+
+  private entry(code: CachedCode): Count {
+    let c = this.counts.get(code.id);
+    if (!c) {
+      c = { base: code.scanCount ?? 0, pending: 0, sending: 0, usedAt: 0 };
+      this.counts.set(code.id, c);
+    }
+    return c;
+  }
+
+  /** Counted scans of the code so far. */
+  current(code: CachedCode, now = Date.now()): number {
+    const c = this.entry(code);
+    c.usedAt = now;
+    const mine = c.base + c.pending + c.sending;
+    const stored = code.scanCount ?? 0;
+    return mine > stored ? mine : stored;
+  }
+
+  /** One more counted scan. */
+  add(code: CachedCode): void {
+    const c = this.entry(code);
+    // A stored count ahead of this process's view (another process's scans, read at a cache fill): count on from it.
+    const mine = c.base + c.pending + c.sending;
+    const stored = code.scanCount ?? 0;
+    if (stored > mine) c.base += stored - mine;
+    c.pending++;
+  }
+
+  /** Adds this process's new scans to the shared totals and reads them back (codes used in the last minute). */
+  async sync(redis: Redis, now = Date.now()): Promise<void> {
+    const batch: [string, Count, number][] = [];
+    for (const [id, c] of this.counts.entries()) {
+      if (now - c.usedAt > 60_000 && c.pending === 0) continue;
+      batch.push([id, c, c.pending]);
+      c.sending += c.pending;
+      c.pending = 0;
+    }
+    if (batch.length === 0) return;
+    const pipeline = redis.pipeline();
+    for (const [id, c, n] of batch) pipeline.eval(ADD, 1, SCAN_NUMBER_KEY_PREFIX + id, String(c.base), String(n), String(KEY_TTL_SECONDS));
+    let results: [Error | null, unknown][] | null = null;
+    try {
+      results = await pipeline.exec();
+    } catch {
+      results = null;
+    }
+    batch.forEach(([, c, n], i) => {
+      c.sending -= n;
+      const [err, total] = results?.[i] ?? [new Error('no answer'), null];
+      if (err || typeof total !== 'number') c.pending += n; // added on a later sync
+      else c.base = total;
+    });
+  }
+}

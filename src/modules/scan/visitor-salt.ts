@@ -1,0 +1,94 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
+
+/** Redis key of the salt of one UTC day: `scanlink:visitor-salt:YYYY-MM-DD`. */
+export const VISITOR_SALT_PREFIX = 'scanlink:visitor-salt:';
+/** A day's salt is deleted this long after the day starts (00:00 UTC), so at most 48 hours after it was made. */
+export const VISITOR_SALT_LIFETIME_MS = 48 * 3_600_000;
+const DAY_MS = 86_400_000;
+
+/** The moment (ms) the salt of UTC day `day` (YYYY-MM-DD) is deleted: the day's start + 48 hours. */
+export const saltExpiry = (day: string): number => Date.parse(`${day}T00:00:00.000Z`) + VISITOR_SALT_LIFETIME_MS;
+
+/**
+ * The salt of UTC day `day`, made by whichever process asks first (32 random bytes, SET NX with an absolute expiry):
+ * every scan process of the deployment uses the same salt for the same day. Returns null once the salt has expired
+ * (the day is more than 48 hours old): a deleted salt is never made again.
+ */
+export async function loadDaySalt(redis: Redis, day: string, now = Date.now()): Promise<Buffer | null> {
+  const expiry = saltExpiry(day);
+  if (expiry <= now) return null;
+  const key = VISITOR_SALT_PREFIX + day;
+  await redis.set(key, randomBytes(32).toString('base64'), 'PXAT', expiry, 'NX');
+  const value = await redis.get(key);
+  return value ? Buffer.from(value, 'base64') : null;
+}
+
+/**
+ * The visitor of a scan for uniqueness: HMAC-SHA256 under the day's salt of (code id, client address, user agent),
+ * base64url, 128 bits. The same person scanning the same code on the same UTC day gives the same value; another
+ * code, another day (another salt) or another address gives an unrelated one, and once the salt is deleted nobody can
+ * tell whose it was (the scheme Plausible uses).
+ */
+export function visitorHash(salt: Buffer, codeId: string, ip: string, userAgent: string): string {
+  return createHmac('sha256', salt).update(codeId).update('\n').update(ip).update('\n').update(userAgent).digest('base64url').slice(0, 22);
+}
+
+/**
+ * The scan process's salts: today's and, shortly before midnight, tomorrow's, kept in memory so that a scan costs no
+ * I/O (one HMAC). A timer refreshes them every minute; a day whose salt is not loaded yet (Redis unreachable since the
+ * day began) gives no visitor, and such scans count as new visitors.
+ */
+export class VisitorSalts {
+  private readonly salts = new Map<string, Buffer>();
+  private timer?: NodeJS.Timeout;
+  private loading?: Promise<void>;
+  private lastTry = 0;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  /** Loads today's salt (and tomorrow's in the last 15 minutes of the day) and forgets salts of past days. */
+  async refresh(): Promise<void> {
+    const now = this.clock();
+    const today = new Date(now).toISOString().slice(0, 10);
+    const days = [today];
+    if (now % DAY_MS >= DAY_MS - 15 * 60_000) days.push(new Date(now + DAY_MS).toISOString().slice(0, 10));
+    for (const day of [...this.salts.keys()]) if (day < today) this.salts.delete(day);
+    for (const day of days) {
+      if (this.salts.has(day)) continue;
+      const salt = await loadDaySalt(this.redis, day, now);
+      if (salt) this.salts.set(day, salt);
+    }
+  }
+
+  start(intervalMs = 60_000, warn: (message: string) => void = () => undefined): Promise<void> {
+    const run = () => this.refresh().catch((err: Error) => warn(`visitor salt: ${err.message}`));
+    this.timer = setInterval(() => void run(), intervalMs);
+    this.timer.unref();
+    return run();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  /** The visitor of a scan at `scannedAt` (ISO UTC), or null when that day's salt is not loaded. */
+  visitor(scannedAt: string, codeId: string, ip: string | undefined, userAgent: string | undefined): string | null {
+    const salt = this.salts.get(scannedAt.slice(0, 10));
+    if (!salt) {
+      // A new day began before the timer loaded its salt: one load at a time, at most once a second.
+      const now = this.clock();
+      if (!this.loading && now - this.lastTry >= 1_000) {
+        this.lastTry = now;
+        this.loading = this.refresh()
+          .catch(() => undefined)
+          .finally(() => (this.loading = undefined));
+      }
+      return null;
+    }
+    return visitorHash(salt, codeId, ip ?? '', userAgent ?? '');
+  }
+}

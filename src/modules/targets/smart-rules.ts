@@ -1,0 +1,435 @@
+import ISO6391 from 'iso-639-1';
+import { randomBase62 } from '../../common/ids';
+import { type FieldReader, headerSafeUrl } from './fields';
+import { ISO_3166_1_ALPHA2, ISO_3166_2 } from './iso-3166-data';
+
+/**
+ * Smart-URL redirect rules (docs/smart-urls.md): validation of the request shape, and a pure compiler whose decider
+ * both the scan host (compiled once per cache fill) and the rule tester (`POST /qr-codes/{id}/rules/test`) run.
+ * No I/O, no clock or randomness of its own: the caller passes the time and the random draw.
+ */
+
+export const MAX_RULES = 20;
+export const MAX_ARMS = 10;
+export const DEVICES = ['mobile', 'tablet', 'desktop'] as const;
+export const OSES = ['ios', 'android', 'windows', 'macos', 'linux', 'other'] as const;
+export const DAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
+const CONDITIONS = ['country', 'region', 'device', 'os', 'language', 'time', 'date', 'scans'];
+export const RULE_ID = /^rul_[0-9A-Za-z]{16,40}$/;
+
+export interface SplitArm {
+  destination: string;
+  weight: number;
+}
+export interface RuleConditions {
+  country?: string[];
+  region?: string[];
+  device?: string[];
+  os?: string[];
+  language?: string[];
+  time?: { days: string[]; from: string; to: string; timezone: string };
+  date?: { from: string | null; to: string | null };
+  scans?: { from: number | null; to: number | null };
+}
+export interface StoredRule {
+  id: string;
+  name: string | null;
+  if: RuleConditions;
+  then: { destination: string } | { split: SplitArm[] };
+}
+export interface SmartTarget {
+  default_url: string;
+  rules: StoredRule[];
+}
+
+/** What is known about one scan. Null facts match no condition on them. */
+export interface VisitorFacts {
+  /** ISO 3166-1 alpha-2, upper case */
+  country: string | null;
+  /** ISO 3166-2 (`US-CA`), upper case */
+  region: string | null;
+  device: 'mobile' | 'tablet' | 'desktop' | null;
+  os: (typeof OSES)[number] | null;
+  /** the first Accept-Language preference, lower case (`fr-ca`) */
+  language: string | null;
+  /** epoch milliseconds */
+  at: number;
+  /** the scan number of this code, 1-based */
+  scanNumber: number | null;
+}
+
+export interface Decision {
+  /** null: no rule matched, the default URL */
+  ruleId: string | null;
+  /** the split arm drawn, or null */
+  arm: number | null;
+  location: string;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Validation
+
+const newRuleId = (): string => `rul_${randomBase62(20)}`;
+
+function list(r: FieldReader, key: string, check: (v: string) => string | null, what: string): string[] | undefined {
+  const v = r.input[key];
+  if (v === undefined) return undefined;
+  const values = typeof v === 'string' ? [v] : v;
+  if (!Array.isArray(values) || values.length === 0) r.fail(key, `must be a non-empty array of ${what}`);
+  if (values.length > 300) r.fail(key, 'must have at most 300 values');
+  const out = new Set<string>();
+  values.forEach((x, i) => {
+    const norm = typeof x === 'string' ? check(x.trim()) : null;
+    if (norm === null) r.fail(`${key}[${i}]`, `must be ${what} (got ${JSON.stringify(x)})`);
+    out.add(norm);
+  });
+  return [...out];
+}
+
+const country = (v: string): string | null => (ISO_3166_1_ALPHA2.has(v.toUpperCase()) ? v.toUpperCase() : null);
+const region = (v: string): string | null => (ISO_3166_2.has(v.toUpperCase()) ? v.toUpperCase() : null);
+const among =
+  (values: readonly string[]) =>
+  (v: string): string | null =>
+    values.includes(v.toLowerCase()) ? v.toLowerCase() : null;
+/** A BCP 47 language tag whose primary subtag is ISO 639-1 (`fr`, `fr-CA`, `zh-Hant-TW`), kept lower case. */
+function language(v: string): string | null {
+  if (!/^[A-Za-z]{2}(-[A-Za-z0-9]{1,8})*$/.test(v)) return null;
+  const lower = v.toLowerCase();
+  return ISO6391.validate(lower.slice(0, 2)) ? lower : null;
+}
+
+const HHMM = /^([01]\d|2[0-3]):([0-5]\d)$/;
+
+/** Whether `zone` is an IANA time zone name this Node knows (Intl throws a RangeError otherwise). */
+export function isTimeZone(zone: string): boolean {
+  if (!/^[A-Za-z][A-Za-z0-9_+\-/]{0,63}$/.test(zone)) return false;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function conditions(r: FieldReader): RuleConditions {
+  r.only(CONDITIONS);
+  const out: RuleConditions = {};
+  const c = list(r, 'country', country, 'ISO 3166-1 alpha-2 country codes such as "FR"');
+  if (c) out.country = c;
+  const reg = list(r, 'region', region, 'ISO 3166-2 region codes such as "US-CA"');
+  if (reg) out.region = reg;
+  const d = list(r, 'device', among(DEVICES), `one of ${DEVICES.join(', ')}`);
+  if (d) out.device = d;
+  const o = list(r, 'os', among(OSES), `one of ${OSES.join(', ')}`);
+  if (o) out.os = o;
+  const l = list(r, 'language', language, 'BCP 47 language tags with an ISO 639-1 language, such as "fr" or "fr-CA"');
+  if (l) out.language = l;
+  const t = r.object('time');
+  if (t) {
+    t.only(['days', 'from', 'to', 'timezone']);
+    const days = list(t, 'days', among(DAYS), `days of the week (${DAYS.join(', ')})`) ?? [...DAYS];
+    const from = t.string('from', { max: 5 }) ?? '00:00';
+    const to = t.string('to', { max: 5 }) ?? '00:00';
+    if (!HHMM.test(from)) t.fail('from', 'must be a time from 00:00 to 23:59 (HH:MM)');
+    if (!HHMM.test(to)) t.fail('to', 'must be a time from 00:00 to 23:59 (HH:MM)');
+    const timezone = t.string('timezone', { required: true, max: 64 })!;
+    if (!isTimeZone(timezone)) t.fail('timezone', 'must be an IANA time zone such as "Europe/Paris"');
+    out.time = { days: DAYS.filter((day) => days.includes(day)), from, to, timezone };
+  }
+  const date = r.object('date');
+  if (date) {
+    date.only(['from', 'to']);
+    const from = date.dateTime('from') ?? null;
+    const to = date.dateTime('to') ?? null;
+    if (from && to && Date.parse(from) > Date.parse(to)) date.fail('from', `must not be after ${date.field('to')}`);
+    out.date = { from, to };
+  }
+  const scans = r.object('scans');
+  if (scans) {
+    scans.only(['from', 'to']);
+    const int = (key: string): number | null => {
+      const n = scans.number(key, { min: 1, max: 1_000_000_000 });
+      if (n !== undefined && !Number.isInteger(n)) scans.fail(key, 'must be an integer');
+      return n ?? null;
+    };
+    const from = int('from');
+    const to = int('to');
+    if (from !== null && to !== null && from > to) scans.fail('from', `must not be greater than ${scans.field('to')}`);
+    out.scans = { from, to };
+  }
+  return out;
+}
+
+function then(r: FieldReader): StoredRule['then'] {
+  r.only(['destination', 'split']);
+  if (r.has('destination') && r.has('split')) r.fail('split', `cannot be given with ${r.field('destination')}`);
+  if (r.has('destination')) return { destination: r.url('destination', { required: true })! };
+  const arms = r.array('split', { min: 1, max: MAX_ARMS });
+  if (!arms) r.fail('destination', 'or a split is required');
+  return {
+    split: arms.map((a) => {
+      a.only(['destination', 'weight']);
+      const weight = a.number('weight', { required: true, min: 1, max: 100 })!;
+      if (!Number.isInteger(weight)) a.fail('weight', 'must be an integer from 1 to 100');
+      return { destination: a.url('destination', { required: true })!, weight };
+    }),
+  };
+}
+
+/**
+ * `default_url` and `rules` of a smart-URL target (creation and `PUT …/content`). A rule keeps the `id` it is sent
+ * with (so editing one rule leaves the others' ids, and their analytics, alone); a rule without one gets a new `rul_…`.
+ */
+export function parseSmartTarget(r: FieldReader): SmartTarget {
+  const defaultUrl = r.url('default_url', { required: true })!;
+  const rules = r.array('rules', { max: MAX_RULES }) ?? [];
+  const ids = new Set<string>();
+  return {
+    default_url: defaultUrl,
+    rules: rules.map((rule) => {
+      rule.only(['id', 'name', 'if', 'then']);
+      let id = rule.string('id', { max: 44 });
+      if (id !== undefined) {
+        if (!RULE_ID.test(id)) rule.fail('id', 'must be a rul_… id (omit it for a new rule)');
+        if (ids.has(id)) rule.fail('id', `repeats '${id}'`);
+      } else id = newRuleId();
+      ids.add(id);
+      const cond = rule.object('if');
+      return {
+        id,
+        name: rule.string('name', { max: 100 }) ?? null,
+        if: cond ? conditions(cond) : {},
+        then: then(rule.object('then', { required: true })!),
+      };
+    }),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Compiler
+
+type Test = (f: VisitorFacts) => boolean;
+
+const DAY_INDEX: Record<string, number> = { sun: 0, mon: 1, tue: 2, wed: 3, thu: 4, fri: 5, sat: 6 };
+const minutes = (hhmm: string): number => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
+
+/**
+ * The local weekday and minute of the day in one zone. Intl is slow (a few µs), so the zone's offset is kept for the
+ * UTC minute it was computed in: offsets change only on whole minutes, so every scan of that minute is exact.
+ */
+export class ZoneClock {
+  private readonly format: Intl.DateTimeFormat;
+  private minute = Number.NaN;
+  private offsetMinutes = 0;
+
+  constructor(readonly timezone: string) {
+    this.format = new Intl.DateTimeFormat('en-US', {
+      timeZone: timezone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+    });
+  }
+
+  /** [weekday 0 = Sunday, minute of the local day] at `at` (epoch ms). */
+  local(at: number): [number, number] {
+    const utcMinute = Math.floor(at / 60_000);
+    if (utcMinute !== this.minute) {
+      const parts: Record<string, number> = {};
+      for (const p of this.format.formatToParts(utcMinute * 60_000)) if (p.type !== 'literal') parts[p.type] = Number(p.value);
+      const localAsUtc = Date.UTC(parts.year, parts.month - 1, parts.day, parts.hour, parts.minute);
+      this.offsetMinutes = Math.round(localAsUtc / 60_000) - utcMinute;
+      this.minute = utcMinute;
+    }
+    const local = utcMinute + this.offsetMinutes;
+    const dayNumber = Math.floor(local / 1440);
+    return [(((dayNumber + 4) % 7) + 7) % 7, local - dayNumber * 1440]; // 1970-01-01 was a Thursday
+  }
+}
+
+/** A time window: `from` ≤ local time < `to` on one of `days`; `to` before `from` wraps midnight and belongs to the day
+ * it starts on; `from` equal to `to` is the whole day. */
+function timeTest(t: NonNullable<RuleConditions['time']>): Test {
+  const clock = new ZoneClock(t.timezone);
+  const days = new Array<boolean>(7).fill(false);
+  for (const d of t.days) days[DAY_INDEX[d]] = true;
+  const from = minutes(t.from);
+  const to = minutes(t.to);
+  return (f) => {
+    const [day, minute] = clock.local(f.at);
+    if (from === to) return days[day];
+    if (from < to) return days[day] && minute >= from && minute < to;
+    if (minute >= from) return days[day]; // the evening part: today's window
+    return minute < to && days[(day + 6) % 7]; // after midnight: the window started yesterday
+  };
+}
+
+function languageTest(tags: string[]): Test {
+  return (f) => {
+    const lang = f.language;
+    if (!lang) return false;
+    for (const tag of tags) if (lang === tag || (lang.startsWith(tag) && lang.charCodeAt(tag.length) === 45)) return true; // `-`
+    return false;
+  };
+}
+
+function conditionTests(c: RuleConditions): Test[] {
+  const tests: Test[] = [];
+  const inSet = (values: string[] | undefined, pick: (f: VisitorFacts) => string | null) => {
+    if (!values) return;
+    const set = new Set(values);
+    tests.push((f) => {
+      const v = pick(f);
+      return v !== null && set.has(v);
+    });
+  };
+  // Cheapest and most selective first; all must hold.
+  if (c.scans) {
+    const from = c.scans.from ?? 1;
+    const to = c.scans.to ?? Number.POSITIVE_INFINITY;
+    tests.push((f) => f.scanNumber !== null && f.scanNumber >= from && f.scanNumber <= to);
+  }
+  if (c.date) {
+    const from = c.date.from ? Date.parse(c.date.from) : Number.NEGATIVE_INFINITY;
+    const to = c.date.to ? Date.parse(c.date.to) : Number.POSITIVE_INFINITY;
+    tests.push((f) => f.at >= from && f.at <= to);
+  }
+  inSet(c.device, (f) => f.device);
+  inSet(c.os, (f) => f.os);
+  inSet(c.country, (f) => f.country);
+  inSet(c.region, (f) => f.region);
+  if (c.language) tests.push(languageTest(c.language));
+  if (c.time) tests.push(timeTest(c.time));
+  return tests;
+}
+
+/** Which rule a scan with these facts matches (index, or -1 for the default). */
+export type Matcher = (f: VisitorFacts) => number;
+/** The decision for a scan; `random` in [0, 1) draws a split's arm. */
+export type Decider = (f: VisitorFacts, random: () => number) => Decision;
+
+/** An arm drawn by weight: cumulative weights searched with one random number. */
+function armPicker(arms: SplitArm[]): (random: () => number) => number {
+  const cumulative: number[] = [];
+  let total = 0;
+  for (const a of arms) cumulative.push((total += a.weight));
+  return (random) => {
+    const x = random() * total;
+    for (let i = 0; i < cumulative.length; i++) if (x < cumulative[i]) return i;
+    return cumulative.length - 1;
+  };
+}
+
+/** The first matching rule's index, or -1. */
+export function compileMatcher(target: SmartTarget): Matcher {
+  const rules = (Array.isArray(target.rules) ? target.rules : []).map((r) => conditionTests(r.if ?? {}));
+  return (f) => {
+    outer: for (let i = 0; i < rules.length; i++) {
+      const tests = rules[i];
+      for (let j = 0; j < tests.length; j++) if (!tests[j](f)) continue outer;
+      return i;
+    }
+    return -1;
+  };
+}
+
+/**
+ * The scan host's decider of a stored smart-URL target: every condition, Location value and arm table is built here
+ * once, so a scan runs only comparisons. Unusable URLs (not http/https) fall back to the default.
+ */
+export function compileSmartTarget(target: SmartTarget): Decider {
+  const match = compileMatcher(target);
+  const fallback = headerSafeUrl(String(target.default_url)) ?? '';
+  const outcomes = (Array.isArray(target.rules) ? target.rules : []).map((r) => {
+    if ('split' in r.then) {
+      const locations = r.then.split.map((a) => headerSafeUrl(a.destination) ?? fallback);
+      const pick = armPicker(r.then.split);
+      return (random: () => number): Decision => {
+        const arm = pick(random);
+        return { ruleId: r.id, arm, location: locations[arm] };
+      };
+    }
+    const decision: Decision = { ruleId: r.id, arm: null, location: headerSafeUrl(r.then.destination) ?? fallback };
+    return () => decision;
+  });
+  const byDefault: Decision = { ruleId: null, arm: null, location: fallback };
+  return (f, random) => {
+    const i = match(f);
+    return i < 0 ? byDefault : outcomes[i](random);
+  };
+}
+
+/** The rule tester's answer: the matched rule with its destination, or its split and the arms a scan may get. */
+export function explain(target: SmartTarget, f: VisitorFacts): Record<string, unknown> {
+  const i = compileMatcher(target)(f);
+  if (i < 0) return { rule_id: null, destination: target.default_url };
+  const rule = target.rules[i];
+  if ('split' in rule.then) {
+    return { rule_id: rule.id, split: rule.then.split.map((a) => ({ destination: a.destination, weight: a.weight })), arm_candidates: rule.then.split.map((_, n) => n) };
+  }
+  return { rule_id: rule.id, destination: rule.then.destination };
+}
+
+/** The target's summary: rule count and how many of them split. */
+export function smartSummary(target: SmartTarget): { rules: number; splits: number } {
+  const rules = Array.isArray(target.rules) ? target.rules : [];
+  return { rules: rules.length, splits: rules.filter((r) => 'split' in r.then).length };
+}
+
+/**
+ * The rule tester's body (`POST /qr-codes/{id}/rules/test`): the facts of an imagined scan. Omitted facts are
+ * unknown (a condition on them does not match), `at` defaults to now and `scan_number` to the code's next scan.
+ */
+export function parseTestFacts(r: FieldReader, nextScan: number, now = Date.now()): VisitorFacts {
+  r.only(['country', 'region', 'device', 'os', 'language', 'at', 'scan_number']);
+  const one = (key: string, check: (v: string) => string | null, what: string): string | null => {
+    const v = r.string(key, { max: 40 });
+    if (v === undefined) return null;
+    const norm = check(v);
+    if (norm === null) r.fail(key, `must be ${what}`);
+    return norm;
+  };
+  const scanNumber = r.number('scan_number', { min: 1, max: 1_000_000_000 });
+  if (scanNumber !== undefined && !Number.isInteger(scanNumber)) r.fail('scan_number', 'must be an integer');
+  const regionCode = one('region', region, 'an ISO 3166-2 region code such as "US-CA"');
+  const at = r.dateTime('at');
+  return {
+    country: one('country', country, 'an ISO 3166-1 alpha-2 country code such as "FR"') ?? (regionCode ? regionCode.slice(0, 2) : null),
+    region: regionCode,
+    device: one('device', among(DEVICES), `one of ${DEVICES.join(', ')}`) as VisitorFacts['device'],
+    os: one('os', among(OSES), `one of ${OSES.join(', ')}`) as VisitorFacts['os'],
+    language: one('language', language, 'a BCP 47 language tag with an ISO 639-1 language, such as "fr-CA"'),
+    at: at ? Date.parse(at) : now,
+    scanNumber: scanNumber ?? nextScan,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Facts from a request
+
+/** ua-parser-js OS names → the rule vocabulary. */
+export function osOf(name: string | null): VisitorFacts['os'] {
+  if (!name) return null;
+  if (name === 'iOS' || name === 'iPadOS') return 'ios';
+  if (name === 'Android' || name === 'HarmonyOS') return 'android';
+  if (name === 'Windows') return 'windows';
+  if (name === 'macOS' || name === 'Mac OS') return 'macos';
+  if (name === 'Linux' || name === 'Ubuntu' || name === 'Debian' || name === 'Fedora' || name === 'Chromium OS' || name === 'Arch' || name === 'Mint') return 'linux';
+  return 'other';
+}
+
+/** enrich.ts device names → the rule vocabulary (consoles, TVs and the like: none of the three). */
+export function deviceOf(name: string | null): VisitorFacts['device'] {
+  return name === 'Mobile' ? 'mobile' : name === 'Tablet' ? 'tablet' : name === 'Desktop' ? 'desktop' : null;
+}
+
+/** The first Accept-Language preference, lower case (`fr-CA,fr;q=0.8` → `fr-ca`), or null (`*`, nothing). */
+export function firstLanguage(acceptLanguage: string | undefined): string | null {
+  if (!acceptLanguage) return null;
+  const first = acceptLanguage.split(',')[0]?.split(';')[0]?.trim().toLowerCase() ?? '';
+  return /^[a-z]{2,3}(-[a-z0-9]{1,8})*$/.test(first) ? first : null;
+}
