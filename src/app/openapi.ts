@@ -128,6 +128,11 @@ export function buildOpenApi(app: INestApplication, config: AppConfig): OpenAPIO
         if (isPublic && status !== '400' && status !== '503' && !(status in transport)) continue;
         if (!op.responses[status]) op.responses[status] = { description, content: { 'application/json': { schema: envelopeRef } } };
       }
+      // Errors are always the JSON envelope, also on operations that produce another media type (@ApiProduces applies
+      // to every response it finds, error ones included).
+      for (const [status, res] of Object.entries(op.responses) as Array<[string, { content?: Record<string, unknown> }]>) {
+        if (Number(status) >= 400 && res && typeof res === 'object' && res.content && !res.content['application/json']) res.content = { 'application/json': { schema: envelopeRef } };
+      }
       if (!isPublic && !op.security) op.security = [{ api_key: [] }];
       if (isPublic) op.security = [];
       describeResponses(op.responses, verb);
