@@ -3,13 +3,15 @@
 /* CI: `npm run local` from a clone in a directory only its owner may enter (mode 700, like root's home on Debian), with a
  * `mktemp -d`-style data directory. As root this is the case where PostgreSQL (run as the postgres system user) cannot
  * reach the binaries or the data. Starts the runner on free ports, waits for its banner, checks the API answers, then
- * stops it with SIGINT and expects a clean exit. node_modules and dist are hard-linked (or copied) from this checkout
+ * stops it with SIGINT and expects a clean exit, an unchanged `git status`, and `npm run clean -- --yes` to remove the
+ * data wherever it was kept. node_modules and dist are hard-linked (or copied) from this checkout
  * to keep the check fast. */
-const { spawn, execFileSync } = require('node:child_process');
+const { spawn, spawnSync, execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const svc = require('../scripts/lib/services');
+const { relocatedHome } = require('../scripts/lib/postgres');
 
 async function main() {
   const base = fs.mkdtempSync(path.join(os.homedir(), '.scanlink-ci-'));
@@ -58,13 +60,25 @@ async function main() {
     child.removeAllListeners();
     if (code !== 0) throw new Error(`npm run local exited with ${code} after SIGINT`);
     if (/EACCES|Error: .*\n\s+at /.test(out)) throw new Error('the runner printed a stack trace or EACCES');
+    // A new user's first `git status` after `npm run local` shows nothing they did not change.
+    const dirty = execFileSync('git', ['status', '--porcelain'], { cwd: clone, encoding: 'utf8' });
+    if (dirty) throw new Error(`npm run local changed the clone:\n${dirty}`);
+    // `npm run clean` removes the data wherever it went: the data directory and PostgreSQL's relocated cluster.
+    const pgHome = relocatedHome(path.join(data, 'pg'));
+    const hadRelocated = fs.existsSync(pgHome);
+    const refused = spawnSync('npm', ['run', '-s', 'clean'], { cwd: clone, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    if (refused.status === 0 || !/--yes/.test(refused.stderr)) throw new Error(`npm run clean without a terminal or --yes did not refuse:\n${refused.stderr}`);
+    const clean = spawnSync('npm', ['run', '-s', 'clean', '--', '--yes'], { cwd: clone, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    process.stderr.write(clean.stderr);
+    if (clean.status !== 0) throw new Error(`npm run clean -- --yes failed (${clean.status})`);
+    if (fs.existsSync(data) || fs.existsSync(pgHome)) throw new Error(`npm run clean left ${fs.existsSync(data) ? data : pgHome}`);
+    if (process.getuid() === 0 && !hadRelocated) throw new Error(`as root PostgreSQL's data was expected in ${pgHome}`);
     svc.log('local runner from a private clone: ok');
   } finally {
     fs.rmSync(base, { recursive: true, force: true });
     fs.rmSync(data, { recursive: true, force: true });
     // Where the runner kept PostgreSQL's data when the postgres user could not enter `data` (see scripts/lib/postgres.js).
-    const hash = require('node:crypto').createHash('sha256').update(path.join(data, 'pg')).digest('hex').slice(0, 12);
-    fs.rmSync(path.join('/var/tmp', `scanlink-${hash}`), { recursive: true, force: true });
+    fs.rmSync(relocatedHome(path.join(data, 'pg')), { recursive: true, force: true });
   }
 }
 

@@ -1,6 +1,7 @@
 /* `npm run bench:render`: rendering throughput and memory, measured within one run so the ratios hold on any machine.
  * Prints figures only (no assertions). */
 import QRCode from 'qrcode';
+import sharp from 'sharp';
 import { BODY_SHAPES, Design, parseDesign } from '../src/modules/rendering/design';
 import { drawSvg, encodeMatrix } from '../src/modules/rendering/qr-svg';
 import { RenderingService } from '../src/modules/rendering/rendering.service';
@@ -73,11 +74,25 @@ async function main(): Promise<void> {
   const rendering = new RenderingService();
   sampleRss();
   console.log(`\nPeak RSS after the SVG figures: ${(peakRss / 1024 / 1024).toFixed(0)} MB`);
-  console.log('\nPNG (styled design above, through sharp)');
+  console.log('\nPNG: sharp encoding a raw one-channel buffer of the same size (the limit) vs rendered designs, same run');
+  console.log('(raw buffer: the plain design\'s own pixels, so both sides compress the same content)');
+  const logo = await sharp({ create: { width: 300, height: 200, channels: 4, background: '#c62828' } }).png().toBuffer();
+  const [label, payload] = payloads[0];
+  const designs: Array<[string, Design, Buffer | null]> = [
+    ['plain', parseDesign({}), null],
+    ['logo', parseDesign({ logo: { url: 'https://example.com/logo.png' } }), logo],
+    ['framed', parseDesign({ frame: { style: 'banner_bottom', text: 'Scan for the menu' } }), null],
+    ['styled (dots, gradient)', styled, null],
+  ];
   for (const size of [300, 1000, 4000]) {
-    const [label, payload] = payloads[0];
-    const ops = await opsPerSecond(() => rendering.renderPng(payload, styled, null, size), size === 4000 ? budget * 2 : budget);
-    console.log(`  ${label.padEnd(16)} ${String(size).padStart(4)} px   ${fmt(ops).padStart(6)} /s   ${fmt(1000 / ops).padStart(6)} ms each`);
+    const t = size === 4000 ? budget * 2 : budget;
+    const pixels = await sharp(await rendering.renderPng(payload, designs[0][1], null, size)).greyscale().raw().toBuffer();
+    const raw = await opsPerSecond(() => sharp(pixels, { raw: { width: size, height: size, channels: 1 } }).png({ compressionLevel: 6 }).toBuffer(), t);
+    console.log(`  ${label} ${String(size).padStart(4)} px  raw encode ${fmt(raw).padStart(6)} /s`);
+    for (const [name, design, withLogo] of designs) {
+      const ops = await opsPerSecond(() => rendering.renderPng(payload, design, withLogo, size), t);
+      console.log(`    ${name.padEnd(24)} ${fmt(ops).padStart(6)} /s   ${fmt(1000 / ops).padStart(6)} ms each   ${((ops / raw) * 100).toFixed(0).padStart(3)} % of raw`);
+    }
   }
   sampleRss();
   console.log(`\nPeak RSS (whole run, 4000 px PNGs included): ${(peakRss / 1024 / 1024).toFixed(0)} MB`);

@@ -17,6 +17,10 @@ import { Migration20261125010000_scan_ingest_speed } from './Migration2026112501
 import { Migration20261125120000_link_controls } from './Migration20261125120000_link_controls';
 import { Migration20261125150000_analytics_second_edition } from './Migration20261125150000_analytics_second_edition';
 import { Migration20261125160000_storage_deletes } from './Migration20261125160000_storage_deletes';
+import { Migration20261125150000_gs1_ownership } from './Migration20261125150000_gs1_ownership';
+import { Migration20261125151000_domain_claims } from './Migration20261125151000_domain_claims';
+import { Migration20261125160000_members } from './Migration20261125160000_members';
+import { Migration20261125161000_audit_log } from './Migration20261125161000_audit_log';
 import { Migration20261125170000_gs1_reservations } from './Migration20261125170000_gs1_reservations';
 
 /** Applied in this order by `npm run migrate`, the local runner and the test runner. */
@@ -40,5 +44,9 @@ export const migrationsList = [
   { name: 'Migration20261125120000_link_controls', class: Migration20261125120000_link_controls },
   { name: 'Migration20261125150000_analytics_second_edition', class: Migration20261125150000_analytics_second_edition },
   { name: 'Migration20261125160000_storage_deletes', class: Migration20261125160000_storage_deletes },
+  { name: 'Migration20261125150000_gs1_ownership', class: Migration20261125150000_gs1_ownership },
+  { name: 'Migration20261125151000_domain_claims', class: Migration20261125151000_domain_claims },
+  { name: 'Migration20261125160000_members', class: Migration20261125160000_members },
+  { name: 'Migration20261125161000_audit_log', class: Migration20261125161000_audit_log },
   { name: 'Migration20261125170000_gs1_reservations', class: Migration20261125170000_gs1_reservations },
 ];

@@ -2,7 +2,7 @@
 'use strict';
 /* `npm run local`: everything a new user needs on one machine. Installs what is missing, starts PostgreSQL and Redis
  * (unless DATABASE_URL / REDIS_URL point elsewhere), migrates, starts api + scan + worker, and prints the URLs and a
- * demo API key. Ctrl-C or SIGTERM stops every child. */
+ * demo API key. Ctrl-C or SIGTERM stops every child. `--reset` first removes this clone's data (scripts/lib/clean.js). */
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawn, spawnSync } = require('node:child_process');
@@ -131,12 +131,16 @@ async function main() {
   // Logs: pretty for a person's terminal, JSON when the output goes to a file or a collector (LOG_FORMAT overrides).
   env.LOG_FORMAT ??= process.stdout.isTTY ? 'pretty' : 'json';
   await checkPorts(env);
+  let pgData;
   if (!env.DATABASE_URL) {
     const port = Number(process.env.LOCAL_PG_PORT || 54320);
-    svc.log(`starting PostgreSQL on 127.0.0.1:${port} (data in ${path.join(dir, 'pg')})…`);
+    // Where the data really is comes after the start: as root it may be kept outside the data directory (postgres.js
+    // says why), so this line names no directory.
+    svc.log(`starting PostgreSQL on 127.0.0.1:${port}…`);
     const pg = await svc.startPostgres({ port, dir: path.join(dir, 'pg'), fresh: false, fast: false });
     stoppers.push(pg.stop);
     env.DATABASE_URL = pg.url;
+    pgData = pg.dataDir;
   }
   if (!env.REDIS_URL) {
     const port = Number(process.env.LOCAL_REDIS_PORT || 63790);
@@ -159,6 +163,13 @@ async function main() {
   const apiBase = (env.API_BASE_URL || `http://localhost:${port}/v1`).replace(/\/+$/, '');
   const scanBase = (env.SCAN_BASE_URL || `http://localhost:${scanPort}`).replace(/\/+$/, '');
   const apiOrigin = new URL(apiBase).origin;
+  // A one-time sign-in link (15 minutes) for the demo owner: POST its token to /v1/session/link/verify.
+  let signIn = '(could not be created)';
+  try {
+    signIn = cli(env, ['sign-in-link', '--email', 'demo@scanlink.local']).url;
+  } catch (err) {
+    svc.log(`sign-in link: ${err.message}`);
+  }
   process.stdout.write(
     [
       '',
@@ -170,9 +181,11 @@ async function main() {
       `  Worker:        http://localhost:${Number(env.WORKER_PORT || 3002)}/health/ready  (health and metrics only)`,
       `  Images:        ${(env.IMAGE_BASE_URL || `${scanBase}/images`).replace(/\/+$/, '')}`,
       `  Demo API key:  ${demo.api_key}   (workspace ${demo.organization_id}, plan pro)`,
+      `  Demo sign-in:  ${signIn}   (owner demo@scanlink.local; one use, 15 minutes; docs/members.md)`,
       `  Webhooks:      receivers on ${env.WEBHOOK_ALLOW_HOSTS} allowed over plain http (WEBHOOK_ALLOW_HOSTS; development only)`,
+      `  Data:          ${dir}${pgData && !pgData.startsWith(dir + path.sep) ? ` (PostgreSQL's in ${pgData})` : ''}; npm run clean removes it`,
       '',
-      `  Try: curl -H "Authorization: Bearer ${demo.api_key}" ${apiBase}/me`,
+      `  Try: curl -w '\\n' -H "Authorization: Bearer ${demo.api_key}" ${apiBase}/me`,
       '  Press Ctrl-C to stop.',
       '',
     ].join('\n') + '\n',
@@ -185,8 +198,8 @@ async function main() {
  * process group of its own (same script, SCANLINK_LOCAL_SUPERVISOR=1) and passes it any SIGINT/SIGTERM/SIGHUP; the
  * supervisor stops api, scan and worker first, then Redis, then PostgreSQL.
  */
-function superviseDetached() {
-  const child = spawn(process.execPath, [__filename, ...process.argv.slice(2)], {
+function superviseDetached(args) {
+  const child = spawn(process.execPath, [__filename, ...args], {
     detached: true,
     stdio: 'inherit',
     env: { ...process.env, SCANLINK_LOCAL_SUPERVISOR: '1' },
@@ -205,5 +218,21 @@ if (process.env.SCANLINK_LOCAL_SUPERVISOR === '1') {
     void shutdown(1);
   });
 } else {
-  superviseDetached();
+  // `--reset` (`--yes` to skip the question): remove this clone's data first, asking here, in the terminal's process
+  // group (the supervisor's own group may not read the terminal), then start afresh.
+  const args = process.argv.slice(2);
+  const reset = args.includes('--reset');
+  const rest = args.filter((a) => !['--reset', '--yes', '-y'].includes(a));
+  const start = () => superviseDetached(rest);
+  if (!reset) start();
+  else
+    require('./lib/clean')
+      .cleanLocalData({ yes: args.includes('--yes') || args.includes('-y') })
+      .then(
+        (removed) => (removed ? start() : process.exit(1)),
+        (err) => {
+          svc.log(`error: ${err.message}`);
+          process.exit(1);
+        },
+      );
 }

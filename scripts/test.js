@@ -37,14 +37,21 @@ async function main() {
       }
       // Migrations run in their own process: loading the entities inside Jest's parent process (globalSetup) leaks
       // MikroORM metadata into the test contexts.
-      svc.run(process.execPath, [path.join(svc.ROOT, 'node_modules', 'ts-node', 'dist', 'bin.js'), '--transpile-only', '-P', path.join(svc.ROOT, 'tsconfig.json'), path.join(svc.ROOT, 'src', 'migrate.ts')], { env });
+      // Each applied migration is named once (its stderr line); the JSON summary on stdout is for scripts, not people.
+      svc.run(process.execPath, [path.join(svc.ROOT, 'node_modules', 'ts-node', 'dist', 'bin.js'), '--transpile-only', '-P', path.join(svc.ROOT, 'tsconfig.json'), path.join(svc.ROOT, 'src', 'migrate.ts')], {
+        env,
+        stdio: ['ignore', 'ignore', 2],
+      });
     }
-    const results = path.join(dir, 'jest-results.json');
     fs.mkdirSync(dir, { recursive: true });
     const jest = path.join(svc.ROOT, 'node_modules', 'jest', 'bin', 'jest.js');
     const select = unitOnly ? ['--selectProjects', 'unit'] : [];
+    // Jest's own report, then one summary line (test/setup/summary-reporter.js): no results file that this script would
+    // delete right after Jest named it. --selectProjects and --reporters come after the caller's arguments: each takes
+    // every value after it (test paths included).
+    const reporters = ['--reporters=default', `--reporters=${path.join(svc.ROOT, 'test', 'setup', 'summary-reporter.js')}`];
     code = await new Promise((resolve) => {
-      const child = spawn(process.execPath, [jest, '--ci', '--maxWorkers=2', '--json', `--outputFile=${results}`, ...select, ...jestArgs], {
+      const child = spawn(process.execPath, [jest, '--ci', '--maxWorkers=2', ...jestArgs, ...select, ...reporters], {
         cwd: svc.ROOT,
         env,
         stdio: 'inherit',
@@ -52,12 +59,6 @@ async function main() {
       jestChild = child;
       child.once('exit', (c) => resolve(c ?? 1));
     });
-    try {
-      const r = JSON.parse(fs.readFileSync(results, 'utf8'));
-      process.stdout.write(`\n${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests + r.numTodoTests} skipped\n`);
-    } catch {
-      /* jest printed its own failure */
-    }
   } finally {
     for (const stop of stoppers.reverse()) await stop().catch(() => undefined);
     fs.rmSync(dir, { recursive: true, force: true });

@@ -9,11 +9,15 @@ import { setPlan } from './modules/accounts/organizations.repository';
 import { PLAN_IDS, PlanId } from './common/auth/plan';
 import { loadPlans } from './modules/accounts/plans';
 import { DashboardAuthService } from './modules/tokens/dashboard-auth.service';
+import { createAuthToken, ensureOwner, findUserByEmail, LINK_TTL_MS, membershipOf } from './modules/members/members.repository';
+import { recordAudit } from './modules/audit/audit.repository';
+import { asActor } from './common/audit/audit-context';
 import { sweepStorageDeletes } from './modules/qr-codes/image-references.repository';
 import { pauseAboveLimit, purgeTrash, type PausedCode } from './modules/qr-codes/qr-lifecycle';
 import { CHANNELS } from './common/queue/channels';
 import { createRedis } from './common/redis/redis.provider';
 import { createStorage } from './modules/images/storage/storage.factory';
+import { findGs1Conflicts, grantPrefix, isCompanyPrefix, listPrefixes, revokePrefix } from './modules/qr-codes/gs1-ownership.repository';
 
 async function publishInvalidations(config: AppConfig, codes: PausedCode[]): Promise<void> {
   // Warnings to stderr: stdout carries only the command's JSON.
@@ -39,6 +43,23 @@ type Flags = Record<string, string | boolean | undefined>;
 
 class UsageError extends Error {}
 
+/** A refusal with its own error code (exit 1), e.g. a prefix another workspace holds. */
+class CommandError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly extras: Record<string, unknown> = {},
+  ) {
+    super(message);
+  }
+}
+
+function companyPrefix(flags: Flags): string {
+  const p = required(flags, 'prefix');
+  if (!isCompanyPrefix(p)) throw new UsageError('--prefix must be a GS1 company prefix: 4 to 12 digits');
+  return p;
+}
+
 const COMMANDS: Record<string, { flags: Record<string, { type: 'string' | 'boolean' }>; usage: string }> = {
   'org:create': {
     usage: 'org:create --name N --plan free|plus|pro|ultra|agency --email E [--env live|test] [--scopes a,b]',
@@ -57,6 +78,11 @@ const COMMANDS: Record<string, { flags: Record<string, { type: 'string' | 'boole
     flags: { org: { type: 'string' }, email: { type: 'string' }, unverified: { type: 'boolean' }, 'expires-in': { type: 'string' } },
   },
   'trash:empty': { usage: 'trash:empty --org ORG', flags: { org: { type: 'string' } } },
+  'gs1:prefix:add': { usage: 'gs1:prefix:add --org ORG --prefix DIGITS', flags: { org: { type: 'string' }, prefix: { type: 'string' } } },
+  'gs1:prefix:list': { usage: 'gs1:prefix:list [--org ORG]', flags: { org: { type: 'string' } } },
+  'gs1:prefix:remove': { usage: 'gs1:prefix:remove --prefix DIGITS [--org ORG]', flags: { org: { type: 'string' }, prefix: { type: 'string' } } },
+  'gs1:conflicts': { usage: 'gs1:conflicts', flags: {} },
+  'sign-in-link': { usage: 'sign-in-link --email E', flags: { email: { type: 'string' } } },
 };
 
 function required(flags: Flags, name: string): string {
@@ -95,6 +121,8 @@ export async function runCommand(command: string, flags: Flags, config: AppConfi
     case 'org:create': {
       const org = await accounts.createOrganization({ name: required(flags, 'name'), plan: plan(flags), email: required(flags, 'email') });
       const { key, secret } = await accounts.createKey(org.id, { name: 'Default key', scopes: scopes(flags), environment: env(flags) });
+      // The e-mail's user (created when new) becomes the workspace's owner.
+      await ensureOwner(orm.em.fork() as never, org.id, org.ownerEmail);
       return { organization_id: org.id, key_id: key.id, api_key: secret };
     }
     case 'key:create': {
@@ -110,11 +138,17 @@ export async function runCommand(command: string, flags: Flags, config: AppConfi
     case 'dashboard-token': {
       const org = await accounts.getOrganization(required(flags, 'org'));
       const expiresIn = nonNegativeInt(flags, 'expires-in') ?? 3600;
+      const email = typeof flags.email === 'string' ? flags.email : org.ownerEmail;
+      // A member's token names the user and their role; an address that is no member gets an operator token (owner).
+      const em = orm.em.fork() as never;
+      const user = await findUserByEmail(em, email);
+      const membership = user ? await membershipOf(em, org.id, user.id) : null;
       const token = await new DashboardAuthService(config).mint({
         organizationId: org.id,
-        email: typeof flags.email === 'string' ? flags.email : org.ownerEmail,
+        email,
         emailVerified: flags.unverified !== true,
         expiresInSeconds: expiresIn,
+        ...(user && membership?.status === 'active' ? { userId: user.id, role: membership.role } : {}),
       });
       return { token };
     }
@@ -124,6 +158,11 @@ export async function runCommand(command: string, flags: Flags, config: AppConfi
       const em = orm.em.fork();
       await setPlan(em, org.id, next);
       const paused = await pauseAboveLimit(em, org.id, plans[next].dynamic_qr_limit, plans[next].gs1_limit);
+      await recordAudit(
+        em,
+        { organizationId: org.id, action: 'organization.plan_changed', resource: { type: 'organization', id: org.id }, changes: { plan: [org.plan, next] } },
+        ...paused.map((p) => ({ organizationId: org.id, action: 'qr_code.paused', resource: { type: 'qr_code', id: p.id }, changes: { status: ['live', 'paused'] as [unknown, unknown] } })),
+      );
       if (paused.length) await publishInvalidations(config, paused);
       return { organization_id: org.id, plan: next, paused: paused.map((p) => p.id) };
     }
@@ -132,6 +171,42 @@ export async function runCommand(command: string, flags: Flags, config: AppConfi
       const { deleted, orphanKeys } = await purgeTrash(orm.em.fork(), { organizationId: org.id, gs1RetirementDays: config.gs1RetirementDays });
       await deleteStoredObjects(orm.em.fork(), config, orphanKeys);
       return { organization_id: org.id, deleted };
+    }
+    case 'gs1:prefix:add': {
+      const org = await accounts.getOrganization(required(flags, 'org'));
+      const result = await grantPrefix(orm.em.fork(), org.id, companyPrefix(flags));
+      if ('heldBy' in result) {
+        throw new CommandError('gs1_prefix_taken', `The prefix ${result.heldBy.prefix} (overlapping ${String(flags.prefix)}) is granted to another workspace; a prefix belongs to one workspace`, {
+          prefix: result.heldBy.prefix,
+        });
+      }
+      return result.granted;
+    }
+    case 'gs1:prefix:list': {
+      const org = typeof flags.org === 'string' ? await accounts.getOrganization(flags.org) : undefined;
+      return { prefixes: await listPrefixes(orm.em.fork(), org?.id) };
+    }
+    case 'gs1:prefix:remove': {
+      const org = typeof flags.org === 'string' ? await accounts.getOrganization(flags.org) : undefined;
+      const prefix = companyPrefix(flags);
+      const removed = await revokePrefix(orm.em.fork(), prefix, org?.id);
+      if (!removed) throw new ApiException('not_found', `No such granted prefix: '${prefix}'${org ? ` for ${org.id}` : ''}`);
+      return { ...removed, removed: true };
+    }
+    case 'gs1:conflicts': {
+      const conflicts = await findGs1Conflicts(orm.em.fork());
+      return { conflicts, count: conflicts.length };
+    }
+    case 'sign-in-link': {
+      const em = orm.em.fork() as never;
+      const user = await findUserByEmail(em, required(flags, 'email'));
+      if (!user) throw new ApiException('not_found', `No user with the e-mail ${String(flags.email)}`);
+      const token = await createAuthToken(em, 'sign_in', user.id, LINK_TTL_MS);
+      return {
+        url: `${new URL(config.apiBaseUrl).origin}/app/sign-in?token=${token}`,
+        token,
+        expires_at: new Date(Date.now() + LINK_TTL_MS).toISOString(),
+      };
     }
     default:
       throw new UsageError(`Unknown command '${command}'. Commands:\n${Object.values(COMMANDS).map((c) => `  ${c.usage}`).join('\n')}`);
@@ -196,13 +271,14 @@ export async function main(): Promise<void> {
     fail('database_unavailable', `Cannot connect to PostgreSQL: ${err.message}`, 69),
   );
   try {
-    const result = await runCommand(command, flags, config, orm);
+    const result = await asActor({ type: 'system', id: 'cli' }, () => runCommand(command, flags, config, orm));
     process.stdout.write(`${JSON.stringify(result)}\n`);
     await orm.close();
     process.exit(0);
   } catch (err) {
     await orm.close().catch(() => undefined);
     if (err instanceof UsageError) fail('usage', `${err.message}. Usage: ${spec.usage}`, 64);
+    if (err instanceof CommandError) fail(err.code, err.message, 1, err.extras);
     if (err instanceof ApiException) {
       const { retryAfter: _r, ...extras } = err.extras;
       fail(err.code, err.message, 1, extras);

@@ -9,6 +9,7 @@ import { WebhookEndpoint } from './modules/webhooks/webhook-endpoint.entity';
 import { Domain } from './modules/domains/domain.entity';
 import { UploadedFile } from './modules/files/file.entity';
 import { Template } from './modules/templates/template.entity';
+import { AuditEntry } from './modules/audit/audit-entry.entity';
 
 /** Every entity of the service, in one list for the ORM configuration. */
-export const ENTITIES = [Organization, ApiKey, Folder, QrCode, EventRecord, WebhookEndpoint, WebhookDelivery, Batch, BatchItem, Domain, UploadedFile, Template];
+export const ENTITIES = [Organization, ApiKey, Folder, QrCode, EventRecord, WebhookEndpoint, WebhookDelivery, Batch, BatchItem, Domain, UploadedFile, Template, AuditEntry];

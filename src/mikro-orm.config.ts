@@ -2,6 +2,7 @@ import { defineConfig } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import { migrationsList } from '../migrations';
 import { ENTITIES } from './entities';
+import { AuditSubscriber } from './modules/audit/audit-subscriber';
 
 /** One ORM configuration for the three processes, the CLI and the migration runner. Entities and migrations are
  * listed explicitly so the same code runs compiled (dist/) and under ts-jest. */
@@ -9,6 +10,8 @@ export function ormConfig(databaseUrl: string, opts: { debug?: boolean; poolMax?
   return defineConfig({
     clientUrl: databaseUrl,
     entities: ENTITIES,
+    // The audit log: every flushed change of an audited entity is recorded in the same transaction.
+    subscribers: [new AuditSubscriber()],
     discovery: { disableDynamicFileAccess: true, requireEntitiesArray: true },
     extensions: [Migrator],
     migrations: { migrationsList, tableName: 'mikro_orm_migrations', transactional: true, allOrNothing: true, snapshot: false },

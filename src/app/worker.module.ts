@@ -12,6 +12,7 @@ import { outboxModule } from './outbox';
 import { QrCodesWorkerModule } from '../modules/qr-codes/qr-codes-worker.module';
 import { BatchesWorkerModule } from '../modules/batches/batches-worker.module';
 import { EventsWorkerModule } from '../modules/events/events-worker.module';
+import { AuditWorkerModule } from '../modules/audit/audit-worker.module';
 import { WebhooksWorkerModule } from '../modules/webhooks/webhooks-worker.module';
 
 /** The worker process: Bull processors and scheduled tasks, and on WORKER_PORT health and metrics only. Only this module
@@ -21,7 +22,7 @@ export class WorkerModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: WorkerModule,
-      imports: [CoreModule.forRoot(config), outboxModule(), ScheduleModule.forRoot(), QrCodesWorkerModule, BatchesWorkerModule, EventsWorkerModule, WebhooksWorkerModule, AnalyticsWorkerModule, DomainsWorkerModule, HealthModule, MetricsWorkerModule],
+      imports: [CoreModule.forRoot(config), outboxModule(), ScheduleModule.forRoot(), QrCodesWorkerModule, BatchesWorkerModule, EventsWorkerModule, AuditWorkerModule, WebhooksWorkerModule, AnalyticsWorkerModule, DomainsWorkerModule, HealthModule, MetricsWorkerModule],
       providers: [{ provide: APP_FILTER, useClass: ApiExceptionFilter }],
     };
   }

@@ -16,7 +16,8 @@ export function randomBase62(length: number): string {
 }
 
 export type IdPrefix =
-  | 'qr' | 'sqr' | 'fld' | 'batch' | 'evt' | 'key' | 'org' | 'we' | 'wd' | 'dom' | 'tpl' | 'req' | 'lead' | 'bi' | 'scan' | 'file';
+  | 'qr' | 'sqr' | 'fld' | 'batch' | 'evt' | 'key' | 'org' | 'we' | 'wd' | 'dom' | 'tpl' | 'req' | 'lead' | 'bi' | 'scan' | 'file'
+  | 'usr' | 'mem' | 'ses' | 'atk' | 'aud';
 
 /** Prefixed resource id: `<prefix>_` + 20 base62 characters. */
 export function newId(prefix: IdPrefix): string {

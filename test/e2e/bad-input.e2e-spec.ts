@@ -1,5 +1,7 @@
 import { DashboardAuthService } from '../../src/modules/tokens/dashboard-auth.service';
 import { createOrg, http, startApi, startScan, TestApp, TestOrg } from '../setup/app';
+import { callTool, httpClient } from '../setup/mcp';
+import { addMember, signIn } from '../setup/members';
 
 type Schema = { $ref?: string; type?: string; properties?: Record<string, Schema>; items?: Schema; allOf?: Schema[] };
 interface Operation {
@@ -7,6 +9,8 @@ interface Operation {
   path: string;
   params: { name: string; in: string; schema?: Schema }[];
   body?: Schema;
+  /** The operation takes a dashboard session token only (members, users, session switch). */
+  sessionOnly?: boolean;
 }
 
 const BAD_STRINGS: [string, string][] = [
@@ -14,6 +18,12 @@ const BAD_STRINGS: [string, string][] = [
   ['an escape character', 'a\u001bb'],
   ['a lone surrogate', 'a\ud800b'],
 ];
+
+/** Object keys named like `Object.prototype` members: unknown fields wherever they appear (never a 500, never ignored). */
+const PROTOTYPE_KEYS = ['constructor', '__proto__', 'toString', 'valueOf', 'hasOwnProperty', 'isPrototypeOf', 'propertyIsEnumerable', 'toLocaleString', '__defineGetter__', '__lookupSetter__'];
+
+/** `{[key]: value}` as an own property, `__proto__` included (an object literal would set the prototype instead). */
+const own = (key: string, value: unknown): Record<string, unknown> => JSON.parse(`{${JSON.stringify(key)}:${JSON.stringify(value)}}`);
 
 /**
  * Bad input on every operation of the OpenAPI document: U+0000, other C0 controls and lone surrogates in any body
@@ -24,6 +34,7 @@ describe('bad input on every documented operation', () => {
   let api: TestApp;
   let org: TestOrg;
   let token: string;
+  let memberToken: string;
   let operations: Operation[];
   let components: Record<string, Schema>;
 
@@ -33,13 +44,17 @@ describe('bad input on every documented operation', () => {
     if (s.allOf) return resolve(s.allOf[0]);
     return s;
   };
-  const credential = (path: string) => (path.startsWith('/v1/tokens') ? token : org.apiKey);
+  const credential = (path: string) =>
+    path.startsWith('/v1/tokens') ? token : operations.find((o) => o.path === path && o.sessionOnly) ? memberToken : org.apiKey;
   const urlOf = (op: Operation) => op.path.replace(/\{(\w+)\}/g, 'xyz0000000000000000');
 
   beforeAll(async () => {
     api = await startApi();
     org = await createOrg(api, { plan: 'pro' });
     token = await api.app.get(DashboardAuthService).mint({ organizationId: org.organizationId, email: 'o@example.com', emailVerified: true, expiresInSeconds: 600 });
+    const owner = `bad-input-${org.organizationId.toLowerCase()}@example.com`;
+    await addMember(api, org.organizationId, owner, 'owner');
+    memberToken = (await signIn(api, owner)).token;
     const doc = (await http(api.origin, 'GET', '/docs/openapi.json')).body;
     components = doc.components?.schemas ?? {};
     operations = [];
@@ -51,6 +66,7 @@ describe('bad input on every documented operation', () => {
           path,
           params: op.parameters ?? [],
           body: op.requestBody?.content?.['application/json']?.schema,
+          sessionOnly: Array.isArray(op.security) && op.security.length > 0 && op.security.every((s: object) => Object.keys(s).join() === 'dashboard_token'),
         });
       }
     }
@@ -123,6 +139,79 @@ describe('bad input on every documented operation', () => {
     // Just under the limit is read (and then judged on its content: a name that long is a 400 naming it).
     const under = await http(api.origin, 'POST', '/v1/folders', { key: org.apiKey, rawBody: JSON.stringify({ name: 'x'.repeat(2 * 1024 * 1024 - 20) }) });
     expect400(under, 'a body just under the limit', 'name');
+  });
+
+  it('refuses prototype-named keys at the top of every body, and under every body field at several depths, with 400 naming them', async () => {
+    let checked = 0;
+    for (const op of operations.filter((o) => o.body)) {
+      const props = Object.keys(resolve(op.body)?.properties ?? {});
+      for (const key of PROTOTYPE_KEYS) {
+        const res = await http(api.origin, op.method, urlOf(op), { key: credential(op.path), rawBody: JSON.stringify(own(key, 'x')) });
+        expect400(res, `${op.method} ${op.path} body.${key}`, key);
+        checked++;
+      }
+      for (const [i, prop] of props.entries()) {
+        const key = PROTOTYPE_KEYS[i % PROTOTYPE_KEYS.length];
+        const shapes: [unknown, string][] = [
+          [own(key, 'x'), `${prop}.${key}`],
+          [[own(key, {})], `${prop}[0].${key}`],
+          [{ a: [{ b: own(key, 1) }] }, `${prop}.a[0].b.${key}`],
+        ];
+        for (const [value, field] of shapes) {
+          const res = await http(api.origin, op.method, urlOf(op), { key: credential(op.path), rawBody: `{${JSON.stringify(prop)}:${JSON.stringify(value)}}` });
+          expect400(res, `${op.method} ${op.path} ${field}`, field);
+          checked++;
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(100);
+  });
+
+  it('refuses prototype-named keys where the issue found them: target, design, design.colors, GS1 attributes, batch items, query strings', async () => {
+    const key = org.apiKey;
+    const cases: [string, string, Record<string, unknown>, string][] = [];
+    for (const name of PROTOTYPE_KEYS) {
+      cases.push(
+        ['POST', '/v1/qr-codes', { target: { type: 'url', destination: 'https://example.com', ...own(name, {}) } }, `target.${name}`],
+        ['POST', '/v1/qr-codes', { target: { type: 'url', destination: 'https://example.com' }, design: own(name, { a: 1 }) }, `design.${name}`],
+        ['POST', '/v1/qr-codes', { target: { type: 'url', destination: 'https://example.com' }, design: { colors: own(name, '#000000') } }, `design.colors.${name}`],
+        ['POST', '/v1/qr-codes', { type: 'gs1', primary_key: { ai: '01', value: '09506000134352' }, destination: 'https://example.com', attributes: own(name, '271231') }, `attributes.${name}`],
+        ['POST', '/v1/batches', { items: [{ target: { type: 'text', text: 'x', ...own(name, 'y') } }] }, `items[0].target.${name}`],
+      );
+    }
+    for (const [method, path, body, field] of cases) {
+      expect400(await http(api.origin, method, path, { key, rawBody: JSON.stringify(body) }), `${path} ${field}`, field);
+    }
+    for (const name of ['constructor', 'toString', 'valueOf', 'hasOwnProperty']) {
+      expect400(await http(api.origin, 'GET', `/v1/qr-codes?${name}=1`, { key }), `query ${name}`, name);
+    }
+    // Nothing was created by any of them.
+    const list = await http(api.origin, 'GET', '/v1/qr-codes?limit=100', { key });
+    expect(list.body.data.filter((c: { target: { destination?: string } }) => c.target.destination === 'https://example.com')).toEqual([]);
+  });
+
+  it('refuses prototype-named keys in MCP tool arguments (create_qr_code) with 400 naming them, never a 500', async () => {
+    const client = await httpClient(api.origin, org.apiKey);
+    try {
+      for (const name of ['constructor', 'toString', 'valueOf', 'hasOwnProperty']) {
+        for (const [args, field] of [
+          [{ target: { type: 'url', destination: 'https://example.com/mcp', ...own(name, {}) } }, `params.arguments.target.${name}`],
+          [{ target: { type: 'url', destination: 'https://example.com/mcp' }, design: { colors: own(name, '#000000') } }, `params.arguments.design.colors.${name}`],
+        ] as const) {
+          // The JSON body parser refuses the request before the MCP transport reads it: the SDK reports the 400.
+          const err: Error = await callTool(client, 'create_qr_code', args).then(
+            () => new Error('accepted'),
+            (e: Error) => e,
+          );
+          expect(err.message).toContain('"code":"invalid_request"');
+          expect(err.message).toContain(`"field":"${field}"`);
+        }
+      }
+      const list = await callTool(client, 'list_qr_codes', { limit: 100 });
+      expect(list.body.data.filter((c: { target: { destination?: string } }) => c.target.destination === 'https://example.com/mcp')).toEqual([]);
+    } finally {
+      await client.close();
+    }
   });
 
   it('names nested fields: target text, tags[] and batch items', async () => {

@@ -1,7 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { assertMatchesOpenApi } from '../setup/openapi-check';
+import { randomGtin } from '../../src/modules/gs1/testing/random-gtin';
 import { createOrg, http, startApi, TestApp } from '../setup/app';
+import { spawnProcess } from '../setup/processes';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -78,7 +80,7 @@ describe('first hour', () => {
   it('the OpenAPI document declares security, headers, Idempotency-Key and the design schema, and no GS1', async () => {
     const doc = (await http(t.origin, 'GET', '/docs/openapi.json')).body;
     expect(doc.paths['/health'].get.security).toEqual([]);
-    expect(doc.info.license.name).toMatch(/UNLICENSED/);
+    expect(doc.info.license).toEqual({ name: 'MIT', url: 'https://opensource.org/license/mit' });
     expect(JSON.stringify(doc.info)).not.toMatch(/GS1/);
     const create = doc.paths['/v1/qr-codes'].post;
     expect(create.parameters).toContainEqual({ $ref: '#/components/parameters/IdempotencyKey' });
@@ -86,7 +88,7 @@ describe('first hour', () => {
     expect(create.description).toMatch(/Wi-Fi/);
     expect(doc.paths['/v1/events'].get.description).toMatch(/empty until a webhook endpoint subscribes/);
     const design = doc.components.schemas.DesignDto;
-    expect(Object.keys(design.properties)).toEqual(['error_correction', 'colors', 'gradient', 'shapes', 'eye_colors', 'logo', 'transparent_background']);
+    expect(Object.keys(design.properties)).toEqual(['error_correction', 'colors', 'gradient', 'shapes', 'eye_colors', 'logo', 'transparent_background', 'frame']);
     expect(doc.components.schemas.CreateQrCodeDto.properties.folder_id).toMatchObject({ type: 'string', nullable: true });
   });
 
@@ -104,6 +106,68 @@ describe('first hour', () => {
       expect(res.status).toBe(400);
       expect(res.body.error.field).toBe('url');
       expect(res.body.error.message).toMatch(/WEBHOOK_ALLOW_HOSTS/);
+    }
+  });
+
+  it('the document and its key scheme say where the key comes from and that Swagger UI adds "Bearer " itself', async () => {
+    const doc = (await http(t.origin, 'GET', '/docs/openapi.json')).body;
+    for (const text of [doc.info.description, doc.components.securitySchemes.api_key.description]) {
+      expect(text).toContain('npm run local');
+      expect(text).toContain('org:create');
+      expect(text).toMatch(/paste the key alone: Swagger UI (adds|sends) `(Authorization: )?Bearer /i);
+    }
+    expect(doc.info.description).toContain('docker compose exec api node dist/src/cli.js org:create');
+  });
+
+  it('"Bearer Bearer <key>" (the key pasted with its scheme into Swagger UI) is a 401 that says Bearer is doubled', async () => {
+    const org = await createOrg(t);
+    for (const authorization of [`Bearer Bearer ${org.apiKey}`, `bearer  BEARER ${org.apiKey}`, 'Bearer Bearer']) {
+      const res = await http(t.origin, 'GET', '/v1/me', { headers: { authorization } });
+      expect(res.status).toBe(401);
+      expect(res.body.error.code).toBe('unauthorized');
+      expect(res.body.error.message).toMatch(/says "Bearer" twice/);
+      expect(res.body.error.message).toContain('paste the key alone');
+    }
+    // Other bad headers keep their own messages.
+    const malformed = await http(t.origin, 'GET', '/v1/me', { headers: { authorization: `Token ${org.apiKey}` } });
+    expect(malformed.body.error.message).not.toMatch(/twice/);
+    expect((await http(t.origin, 'GET', '/v1/me', { key: org.apiKey })).status).toBe(200);
+  });
+});
+
+/** The api's access log as an operator reads it: one JSON line per request, error answers with their envelope code. */
+describe('access lines of error answers', () => {
+  it('carry the error code, including codes with digits (409 gs1_identifier_taken) and the doubled-Bearer 401', async () => {
+    const t = await startApi();
+    const api = await spawnProcess('api', { LOG_LEVEL: 'info', LOG_FORMAT: 'json' });
+    try {
+      const org = await createOrg(t, { plan: 'pro' });
+      const body = { type: 'gs1', primary_key: { ai: '01', value: randomGtin() }, destination: 'https://brand.example/product' };
+      expect((await http(api.origin, 'POST', '/v1/qr-codes', { key: org.apiKey, body })).status).toBe(201);
+      const taken = await http(api.origin, 'POST', '/v1/qr-codes', { key: org.apiKey, body });
+      expect(taken.status).toBe(409);
+      const conflictKey = { 'idempotency-key': `first-hour-${Date.now()}` };
+      const named = (name: string) => ({ target: { type: 'url', destination: 'https://example.com' }, name });
+      expect((await http(api.origin, 'POST', '/v1/qr-codes', { key: org.apiKey, body: named('a'), headers: conflictKey })).status).toBe(201);
+      const conflict = await http(api.origin, 'POST', '/v1/qr-codes', { key: org.apiKey, body: named('b'), headers: conflictKey });
+      expect(conflict.status).toBe(409);
+      const doubled = await http(api.origin, 'GET', '/v1/me', { headers: { authorization: `Bearer Bearer ${org.apiKey}` } });
+      expect(doubled.status).toBe(401);
+      const lineOf = (requestId: string | null) =>
+        api
+          .output()
+          .split('\n')
+          .filter((l) => l.startsWith('{'))
+          .map((l) => JSON.parse(l) as Record<string, unknown>)
+          .find((l) => l.request_id === requestId && 'status' in l);
+      await new Promise((r) => setTimeout(r, 200)); // the access line is written once the answer has gone
+      expect(lineOf(taken.headers.get('request-id'))).toMatchObject({ status: 409, code: 'gs1_identifier_taken', path: '/v1/qr-codes' });
+      expect(lineOf(conflict.headers.get('request-id'))).toMatchObject({ status: 409, code: 'idempotency_conflict' });
+      expect(lineOf(doubled.headers.get('request-id'))).toMatchObject({ status: 401, code: 'unauthorized' });
+      expect(api.output()).not.toContain(org.apiKey);
+    } finally {
+      await api.stop();
+      await t.close();
     }
   });
 });

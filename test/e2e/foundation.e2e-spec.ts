@@ -23,6 +23,7 @@ describe('API foundation', () => {
         key_prefix: org.apiKey.slice(0, 12),
         scopes: ['qr:read'],
         environment: 'test',
+        usage: { storage_bytes: 0, files: 0 },
       });
       expect(res.headers.get('request-id')).toMatch(/^req_[0-9A-Za-z]{16,}$/);
       expect(res.headers.get('scanlink-version')).toBe('2026-02-08');

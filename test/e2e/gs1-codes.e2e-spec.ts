@@ -141,11 +141,17 @@ describe('GS1 Digital Link codes', () => {
       const taken = await post(body, other);
       expect(taken.status).toBe(409);
       expect(taken.body.error).toMatchObject({ code: 'gs1_identifier_taken', gs1_code: 'GS1_IDENTIFIER_TAKEN' });
-      // Attributes are not part of the identifier; another lot is another identifier.
+      // Attributes are not part of the identifier; another lot is another identifier, but the GTIN's subtree belongs
+      // to the workspace holding it (docs/gs1.md "Ownership"): only that workspace may add lots.
       expect((await post({ ...body, attributes: { '17': '300101' } }, other)).status).toBe(409);
-      expect((await post(gs1(gtin, { qualifiers: [{ ai: '10', value: 'L2' }] }), other)).status).toBe(201);
+      const otherLot = await post(gs1(gtin, { qualifiers: [{ ai: '10', value: 'L2' }] }), other);
+      expect(otherLot.status).toBe(409);
+      expect(otherLot.body.error).toMatchObject({ code: 'gs1_identifier_taken', gs1_code: 'GS1_IDENTIFIER_TAKEN' });
+      const ownLot = await post(gs1(gtin, { qualifiers: [{ ai: '10', value: 'L3' }] }));
+      expect(ownLot.status).toBe(201);
 
       expect((await http(api.origin, 'DELETE', `/v1/qr-codes/${first.body.id}`, { key: org.apiKey })).status).toBe(200);
+      expect((await http(api.origin, 'DELETE', `/v1/qr-codes/${ownLot.body.id}`, { key: org.apiKey })).status).toBe(200);
       expect((await post(body, other)).body.error.code).toBe('gs1_identifier_taken');
       await purgeTrash(db(api), { organizationId: org.organizationId, gs1RetirementDays: 365 });
       const retired = await post(body, other);

@@ -87,7 +87,7 @@ describe('health: live and ready', () => {
         const ready = await http(t.origin, 'GET', '/health/ready');
         expect(ready.status).toBe(503);
         expect(ready.body.status).toBe('degraded');
-        expect(ready.body.checks).toMatchObject({ postgres: 'ok', migrations: 'ok', redis: expect.stringMatching(/^error: /) });
+        expect(ready.body.checks).toMatchObject({ postgres: 'ok', migrations: 'ok', redis: 'error' });
         expect((await http(t.origin, 'GET', '/health')).status).toBe(503);
         expect((await http(t.origin, 'GET', '/health/live')).status).toBe(200);
       }

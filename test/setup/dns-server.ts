@@ -8,6 +8,8 @@ const { Packet } = dns2;
  */
 export class TestDnsServer {
   private readonly txt = new Map<string, string[]>();
+  /** Names answered with an error code (2 SERVFAIL, 5 REFUSED) or not answered at all ('drop': the lookup times out). */
+  private readonly failing = new Map<string, number | 'drop'>();
   private server?: ReturnType<typeof dns2.createServer>;
   /** `127.0.0.1:<port>`, the DOMAIN_DNS_SERVERS value that points the app at this server. */
   address = '';
@@ -22,8 +24,12 @@ export class TestDnsServer {
         const [question] = request.questions;
         const name = question.name.toLowerCase().replace(/\.$/, '');
         this.questions.push({ name, type: question.type });
+        const failure = this.failing.get(name);
+        if (failure === 'drop') return;
         const values = this.txt.get(name);
-        if (!values) {
+        if (failure !== undefined) {
+          response.header.rcode = failure;
+        } else if (!values) {
           response.header.rcode = 3; // NXDOMAIN
         } else if (question.type === Packet.TYPE.TXT) {
           for (const data of values) {
@@ -47,6 +53,12 @@ export class TestDnsServer {
 
   remove(name: string): void {
     this.txt.delete(name.toLowerCase());
+    this.failing.delete(name.toLowerCase());
+  }
+
+  /** Makes lookups of `name` fail: `servfail`, `refused`, or `timeout` (no answer at all). */
+  fail(name: string, how: 'servfail' | 'refused' | 'timeout'): void {
+    this.failing.set(name.toLowerCase(), how === 'timeout' ? 'drop' : how === 'servfail' ? 2 : 5);
   }
 
   async stop(): Promise<void> {

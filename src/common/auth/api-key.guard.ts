@@ -1,11 +1,12 @@
-import { ExecutionContext, Injectable } from '@nestjs/common';
+import { ExecutionContext, Inject, Injectable, Optional } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiException } from '../errors/api.exception';
 import { RateLimiter, RateLimitState } from '../http/rate-limiter';
 import { AUTH_PROPERTY, AuthContext } from './auth-context';
-import { DASHBOARD_ROUTE, PUBLIC_ROUTE, UNMETERED_ROUTE } from './decorators';
+import { DASHBOARD_ROUTE, PUBLIC_ROUTE, SESSION_ROUTE, UNMETERED_ROUTE } from './decorators';
+import { looksLikeJwt, SESSION_AUTHENTICATOR, SessionAuthenticator } from './session-authenticator';
 
 interface Probe {
   headers: { authorization?: string };
@@ -20,14 +21,24 @@ export function setRateLimitHeaders(reply: FastifyReply, state: RateLimitState):
   void reply.header('RateLimit-Reset', String(state.reset));
 }
 
+/** `Authorization: Bearer Bearer <key>`: the key was pasted with its scheme into a client that adds the scheme itself
+ * (Swagger UI's Authorize dialog does). Said plainly, since "missing" or "malformed" would send the user elsewhere. */
+const DOUBLED_BEARER = /^\s*Bearer\s+Bearer(\s|$)/i;
+const DOUBLED_BEARER_MESSAGE =
+  'The Authorization header says "Bearer" twice ("Bearer Bearer <API key>"): send "Authorization: Bearer <API key>". ' +
+  'In Swagger UI\'s Authorize dialog paste the key alone; it adds "Bearer " itself.';
+
 /** Global guard: resolves `Authorization: Bearer <API key>` through passport-http-bearer into the AuthContext, then
  * counts the request against the key's rate limit. Passport only sees the Authorization header (never a key in the
- * query string or body, which would end up in logs). */
+ * query string or body, which would end up in logs). A bearer JWT is a dashboard session: the session authenticator
+ * (members module) resolves it into an AuthContext carrying the member's role scopes. Routes marked @SessionAuth take
+ * sessions only. */
 @Injectable()
 export class ApiKeyGuard extends AuthGuard('api-key') {
   constructor(
     private readonly reflector: Reflector,
     private readonly rateLimiter: RateLimiter,
+    @Optional() @Inject(SESSION_AUTHENTICATOR) private readonly sessions?: SessionAuthenticator,
   ) {
     super({ session: false });
   }
@@ -48,8 +59,19 @@ export class ApiKeyGuard extends AuthGuard('api-key') {
     const req = http.getRequest<FastifyRequest & { scanlinkProbe?: Probe } & Record<string, unknown>>();
     req.scanlinkProbe = { headers: { authorization: req.headers.authorization }, query: {}, body: {} };
     const reply = http.getResponse<FastifyReply>();
+    const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
+    const sessionOnly = this.reflector.getAllAndOverride<boolean>(SESSION_ROUTE, targets) === true;
     try {
-      await super.canActivate(context);
+      if (bearer && this.sessions && looksLikeJwt(bearer)) {
+        req.scanlinkProbe.user = await this.sessions.authenticate(bearer);
+      } else if (sessionOnly) {
+        throw new ApiException(
+          'unauthorized',
+          bearer ? 'This endpoint takes a dashboard session token, not an API key' : 'A dashboard session token is required: send "Authorization: Bearer <JWT>"',
+        );
+      } else {
+        await super.canActivate(context);
+      }
     } catch (err) {
       // No valid key: counted per client address; past the anonymous limit the answer is 429 instead of 401.
       const state = await this.rateLimiter.consumeAnonymous(req.ip).catch(() => undefined);
@@ -79,7 +101,11 @@ export class ApiKeyGuard extends AuthGuard('api-key') {
     return context.switchToHttp().getRequest<{ scanlinkProbe: Probe }>().scanlinkProbe;
   }
 
-  override handleRequest<TUser = AuthContext>(err: unknown, user: TUser, info: unknown): TUser {
+  override handleRequest<TUser = AuthContext>(err: unknown, user: TUser, info: unknown, context?: ExecutionContext): TUser {
+    if (err || !user) {
+      const header = context?.switchToHttp().getRequest<FastifyRequest>().headers.authorization;
+      if (typeof header === 'string' && DOUBLED_BEARER.test(header)) throw new ApiException('unauthorized', DOUBLED_BEARER_MESSAGE);
+    }
     if (err) throw err;
     if (!user) {
       if (info === 400) throw new ApiException('unauthorized', 'Malformed Authorization header: expected "Bearer <API key>"');

@@ -1,6 +1,7 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import type { Environment } from './api-key-format';
 import type { Plan } from './plan';
+import type { Role } from './roles';
 import type { Scope } from './scopes';
 
 /** Who is calling: resolved once per request from the API key and passed as the first argument of every service call. */
@@ -12,6 +13,9 @@ export interface AuthContext {
   scopes: Scope[];
   plan: Plan;
   environment: Environment;
+  /** Who acts: absent for an API key (`keyId` says which); a dashboard session names its user and role. */
+  actor?: { type: 'user'; id: string; email: string | null };
+  role?: Role;
 }
 
 export const AUTH_PROPERTY = 'scanlinkAuth';

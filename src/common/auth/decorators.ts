@@ -7,6 +7,7 @@ export const DASHBOARD_ROUTE = 'scanlink:dashboard';
 export const REQUIRED_SCOPE = 'scanlink:scope';
 export const REQUIRED_PLAN_FEATURE = 'scanlink:plan-feature';
 export const UNMETERED_ROUTE = 'scanlink:unmetered';
+export const SESSION_ROUTE = 'scanlink:session';
 
 /** No credentials at all (health, docs). */
 export const Public = () => SetMetadata(PUBLIC_ROUTE, true);
@@ -15,9 +16,13 @@ export const Public = () => SetMetadata(PUBLIC_ROUTE, true);
 export const DashboardAuth = () =>
   applyDecorators(SetMetadata(DASHBOARD_ROUTE, true), ApiBearerAuth('dashboard_token'));
 
-/** The API key must carry this scope (403 insufficient_scope); also documents it in Swagger. */
+/** The API key (or the session's role) must carry this scope (403 insufficient_scope); also documents it in Swagger:
+ * such a route takes an API key or a dashboard session token. */
 export const RequiresScope = (scope: Scope) =>
-  applyDecorators(SetMetadata(REQUIRED_SCOPE, scope), ApiBearerAuth('api_key'), ApiExtension('x-required-scope', scope));
+  applyDecorators(SetMetadata(REQUIRED_SCOPE, scope), ApiBearerAuth('api_key'), ApiBearerAuth('dashboard_token'), ApiExtension('x-required-scope', scope));
+
+/** A dashboard session token only (a signed-in member: users, members, sessions); an API key gets 401. */
+export const SessionAuth = () => applyDecorators(SetMetadata(SESSION_ROUTE, true), ApiBearerAuth('dashboard_token'));
 
 /** The workspace's plan must include this feature (403 plan_restricted). */
 export const RequiresPlanFeature = (feature: 'batches') => SetMetadata(REQUIRED_PLAN_FEATURE, feature);

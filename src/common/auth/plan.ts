@@ -12,6 +12,12 @@ export interface Plan {
   monthly_requests: number | null;
   requests_per_minute: number;
   active_keys: number;
+  /** bytes of uploaded files a workspace may hold (test and live together); 0 = no uploads */
+  storage_bytes: number;
+  /** uploaded files a workspace may hold (test and live together) */
+  files: number;
+  /** Members and pending invitations of a workspace; null = unlimited. */
+  seats: number | null;
 }
 
 /** Scopes whose routes the free plan may not use (403 plan_restricted). */

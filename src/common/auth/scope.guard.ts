@@ -16,7 +16,12 @@ export class ScopeGuard implements CanActivate {
     const auth = context.switchToHttp().getRequest<Record<string, unknown>>()[AUTH_PROPERTY] as AuthContext | undefined;
     if (!auth) throw new ApiException('unauthorized', 'Missing API key');
     if (!auth.scopes.includes(scope)) {
-      throw new ApiException('insufficient_scope', `This API key lacks the '${scope}' scope required by this endpoint`);
+      throw new ApiException(
+        'insufficient_scope',
+        auth.role
+          ? `The ${auth.role} role lacks the '${scope}' scope required by this endpoint`
+          : `This API key lacks the '${scope}' scope required by this endpoint`,
+      );
     }
     return true;
   }

@@ -36,16 +36,17 @@ class EnvironmentVariables {
   @IsUrl(urlOpts) @IsOptional() DOCS_BASE_URL?: string;
   @IsString() @IsOptional() STORAGE_DIR?: string;
   @IsIn(['fs', 's3']) @IsOptional() STORAGE_DRIVER?: string;
-  @IsString() @IsOptional() S3_BUCKET?: string;
-  @IsString() @IsOptional() S3_REGION?: string;
-  @IsUrl(urlOpts) @IsOptional() S3_ENDPOINT?: string;
-  @IsString() @IsOptional() S3_ACCESS_KEY_ID?: string;
-  @IsString() @IsOptional() S3_SECRET_ACCESS_KEY?: string;
+  @Transform(emptyIsUnset) @IsString() @IsOptional() S3_BUCKET?: string;
+  @Transform(emptyIsUnset) @IsString() @IsOptional() S3_REGION?: string;
+  @Transform(emptyIsUnset) @IsUrl(urlOpts) @IsOptional() S3_ENDPOINT?: string;
+  @Transform(emptyIsUnset) @IsString() @IsOptional() S3_ACCESS_KEY_ID?: string;
+  @Transform(emptyIsUnset) @IsString() @IsOptional() S3_SECRET_ACCESS_KEY?: string;
   @IsIn(['true', 'false', '1', '0']) @IsOptional() S3_FORCE_PATH_STYLE?: string;
   @IsString() @IsOptional() LOGO_ALLOW_HOSTS?: string;
   @Transform(toInt) @IsInt() @Min(1) @IsOptional() FILE_MAX_BYTES?: number;
   @IsString() @IsOptional() LOCAL_DATA_DIR?: string;
-  @IsString() @Matches(/^smtps?:\/\//, { message: 'SMTP_URL must be an smtp:// or smtps:// URL' }) @IsOptional()
+  // docker/compose.yaml passes `${SMTP_URL:-}` and the S3 variables as empty strings when unset: empty means unset.
+  @Transform(emptyIsUnset) @IsString() @Matches(/^smtps?:\/\//, { message: 'SMTP_URL must be an smtp:// or smtps:// URL' }) @IsOptional()
   SMTP_URL?: string;
   @IsString() @IsOptional() MAIL_FROM?: string;
   @IsString() @MinLength(16, { message: 'DASHBOARD_JWT_SECRET must be at least 16 characters' }) @IsOptional()
@@ -58,6 +59,7 @@ class EnvironmentVariables {
   @IsString() @IsOptional() PLANS_FILE?: string;
   @Transform(toInt) @IsInt() @Min(1) @IsOptional() TRASH_RETENTION_DAYS?: number;
   @Transform(toInt) @IsInt() @Min(0) @IsOptional() GS1_RETIREMENT_DAYS?: number;
+  @Transform(emptyIsUnset) @IsIn(['true', 'false', '1', '0']) @IsOptional() GS1_REQUIRE_PREFIX?: string;
   @IsString() @IsOptional() WEBHOOK_ALLOW_HOSTS?: string;
   @IsString() @Matches(/^\d+(,\d+)*$/, { message: 'WEBHOOK_RETRY_DELAYS must be comma-separated milliseconds' })
   @IsOptional()
@@ -120,6 +122,9 @@ export interface AppConfig {
   plansFile?: string;
   trashRetentionDays: number;
   gs1RetirementDays: number;
+  /** Dynamic GS1 codes on the default scan host need a company prefix the operator granted the workspace
+   * (GS1_REQUIRE_PREFIX; default true in production, false in development and tests). */
+  gs1RequirePrefix: boolean;
   webhookAllowHosts: string[];
   webhookRetryDelaysMs: number[];
   webhookAutoDisableFailures: number;
@@ -227,6 +232,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     plansFile: raw.PLANS_FILE,
     trashRetentionDays: raw.TRASH_RETENTION_DAYS ?? 30,
     gs1RetirementDays: raw.GS1_RETIREMENT_DAYS ?? 365,
+    gs1RequirePrefix: raw.GS1_REQUIRE_PREFIX === undefined ? nodeEnv === 'production' : raw.GS1_REQUIRE_PREFIX === 'true' || raw.GS1_REQUIRE_PREFIX === '1',
     webhookAllowHosts: (raw.WEBHOOK_ALLOW_HOSTS ?? '')
       .split(',')
       .map((h) => h.trim().toLowerCase())

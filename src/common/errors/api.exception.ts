@@ -6,6 +6,8 @@ export interface ErrorExtras {
   gs1_code?: string;
   limit?: number;
   current_count?: number;
+  /** what is used now, in the limit's unit (storage quotas: bytes or files) */
+  current?: number;
   requested?: number;
   plan_id?: string;
   /** seconds; sent as the Retry-After header, not in the body */

@@ -1,5 +1,5 @@
 import { ApiException } from './api.exception';
-import { assertCleanStrings, assertDepth, stringProblem } from './input-rules';
+import { assertCleanStrings, assertDepth, assertNoPrototypeKeys, stringProblem } from './input-rules';
 
 function fieldOf(fn: () => void): string | undefined {
   try {
@@ -36,5 +36,19 @@ describe('assertDepth', () => {
     const deep = JSON.parse('['.repeat(10_000) + ']'.repeat(10_000));
     expect(fieldOf(() => assertDepth(deep))).toBe('(none)');
     expect(fieldOf(() => assertDepth({ a: { b: [{ c: 1 }] } }))).toBeUndefined();
+  });
+});
+
+describe('assertNoPrototypeKeys', () => {
+  it('names the first key called like an Object.prototype member, at any depth, __proto__ included', () => {
+    expect(fieldOf(() => assertNoPrototypeKeys(JSON.parse('{"a":[{"b":{"__proto__":1}}]}')))).toBe('a[0].b.__proto__');
+    expect(fieldOf(() => assertNoPrototypeKeys({ target: { constructor: {} } }))).toBe('target.constructor');
+    for (const k of ['toString', 'valueOf', 'hasOwnProperty', 'isPrototypeOf', '__lookupGetter__']) {
+      expect(fieldOf(() => assertNoPrototypeKeys(JSON.parse(`{"design":{"colors":{"${k}":"#000"}}}`)))).toBe(`design.colors.${k}`);
+    }
+    expect(fieldOf(() => assertCleanStrings({ q: { valueOf: 1 } }, ''))).toBe('q.valueOf');
+  });
+  it('accepts ordinary keys, including ones that merely contain such a name', () => {
+    expect(fieldOf(() => assertNoPrototypeKeys({ constructor_name: 1, my_toString: [{ proto: 2 }], Constructor: 3 }))).toBeUndefined();
   });
 });

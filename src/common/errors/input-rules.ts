@@ -18,13 +18,22 @@ export function stringProblem(value: string): string | undefined {
   return undefined;
 }
 
+/** Names of `Object.prototype` members (`constructor`, `__proto__`, `toString`, `valueOf`, `hasOwnProperty`, …): no
+ * field of the API is named like one, and as object keys they confuse code that reads plain objects
+ * (class-transformer, `in` checks, `obj[key]` lookups), so they are unknown fields wherever they appear. */
+const PROTOTYPE_NAMES: ReadonlySet<string> = new Set([...Object.getOwnPropertyNames(Object.prototype), '__proto__', 'prototype']);
+
+/** True for an object key named like an `Object.prototype` member. */
+export const isPrototypeName = (key: string): boolean => PROTOTYPE_NAMES.has(key);
+
 const join = (parent: string, key: string | number) =>
   typeof key === 'number' ? `${parent}[${key}]` : parent ? `${parent}.${key}` : key;
 
 /**
  * Walks a parsed body, query or path parameter without recursion and throws a 400 `invalid_request` naming the first
  * string (value or object key) that holds U+0000, another C0 control character (tab, LF and CR are allowed) or an
- * unpaired surrogate: PostgreSQL refuses such text, and no field of the API has a use for it.
+ * unpaired surrogate: PostgreSQL refuses such text, and no field of the API has a use for it. An object key named like
+ * an `Object.prototype` member (`constructor`, `toString`, …) is an unknown field, at any depth.
  */
 export function assertCleanStrings(value: unknown, root = ''): void {
   const stack: [unknown, string][] = [[value, root]];
@@ -40,6 +49,7 @@ export function assertCleanStrings(value: unknown, root = ''): void {
         const at = join(path, k);
         const problem = stringProblem(k);
         if (problem) throw ApiException.invalid(path || undefined, `A field name in ${path || 'the request'} ${problem}`);
+        if (PROTOTYPE_NAMES.has(k)) throw ApiException.invalid(at, `Unknown field '${at}'`);
         stack.push([item, at]);
       }
     }
@@ -54,5 +64,25 @@ export function assertDepth(value: unknown, max = MAX_BODY_DEPTH): void {
     if (v === null || typeof v !== 'object') continue;
     if (depth >= max) throw ApiException.invalid(undefined, `The JSON body nests objects and arrays deeper than ${max} levels`);
     for (const item of Array.isArray(v) ? v : Object.values(v)) stack.push([item, depth + 1]);
+  }
+}
+
+/** Throws a 400 `invalid_request` naming the first object key, at any depth, named like an `Object.prototype` member
+ * (no recursion). The JSON body parser runs it on every body before anything else reads it, so `__proto__` and
+ * `constructor` never reach code that reads plain objects, and the answer names the field. */
+export function assertNoPrototypeKeys(value: unknown, root = ''): void {
+  const stack: [unknown, string][] = [[value, root]];
+  while (stack.length > 0) {
+    const [v, path] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (Array.isArray(v)) {
+      v.forEach((item, i) => stack.push([item, join(path, i)]));
+      continue;
+    }
+    for (const k of Object.keys(v)) {
+      const at = join(path, k);
+      if (PROTOTYPE_NAMES.has(k)) throw ApiException.invalid(at, `Unknown field '${at}'`);
+      stack.push([(v as Record<string, unknown>)[k], at]);
+    }
   }
 }

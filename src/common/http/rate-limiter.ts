@@ -17,6 +17,12 @@ export interface RateLimitState {
  * guessing. The address is kept only as an HMAC (APP_SECRET) in a key that expires with its minute. */
 export const ANONYMOUS_REQUESTS_PER_MINUTE = 1_000;
 
+/** File uploads per minute per workspace (every key, test and live together). */
+export const UPLOADS_PER_MINUTE = 60;
+
+/** Failed Bull Board logins per minute from one client address; past it every login from there waits for the window. */
+export const ADMIN_LOGIN_FAILURES_PER_MINUTE = 10;
+
 /** Key-management requests per minute from one client address (dashboard session tokens, valid or not). */
 export const DASHBOARD_REQUESTS_PER_MINUTE = 60;
 
@@ -120,6 +126,50 @@ export class RateLimiter {
   async consumeDashboard(clientAddress: string | undefined, now = Date.now()): Promise<(RateLimitState & { exceeded: boolean }) | undefined> {
     const key = `rl:dash:${clientAddressKey(this.config.appSecret, clientAddress)}:${windowOf(now).minute}`;
     return this.consumeWindow(key, DASHBOARD_REQUESTS_PER_MINUTE, now);
+  }
+
+  /** Counts `n` protocol messages of one MCP batch in the key's minute window (the window REST requests and tool calls
+   * use; not the monthly quota); 429 `rate_limited` once the window is exceeded. Fails open while Redis is not
+   * connected. */
+  async consumeMessages(auth: AuthContext, n: number, now = Date.now()): Promise<RateLimitState | undefined> {
+    if (n <= 0 || this.redis.status !== 'ready') return undefined;
+    const { minute, reset } = windowOf(now);
+    const key = `rl:${auth.keyId}:${minute}`;
+    const [[, count]] = ((await this.redis.multi().incrby(key, n).expire(key, 61).exec()) ?? [[null, 0]]) as [unknown, number][];
+    const limit = auth.plan.requests_per_minute;
+    const state = { limit, remaining: Math.max(0, limit - Number(count)), reset };
+    if (Number(count) > limit) {
+      throw Object.assign(new ApiException('rate_limited', `Too many requests: this key may make ${limit} requests per minute (each message of an MCP batch counts)`, { retryAfter: reset, limit }), {
+        rateLimit: state,
+      });
+    }
+    return state;
+  }
+
+  /** Seconds until this address may try the queue dashboard's password again, or 0 when it may now (after
+   * ADMIN_LOGIN_FAILURES_PER_MINUTE failures in the current minute). 0 while Redis is not connected. */
+  async adminLoginBlockedFor(clientAddress: string | undefined, now = Date.now()): Promise<number> {
+    if (this.redis.status !== 'ready') return 0;
+    const failures = Number((await this.redis.get(this.adminFailKey(clientAddress, now)).catch(() => 0)) ?? 0);
+    return failures >= ADMIN_LOGIN_FAILURES_PER_MINUTE ? windowOf(now).reset : 0;
+  }
+
+  /** Counts a failed queue dashboard login from this address. */
+  async countFailedAdminLogin(clientAddress: string | undefined, now = Date.now()): Promise<void> {
+    await this.consumeWindow(this.adminFailKey(clientAddress, now), ADMIN_LOGIN_FAILURES_PER_MINUTE, now).catch(() => undefined);
+  }
+
+  private adminFailKey(clientAddress: string | undefined, now: number): string {
+    return `rl:adminfail:${clientAddressKey(this.config.appSecret, clientAddress)}:${windowOf(now).minute}`;
+  }
+
+  /** Counts an upload (`POST /v1/files`) against the workspace's own minute window; 429 `rate_limited` beyond
+   * UPLOADS_PER_MINUTE. Fails open while Redis is not connected. */
+  async consumeUpload(organizationId: string, now = Date.now()): Promise<void> {
+    const state = await this.consumeWindow(`rl:uploads:${organizationId}:${windowOf(now).minute}`, UPLOADS_PER_MINUTE, now).catch(() => undefined);
+    if (state?.exceeded) {
+      throw new ApiException('rate_limited', `Too many uploads: a workspace may upload ${state.limit} files per minute`, { retryAfter: state.reset, limit: state.limit });
+    }
   }
 
   private async consumeWindow(key: string, limit: number, now: number): Promise<(RateLimitState & { exceeded: boolean }) | undefined> {

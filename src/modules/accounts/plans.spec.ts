@@ -14,6 +14,9 @@ describe('plans', () => {
     const plans = loadPlans();
     expect(plans.free).toMatchObject({ dynamic_qr_limit: 0, gs1_limit: 0, batches: false, monthly_requests: 50, requests_per_minute: 10, active_keys: 1 });
     expect(plans.plus.dynamic_qr_limit).toBe(250);
+    expect(plans.free).toMatchObject({ storage_bytes: 0, files: 0 });
+    expect(plans.plus).toMatchObject({ storage_bytes: 1024 ** 3, files: 1000 });
+    expect(plans.agency).toMatchObject({ storage_bytes: 250 * 1024 ** 3, files: 250000 });
     expect(plans.agency).toMatchObject({ dynamic_qr_limit: 25000, gs1_limit: 5000, requests_per_minute: 600, active_keys: 100 });
   });
 

@@ -3,12 +3,14 @@ import { PLAN_IDS, type Plan, type PlanId } from '../../common/auth/plan';
 import { ConfigError } from '../../common/config/config';
 
 /** The only place plan limits live (the README "Plans" table). PLANS_FILE may override any figure. */
+const GB = 1024 ** 3;
+
 const DEFAULT_PLANS: Record<PlanId, Omit<Plan, 'id'>> = {
-  free: { dynamic_qr_limit: 0, gs1_limit: 0, batches: false, custom_domains: 0, monthly_requests: 50, requests_per_minute: 10, active_keys: 1 },
-  plus: { dynamic_qr_limit: 250, gs1_limit: 50, batches: true, custom_domains: 1, monthly_requests: null, requests_per_minute: 60, active_keys: 10 },
-  pro: { dynamic_qr_limit: 1000, gs1_limit: 250, batches: true, custom_domains: 3, monthly_requests: null, requests_per_minute: 120, active_keys: 25 },
-  ultra: { dynamic_qr_limit: 5000, gs1_limit: 1000, batches: true, custom_domains: 10, monthly_requests: null, requests_per_minute: 300, active_keys: 50 },
-  agency: { dynamic_qr_limit: 25000, gs1_limit: 5000, batches: true, custom_domains: 50, monthly_requests: null, requests_per_minute: 600, active_keys: 100 },
+  free: { dynamic_qr_limit: 0, gs1_limit: 0, batches: false, custom_domains: 0, monthly_requests: 50, requests_per_minute: 10, active_keys: 1, storage_bytes: 0, files: 0, seats: 1 },
+  plus: { dynamic_qr_limit: 250, gs1_limit: 50, batches: true, custom_domains: 1, monthly_requests: null, requests_per_minute: 60, active_keys: 10, storage_bytes: GB, files: 1_000, seats: 3 },
+  pro: { dynamic_qr_limit: 1000, gs1_limit: 250, batches: true, custom_domains: 3, monthly_requests: null, requests_per_minute: 120, active_keys: 25, storage_bytes: 10 * GB, files: 10_000, seats: 10 },
+  ultra: { dynamic_qr_limit: 5000, gs1_limit: 1000, batches: true, custom_domains: 10, monthly_requests: null, requests_per_minute: 300, active_keys: 50, storage_bytes: 50 * GB, files: 50_000, seats: 25 },
+  agency: { dynamic_qr_limit: 25000, gs1_limit: 5000, batches: true, custom_domains: 50, monthly_requests: null, requests_per_minute: 600, active_keys: 100, storage_bytes: 250 * GB, files: 250_000, seats: null },
 };
 
 const KEY_CHECKS: Record<keyof Omit<Plan, 'id'>, (v: unknown) => boolean> = {
@@ -19,6 +21,9 @@ const KEY_CHECKS: Record<keyof Omit<Plan, 'id'>, (v: unknown) => boolean> = {
   monthly_requests: (v) => v === null || (Number.isInteger(v) && (v as number) >= 0),
   requests_per_minute: (v) => Number.isInteger(v) && (v as number) > 0,
   active_keys: (v) => Number.isInteger(v) && (v as number) > 0,
+  storage_bytes: (v) => Number.isSafeInteger(v) && (v as number) >= 0,
+  files: (v) => Number.isInteger(v) && (v as number) >= 0,
+  seats: (v) => v === null || (Number.isInteger(v) && (v as number) > 0),
 };
 
 export type PlanCatalog = Record<PlanId, Plan>;

@@ -3,11 +3,11 @@ import type { Archiver } from 'archiver';
 import type { AuthContext } from '../../common/auth/auth-context';
 import { ApiException } from '../../common/errors/api.exception';
 import type { QrCodeDto } from '../qr-codes/dto/qr-code-response.dto';
+import type { ImageRequest } from '../rendering/image-request';
 import { QrCodesService } from '../qr-codes/qr-codes.service';
 import { appendAndWait, createZip, csvRow, MANIFEST_HEADER, slug } from './batch-archive';
 import type { BatchItemRow } from './batch.presenter';
 import { BatchesService } from './batches.service';
-import type { DownloadFormat } from '../rendering/download-formats';
 
 interface Drawn {
   id: string;
@@ -27,20 +27,21 @@ export class BatchDownloadService {
   ) {}
 
   /** Checks the batch (404, 422 while processing) and returns the archive, which fills while it is being sent. */
-  async open(auth: AuthContext, id: string, format: DownloadFormat, size: number): Promise<{ filename: string; archive: Archiver }> {
+  async open(auth: AuthContext, id: string, req: ImageRequest): Promise<{ filename: string; archive: Archiver }> {
     const batch = await this.batches.find(auth, id);
     if (batch.status === 'processing') {
       throw new ApiException('batch_processing', 'The batch is still processing; download it once its status is completed');
     }
     const items = (await this.batches.itemRows([batch.id])).get(batch.id) ?? [];
     const archive = createZip();
-    void this.fill(auth, batch.id, items, archive, format, size);
+    void this.fill(auth, batch.id, items, archive, req);
     return { filename: `${batch.id}.zip`, archive };
   }
 
   /** Draws ahead of the archive by at most `ahead` images (one at 4,000 px, so a single rasterization is in memory)
    * and writes each once the archive has room for it: the pace is the client's. */
-  private async fill(auth: AuthContext, batchId: string, items: BatchItemRow[], archive: Archiver, format: DownloadFormat, size: number): Promise<void> {
+  private async fill(auth: AuthContext, batchId: string, items: BatchItemRow[], archive: Archiver, req: ImageRequest): Promise<void> {
+    const { format, size } = req;
     try {
       let manifest = csvRow(MANIFEST_HEADER);
       for (const item of items) {
@@ -49,7 +50,7 @@ export class BatchDownloadService {
       const completed = items.filter((i) => i.status === 'completed');
       const names = new Map(completed.map((i) => [i.qr_code_id, i.name]));
       const source = this.qrCodes.downloadables(auth, completed.map((i) => i.qr_code_id));
-      const ahead = format === 'png' && size > 1000 ? 1 : 3;
+      const ahead = (format === 'png' || format === 'webp') && size > 1000 ? 1 : 3;
       const pending: Array<Promise<Drawn>> = [];
       let exhausted = false;
       const top = async () => {
@@ -58,7 +59,7 @@ export class BatchDownloadService {
           if (next.done) exhausted = true;
           else {
             const { id, code, draw } = next.value;
-            pending.push(code ? draw(format, size).then((body) => ({ id, code, body }), (err: Error) => ({ id, code, error: err.message })) : Promise.resolve({ id, code }));
+            pending.push(code ? draw(req).then((body) => ({ id, code, body }), (err: Error) => ({ id, code, error: err.message })) : Promise.resolve({ id, code }));
           }
         }
       };
@@ -72,7 +73,8 @@ export class BatchDownloadService {
           manifest += csvRow([code.id, code.name, code.short_url, 'failed', error, '']);
         } else {
           const file = `${slug(code.name, 'code')}-${code.id}.${format}`;
-          await appendAndWait(archive, body, file, format === 'png');
+          // Already-compressed formats are stored; SVG (text) and PDF (whose streams are deflated but not its structure) are deflated.
+          await appendAndWait(archive, body, file, format === 'png' || format === 'webp');
           manifest += csvRow([code.id, code.name, code.short_url, 'completed', '', file]);
         }
       }

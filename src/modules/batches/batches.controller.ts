@@ -3,11 +3,11 @@ import { ApiAcceptedResponse, ApiBody, ApiOkResponse, ApiOperation, ApiProduces,
 import type { FastifyReply } from 'fastify';
 import { Auth, AuthContext } from '../../common/auth/auth-context';
 import { RequiresPlanFeature, RequiresScope } from '../../common/auth/decorators';
-import { ApiException } from '../../common/errors/api.exception';
+import { parseImageRequest } from '../rendering/image-request';
 import { BatchDownloadService } from './batch-download.service';
 import { BatchDownloadQueryDto, BatchDto, BatchListDto, CreateBatchDto, ListBatchesQueryDto } from './batches.dto';
 import { BatchesService } from './batches.service';
-import { binaryContent, type DownloadFormat, downloadSize, ZIP_CONTENT_TYPE } from '../rendering/download-formats';
+import { binaryContent, ZIP_CONTENT_TYPE } from '../rendering/download-formats';
 
 @ApiTags('Batches')
 @Controller('batches')
@@ -75,10 +75,7 @@ export class BatchesController {
   @ApiProduces(ZIP_CONTENT_TYPE)
   @ApiOkResponse({ description: 'A ZIP archive, as an attachment (`Content-Disposition`)', content: binaryContent(ZIP_CONTENT_TYPE) })
   async download(@Auth() auth: AuthContext, @Param('id') id: string, @Query() query: BatchDownloadQueryDto, @Res() reply: FastifyReply) {
-    const format = (query.format ?? 'svg') as DownloadFormat;
-    const size = downloadSize(format, query.size);
-    if (typeof size !== 'number') throw ApiException.invalid('size', size.error);
-    const { filename, archive } = await this.downloads.open(auth, id, format, size);
+    const { filename, archive } = await this.downloads.open(auth, id, parseImageRequest(query));
     void reply
       .header('Content-Type', ZIP_CONTENT_TYPE)
       .header('Content-Disposition', `attachment; filename="${filename}"`)

@@ -9,6 +9,17 @@ export const challengeName = (hostname: string) => `_scanlink-challenge.${hostna
 const TIMEOUT_MS = 2000;
 const TRIES = 2;
 
+/** Why a check did not verify: the record is not there, or the lookup itself failed (the record may well exist). */
+export type ChallengeError = 'not_found' | 'timeout' | 'refused' | 'servfail' | 'lookup_failed';
+export type ChallengeResult = { found: true; error: null } | { found: false; error: ChallengeError };
+
+const LOOKUP_ERRORS: Record<string, ChallengeError> = {
+  ETIMEOUT: 'timeout',
+  ECONNREFUSED: 'refused',
+  EREFUSED: 'refused',
+  ESERVFAIL: 'servfail',
+};
+
 /**
  * Looks up verification TXT records with Node's resolver. DOMAIN_DNS_SERVERS replaces the system resolvers. A fresh
  * Resolver per check, so no answer is ever reused from an earlier lookup (a record removed since is seen as removed).
@@ -22,18 +33,20 @@ export class DomainDns {
     this.servers = config.domainDnsServers;
   }
 
-  /** True when a TXT record at `_scanlink-challenge.<hostname>` equals `value` (its strings joined, as RFC 7208 does). */
-  async hasChallenge(hostname: string, value: string): Promise<boolean> {
+  /** Looks up the TXT record at `_scanlink-challenge.<hostname>`: found when one equals `value` (its strings joined, as
+   * RFC 7208 does); otherwise why not: `not_found` (no such name, no TXT record, or none with the value) or a failed
+   * lookup (`timeout`, `refused`, `servfail`, `lookup_failed`), which says nothing about the record. */
+  async check(hostname: string, value: string): Promise<ChallengeResult> {
     const resolver = new Resolver({ timeout: TIMEOUT_MS, tries: TRIES });
     if (this.servers.length) resolver.setServers(this.servers);
     try {
       const records = await resolver.resolveTxt(challengeName(hostname));
-      return records.some((chunks) => chunks.join('').trim() === value);
+      return records.some((chunks) => chunks.join('').trim() === value) ? { found: true, error: null } : { found: false, error: 'not_found' };
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      // No such name or no TXT record: simply not verified. Anything else (timeout, refused, SERVFAIL) is logged.
-      if (code !== 'ENOTFOUND' && code !== 'ENODATA') this.logger.warn(`TXT lookup for ${hostname} failed: ${code ?? (err as Error).message}`);
-      return false;
+      if (code === 'ENOTFOUND' || code === 'ENODATA') return { found: false, error: 'not_found' };
+      this.logger.warn(`TXT lookup for ${hostname} failed: ${code ?? (err as Error).message}`);
+      return { found: false, error: LOOKUP_ERRORS[code ?? ''] ?? 'lookup_failed' };
     }
   }
 }

@@ -5,7 +5,7 @@ import { APP_CONFIG, AppConfig } from '../../common/config/config';
 import { CHANNELS } from '../../common/queue/channels';
 import { createRedis } from '../../common/redis/redis.provider';
 import { DomainsRepository } from './domains.repository';
-import { defaultSiteMatcher, hostnameOf, type ScanSite } from './scan-site';
+import { defaultSiteMatcher, hostnameOf, MAX_HOST_LENGTH, type ScanSite } from './scan-site';
 
 /** Reload the whole map this often even without a message (a safety net for a lost pub/sub message). */
 const REFRESH_MS = 60_000;
@@ -72,7 +72,9 @@ export class DomainHostCache implements OnModuleInit, OnApplicationShutdown {
     if (known !== undefined) return known;
     const name = hostnameOf(host);
     const site = this.isDefault(name) ? null : this.hosts.get(name);
-    if (site !== undefined) {
+    // Only well-formed values are remembered (the scan host answers 400 to the others before asking), so the memo
+    // holds at most MAX_MEMO short strings.
+    if (site !== undefined && host.length <= MAX_HOST_LENGTH) {
       if (this.memo.size >= MAX_MEMO) this.memo.clear();
       this.memo.set(host, site);
     }

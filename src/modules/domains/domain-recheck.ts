@@ -33,7 +33,8 @@ export class DomainRecheckScheduler {
   }
 }
 
-/** Looks up every pending domain's TXT record: found → verified; 7 days after creation without it → failed. */
+/** Looks up every pending domain's TXT record: found → verified (other claims of the name → failed, `taken`); 7 days
+ * after creation without it → failed. */
 @Processor(QUEUES.maintenance)
 export class DomainRecheckProcessor {
   private readonly logger = new Logger(DomainRecheckProcessor.name);
@@ -57,10 +58,10 @@ export class DomainRecheckProcessor {
       for (let i = 0; i < rows.length; i += PARALLEL) {
         await Promise.all(
           rows.slice(i, i + PARALLEL).map(async (d) => {
-            const found = await this.dns.hasChallenge(d.hostname, d.verification_value);
-            const nowVerified = await repo.recordCheck(d.id, found, failBefore);
+            const result = await this.dns.check(d.hostname, d.verification_value);
+            const outcome = await repo.recordCheck(d.id, result, failBefore);
             checked += 1;
-            if (nowVerified) {
+            if (outcome === 'verified') {
               verified += 1;
               announceDomainChange(this.redis, d.hostname, this.logger);
             }
@@ -69,7 +70,9 @@ export class DomainRecheckProcessor {
       }
       if (rows.length < PAGE) break;
     }
-    if (checked) this.logger.log(`domain re-check: ${checked} pending domain(s) checked, ${verified} verified`);
+    // Claims past their window that no check reached (a worker was down, a lookup kept failing) fail too.
+    const expired = await repo.expirePending(failBefore);
+    if (checked || expired) this.logger.log(`domain re-check: ${checked} pending domain(s) checked, ${verified} verified, ${expired} expired`);
     return { checked, verified };
   }
 }

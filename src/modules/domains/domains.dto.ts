@@ -32,6 +32,18 @@ export class DomainVerificationDto {
   @ApiProperty({ enum: ['TXT'] }) type!: 'TXT';
   @ApiProperty({ example: '_scanlink-challenge.go.acme.example', description: 'Where to publish the record' }) name!: string;
   @ApiProperty({ example: 'scanlink-verify=9xQ2mLp4sT1vZ8nYcB3kD7wR5hJ6fG0a', description: 'The record\'s exact value' }) value!: string;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'not_found',
+    description:
+      'Why the last check did not verify: `not_found` (no TXT record with the value), a failed DNS lookup (`timeout`, `refused`, `servfail`, ' +
+      '`lookup_failed`: the record may exist, try again), `taken` (another workspace verified the host name first), `expired` (7 days pending ' +
+      'without a completed check); null once verified or before the first check',
+  })
+  last_error!: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, example: null, description: 'When the TXT record was last looked up' })
+  last_checked_at!: string | null;
 }
 
 export class DomainDto {
@@ -41,7 +53,9 @@ export class DomainDto {
   @ApiProperty({
     enum: DOMAIN_STATUSES,
     example: 'pending',
-    description: '`pending` until the TXT record is found; `failed` after 7 days without it (a verify call can still succeed)',
+    description:
+      '`pending` until the TXT record is found; `failed` after 7 days without it (a verify call can still succeed), or when another workspace ' +
+      'verified the host name first (`verification.last_error: taken`)',
   })
   status!: string;
   @ApiProperty({ example: false, description: 'The workspace\'s default host for new dynamic codes' }) primary!: boolean;

@@ -6,6 +6,7 @@ import type { CursorCodec } from '../../common/http/cursor';
 import type { ListEnvelope } from '../../common/http/list';
 import { pageByCreatedAt } from '../../common/http/pagination';
 import { Domain } from './domain.entity';
+import type { ChallengeResult } from './domain-dns';
 
 export class DomainTakenError extends Error {}
 export class DomainInUseError extends Error {}
@@ -35,8 +36,18 @@ export class DomainsRepository {
     return Number(row.n);
   }
 
-  /** Inserts the domain; a host name already held by any workspace raises DomainTakenError (the unique index decides,
-   * so two concurrent claims cannot both win). */
+  /** Whether `hostname` is verified by a workspace, or claimed (any status) by this one: what a new claim must not
+   * collide with. Pending and failed claims of other workspaces block nobody. */
+  async claimBlocked(organizationId: string, hostname: string): Promise<boolean> {
+    const rows = await this.em.execute<{ one: number }[]>(
+      `select 1 as one from domains where hostname = ? and (status = 'verified' or organization_id = ?) limit 1`,
+      [hostname, organizationId],
+    );
+    return rows.length > 0;
+  }
+
+  /** Inserts the claim; the workspace's own claim of the same host name (the unique index on workspace and host name)
+   * raises DomainTakenError. */
   async insert(values: Pick<Domain, 'organizationId' | 'environment' | 'hostname' | 'verificationValue'>): Promise<Domain> {
     const domain = this.em.create(Domain, values);
     try {
@@ -61,27 +72,55 @@ export class DomainsRepository {
     await this.em.refresh(domain);
   }
 
-  /** Records a DNS check: found → verified (once); not found → `failed` when the domain is still pending and older than
-   * `failBefore`; the status is otherwise kept. Returns true when this check verified the domain. */
-  async recordCheck(id: string, found: boolean, failBefore: Date): Promise<boolean> {
+  /**
+   * Records a DNS check. Found → verified, unless another workspace verified the host name first (the partial unique
+   * index decides between two checks passing at once): then this claim becomes `failed` with `last_error = 'taken'`;
+   * a claim that wins fails every other claim of the host name the same way. Not found (or a failed lookup) → the
+   * reason in `last_error`, and `failed` when the claim is still pending and older than `failBefore`. Returns
+   * 'verified' when this check verified the domain, 'taken' when another workspace holds the name, else null.
+   */
+  async recordCheck(id: string, result: ChallengeResult, failBefore: Date): Promise<'verified' | 'taken' | null> {
     // checked_at from this process's clock: the re-check loop compares it with its own start time.
     const now = new Date();
-    if (found) {
-      const rows = await this.em.execute<{ id: string }[]>(
-        `update domains set status = 'verified', verified_at = ?, checked_at = ?, updated_at = ? where id = ? and status <> 'verified' returning id`,
-        [now, now, now, id],
-      );
-      return rows.length > 0;
-    } else {
+    if (result.found) {
+      let rows: { hostname: string }[];
+      try {
+        rows = await this.em.execute<{ hostname: string }[]>(
+          `update domains set status = 'verified', verified_at = ?, checked_at = ?, last_error = null, updated_at = ?
+            where id = ? and status <> 'verified' returning hostname`,
+          [now, now, now, id],
+        );
+      } catch (err) {
+        if (!(err instanceof UniqueConstraintViolationException)) throw err;
+        await this.em.execute(`update domains set status = 'failed', last_error = 'taken', checked_at = ?, updated_at = ? where id = ? and status <> 'verified'`, [now, now, id]);
+        return 'taken';
+      }
+      if (rows.length === 0) return null;
       await this.em.execute(
-        `update domains set checked_at = ?,
-                status = case when status = 'pending' and created_at < ? then 'failed' else status end,
-                updated_at = case when status = 'pending' and created_at < ? then ? else updated_at end
-          where id = ? and status <> 'verified'`,
-        [now, failBefore, failBefore, now, id],
+        `update domains set status = 'failed', last_error = 'taken', updated_at = ? where hostname = ? and id <> ? and status <> 'verified'`,
+        [now, rows[0].hostname, id],
       );
-      return false;
+      return 'verified';
     }
+    await this.em.execute(
+      `update domains set checked_at = ?, last_error = case when last_error = 'taken' then last_error else ? end,
+              status = case when status = 'pending' and created_at < ? then 'failed' else status end,
+              updated_at = case when status = 'pending' and created_at < ? then ? else updated_at end
+        where id = ? and status <> 'verified'`,
+      [now, result.error, failBefore, failBefore, now, id],
+    );
+    return null;
+  }
+
+  /** Pending claims older than `failBefore` become `failed` (`last_error` kept, `expired` when none was recorded):
+   * a claim does not stay pending past its 7 days even when no check of it ran. Returns how many. */
+  async expirePending(failBefore: Date): Promise<number> {
+    const rows = await this.em.execute<{ id: string }[]>(
+      `update domains set status = 'failed', last_error = coalesce(last_error, 'expired'), updated_at = now()
+        where status = 'pending' and created_at < ? returning id`,
+      [failBefore],
+    );
+    return rows.length;
   }
 
   /** Pending domains not checked since `checkedBefore`, least recently checked first (the worker's re-check). */

@@ -24,7 +24,13 @@ export function presentDomain(d: Domain): DomainDto {
     hostname: d.hostname,
     status: d.status,
     primary: d.isPrimary,
-    verification: { type: 'TXT', name: challengeName(d.hostname), value: d.verificationValue },
+    verification: {
+      type: 'TXT',
+      name: challengeName(d.hostname),
+      value: d.verificationValue,
+      last_error: d.status === 'verified' ? null : d.lastError,
+      last_checked_at: d.checkedAt ? d.checkedAt.toISOString() : null,
+    },
     created_at: d.createdAt.toISOString(),
     verified_at: d.verifiedAt ? d.verifiedAt.toISOString() : null,
   };
@@ -65,6 +71,8 @@ export class DomainsService {
       const domain = await this.em.transactional(async (em) => {
         const repo = new DomainsRepository(em);
         await repo.lockWorkspace(auth.organizationId);
+        // A verified host name is taken; pending and failed claims of other workspaces block nobody.
+        if (await repo.claimBlocked(auth.organizationId, hostname)) throw new DomainTakenError(hostname);
         const current = await repo.count(auth.organizationId);
         if (current >= limit) {
           throw new ApiException('plan_limit_reached', `The ${auth.plan.id} plan allows ${limit} custom domain(s); ${current} exist`, {
@@ -84,7 +92,7 @@ export class DomainsService {
       return presentDomain(domain);
     } catch (err) {
       if (err instanceof DomainTakenError) {
-        throw new ApiException('domain_taken', `The hostname '${hostname}' is already registered to a workspace`, { field: 'hostname' });
+        throw new ApiException('domain_taken', `The hostname '${hostname}' is already verified by a workspace, or claimed by yours`, { field: 'hostname' });
       }
       throw err;
     }
@@ -120,9 +128,9 @@ export class DomainsService {
   async verify(auth: AuthContext, id: string): Promise<DomainDto> {
     const domain = await this.find(auth, id);
     if (domain.status === 'verified') return presentDomain(domain);
-    const found = await this.dns.hasChallenge(domain.hostname, domain.verificationValue);
+    const result = await this.dns.check(domain.hostname, domain.verificationValue);
     const repo = new DomainsRepository(this.em);
-    if (await repo.recordCheck(domain.id, found, new Date(Date.now() - VERIFICATION_WINDOW_MS))) {
+    if ((await repo.recordCheck(domain.id, result, new Date(Date.now() - VERIFICATION_WINDOW_MS))) === 'verified') {
       announceDomainChange(this.redis, domain.hostname, this.logger);
     }
     await this.em.refresh(domain);

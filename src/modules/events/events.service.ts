@@ -1,3 +1,4 @@
+import { creationChanges, recordAudit } from '../audit/audit.repository';
 import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { newId } from '../../common/ids';
@@ -56,6 +57,20 @@ export class EventsService {
    * each event's id, or null where its owner has no listener. `audience` (from audience(), same type) saves the probe. */
   async emitMany(em: EntityManager, type: EventType, items: readonly NewEvent[], audience?: EventAudience): Promise<Array<string | null>> {
     if (items.length === 0) return [];
+    // Codes are created with a multi-row insert the ORM's flush hook does not see: their creation is audited here,
+    // in the caller's transaction (every creation path emits qr.created).
+    if (type === 'qr.created') {
+      const created = items.filter((i) => typeof (i.data as { id?: unknown }).id === 'string');
+      await recordAudit(
+        em,
+        ...created.map((i) => ({
+          organizationId: i.owner.organizationId,
+          action: 'qr_code.created',
+          resource: { type: 'qr_code', id: (i.data as { id: string }).id },
+          changes: creationChanges(i.data),
+        })),
+      );
+    }
     if (audience && audience.type !== type) throw new Error(`an audience of ${audience.type} cannot take ${type} events`);
     const { heard } = audience ?? (await this.audience(em, type, items.map((i) => i.owner)));
     const wanted = items.filter((i) => heard.some((l) => l.has(ownerKey(i.owner))));

@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import { Inject, Injectable } from '@nestjs/common';
 import { create as contentDisposition } from 'content-disposition';
+import { servedFileName } from './file-types';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import parseRange from 'range-parser';
 import { fileKey, IMAGE_STORAGE, type ByteRange, type ImageStorage } from '../images/storage/image-storage';
@@ -18,13 +19,29 @@ export interface ServedFile {
  * with no script, no forms, no plugins' access to the scan host. */
 export const FILE_CSP = 'sandbox';
 
+/** True when any `first-last` range-spec of a `bytes=` header has last < first. */
+function invalidSpec(range: string): boolean {
+  if (!range.startsWith('bytes=')) return false;
+  return range
+    .slice(6)
+    .split(',')
+    .some((spec) => {
+      const m = /^\s*(\d+)\s*-\s*(\d+)\s*$/.exec(spec);
+      return m !== null && Number(m[2]) < Number(m[1]);
+    });
+}
+
 type Plan = { status: 200; range?: undefined } | { status: 206; range: ByteRange } | { status: 416; range?: undefined };
 
 /** Which part of a file of `size` bytes answers `Range` (RFC 9110): one satisfiable range → 206; several are answered
- * whole (200, allowed by the RFC: no multipart/byteranges); an unsatisfiable one → 416; a malformed header is ignored.
+ * whole (200, allowed by the RFC: no multipart/byteranges); an unsatisfiable one → 416; a malformed or invalid header
+ * (`bytes=9-3`) is ignored.
  * An `If-Range` that does not match the ETag asks for the whole file. */
 export function planRange(size: number, range: string | undefined, ifRange: string | undefined, etag: string): Plan {
   if (!range || (ifRange !== undefined && ifRange !== etag)) return { status: 200 };
+  // A range whose last position is below its first (`bytes=9-3`) is invalid, not unsatisfiable: RFC 9110 §14.1.1
+  // says to ignore the whole header (range-parser would call it unsatisfiable).
+  if (/(?:^bytes=|,)\s*(\d+)\s*-\s*(\d+)/.test(range) && invalidSpec(range)) return { status: 200 };
   const ranges = parseRange(size, range, { combine: true });
   if (ranges === -1) return { status: 416 };
   if (ranges === -2 || ranges.type !== 'bytes' || ranges.length !== 1) return { status: 200 };
@@ -43,7 +60,7 @@ export class FileDeliveryService {
     void reply
       .header('Content-Type', file.contentType)
       .header('X-Content-Type-Options', 'nosniff')
-      .header('Content-Disposition', contentDisposition(file.name, { type: 'inline' }))
+      .header('Content-Disposition', contentDisposition(servedFileName(file.name, file.contentType), { type: 'inline' }))
       .header('Content-Security-Policy', FILE_CSP)
       .header('Referrer-Policy', 'no-referrer')
       .header('Accept-Ranges', 'bytes')

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { planRange } from './file-delivery.service';
 import { takeIn, TooLargeError } from './file-intake';
-import { allowedType, cleanFileName, kindOf } from './file-types';
+import { allowedType, cleanFileName, kindOf, servedFileName } from './file-types';
 
 describe('accepted upload types', () => {
   it('maps what file-type sniffs to the stored Content-Type, and refuses everything else', () => {
@@ -65,7 +65,25 @@ describe('planRange', () => {
     expect(planRange(1000, 'bytes=1000-', undefined, etag)).toEqual({ status: 416 });
     expect(planRange(1000, 'pages=1', undefined, etag)).toEqual({ status: 200 });
     expect(planRange(1000, 'bytes=abc', undefined, etag)).toEqual({ status: 200 });
+    // last < first makes the header invalid: ignored (RFC 9110), not 416.
+    expect(planRange(1000, 'bytes=9-3', undefined, etag)).toEqual({ status: 200 });
+    expect(planRange(1000, 'bytes=0-9,9-3', undefined, etag)).toEqual({ status: 200 });
     expect(planRange(1000, 'bytes=0-9', '"old"', etag)).toEqual({ status: 200 });
     expect(planRange(1000, 'bytes=0-9', etag, etag)).toEqual({ status: 206, range: { start: 0, end: 9 } });
+  });
+});
+
+describe('servedFileName', () => {
+  it('always ends in an extension of the stored type, and drops bidirectional controls', () => {
+    expect(servedFileName('invoice.html', 'application/pdf')).toBe('invoice.html.pdf');
+    expect(servedFileName('invoice\u202egnp.hta', 'image/png')).toBe('invoicegnp.hta.png');
+    expect(servedFileName('a\u2066b\u2069\u200f.pdf', 'application/pdf')).toBe('ab.pdf');
+    expect(servedFileName('Menu.PDF', 'application/pdf')).toBe('Menu.PDF');
+    expect(servedFileName('photo.jpeg', 'image/jpeg')).toBe('photo.jpeg');
+    expect(servedFileName('song.m4a', 'audio/mp4')).toBe('song.m4a');
+    expect(servedFileName('clip', 'video/webm')).toBe('clip.webm');
+    expect(servedFileName('.pdf', 'application/pdf')).toBe('.pdf.pdf');
+    expect(servedFileName('\u202e', 'application/pdf')).toBe('file.pdf');
+    expect(cleanFileName('x\u202eyz.pdf')).toBe('xyz.pdf');
   });
 });

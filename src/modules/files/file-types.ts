@@ -48,6 +48,41 @@ export function kindOf(contentType: string): FileKind {
 /** A client's file name made safe to keep and show: the last path segment, no control characters, at most 255
  * characters; `file` when nothing is left. */
 export function cleanFileName(raw: string | undefined): string {
-  const base = (raw ?? '').split(/[\\/]/).pop()!.replace(/[\u0000-\u001f\u007f-\u009f]/g, '').trim();
+  const base = stripBidi((raw ?? '').split(/[\\/]/).pop()!.replace(/[\u0000-\u001f\u007f-\u009f]/g, '')).trim();
   return Array.from(base).slice(0, 255).join('') || 'file';
+}
+
+/** Bidirectional controls (LRM, RLM, ALM, LRE…RLO, LRI…PDI): a name holding U+202E shows `invoice<RLO>gnp.hta` as
+ * `invoiceath.png`. No file name needs them. */
+const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+export const stripBidi = (name: string): string => name.replace(BIDI_CONTROLS, '');
+
+/** Extensions a served file may keep for its stored type, the usual one first. */
+const EXTENSIONS: Readonly<Record<string, readonly string[]>> = {
+  'application/pdf': ['pdf'],
+  'image/png': ['png'],
+  'image/jpeg': ['jpg', 'jpeg', 'jpe'],
+  'image/webp': ['webp'],
+  'image/gif': ['gif'],
+  'audio/mpeg': ['mp3'],
+  'audio/mp4': ['m4a', 'm4b', 'f4a', 'mp4'],
+  'audio/aac': ['aac'],
+  'audio/ogg': ['ogg', 'oga', 'opus', 'spx'],
+  'audio/wav': ['wav'],
+  'video/mp4': ['mp4', 'm4v', 'f4v'],
+  'video/webm': ['webm'],
+};
+
+/**
+ * The name a stored file is offered under (Content-Disposition, the page's `download`): the uploaded base name without
+ * bidirectional controls, always ending in an extension of the sniffed type, so what a visitor saves opens as what it
+ * is (`invoice.html` stored as a PDF → `invoice.html.pdf`; `photo.JPG` stays).
+ */
+export function servedFileName(name: string, contentType: string): string {
+  const base = stripBidi(name).trim() || 'file';
+  const allowed = EXTENSIONS[contentType];
+  if (!allowed) return base;
+  const dot = base.lastIndexOf('.');
+  const ext = dot > 0 ? base.slice(dot + 1).toLowerCase() : '';
+  return allowed.includes(ext) ? base : `${base}.${allowed[0]}`;
 }

@@ -51,6 +51,16 @@ export class FilesRepository {
     this.em.getUnitOfWork().unsetIdentity(file);
   }
 
+  /** What the workspace's files take (both environments, every row counted even when bytes are shared). Inside a
+   * transaction, lock the workspace first (lockOrganization) so two uploads cannot both take the last room. */
+  async usage(organizationId: string): Promise<{ storage_bytes: number; files: number }> {
+    const [row] = await this.em.execute<{ bytes: string; n: string }[]>(
+      'select coalesce(sum(size), 0) as bytes, count(*) as n from files where organization_id = ?',
+      [organizationId],
+    );
+    return { storage_bytes: Number(row.bytes), files: Number(row.n) };
+  }
+
   /** Whether any file row (any workspace) still holds these bytes. */
   async contentInUse(sha256: string): Promise<boolean> {
     const rows = await this.em.execute<{ one: number }[]>('select 1 as one from files where sha256 = ? limit 1', [sha256]);

@@ -30,9 +30,25 @@ function record(code: OwnPathCode): Gs1ResolverRecord {
   return { path: t.path, name: code.name, destination: t.default_link ?? '', links: t.links ?? [], overrides: t.overrides ?? [] };
 }
 
+/**
+ * One workspace's codes among the request's levels (`codes` come most specific first): a primary key's subtree
+ * belongs to one workspace per host, so two workspaces' entries never mix in one answer. Codes created before that
+ * rule may still conflict (`npm run -s cli -- gs1:conflicts` lists them): the workspace of the least specific level
+ * that holds its identifier (a live or trashed code) answers, as the one owning the levels above the others.
+ */
+function ownerCodes(codes: OwnPathCode[]): OwnPathCode[] {
+  if (codes.length < 2) return codes;
+  let owner: string | undefined;
+  for (let i = codes.length - 1; i >= 0 && owner === undefined; i--) if (codes[i].status === 'live' || codes[i].status === 'trashed') owner = codes[i].organizationId;
+  owner ??= codes[codes.length - 1].organizationId;
+  for (const c of codes) if (c.organizationId !== owner) return codes.filter((x) => x.organizationId === owner);
+  return codes;
+}
+
 /** The answer once the codes of the request's levels are known (any state: the scan cache keeps trashed and paused
  * codes too, so the code's own path answers 404 or 410 as a short code would). */
-function resolve(req: OwnPathRequest, dl: ParsedDigitalLink, codes: OwnPathCode[]): OwnPathAnswer {
+function resolve(req: OwnPathRequest, dl: ParsedDigitalLink, found: OwnPathCode[]): OwnPathAnswer {
+  const codes = ownerCodes(found);
   const own = codes.find((c) => storedTarget(c).path === dl.identifier.path);
   if (own && (own.status !== 'live' || !own.isActive)) {
     return { status: own.status === 'trashed' ? 404 : 410, headers: headers(), statusPage: true };

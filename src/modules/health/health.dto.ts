@@ -1,9 +1,9 @@
 import { ApiProperty } from '@nestjs/swagger';
 
 export class HealthChecksDto {
-  @ApiProperty({ example: 'ok', description: "'ok' or 'error: <reason>'" }) postgres!: string;
-  @ApiProperty({ example: 'ok', description: "'ok' or 'error: <reason>'" }) redis!: string;
-  @ApiProperty({ example: 'ok', description: "'ok', 'pending: <count>' (migrations not yet applied) or 'error: <reason>'" })
+  @ApiProperty({ example: 'ok', description: "'ok' or 'error' (the error's text is never shown)" }) postgres!: string;
+  @ApiProperty({ example: 'ok', description: "'ok' or 'error' (the error's text is never shown)" }) redis!: string;
+  @ApiProperty({ example: 'ok', description: "'ok', 'pending: <count>' (migrations not yet applied) or 'error'" })
   migrations!: string;
 }
 

@@ -1,4 +1,4 @@
-import { kindOf } from '../files/file-types';
+import { kindOf, servedFileName, stripBidi } from '../files/file-types';
 import type { HostedResponse, ScannedCode } from './hosted-response';
 import { esc, page, PAGE_CSP } from './layout';
 
@@ -34,8 +34,10 @@ export function filePage(code: ScannedCode): HostedResponse | null {
   const f = t.file;
   if (!f || typeof f.name !== 'string') return null;
   const src = `/${encodeURIComponent(code.shortCode)}/file`;
-  const title = t.title || f.name;
-  const label = `${f.name} (${humanSize(f.size)})`;
+  // What the visitor sees and saves: no bidirectional controls, and the extension of the type the bytes really are.
+  const fileName = servedFileName(f.name, f.content_type);
+  const title = t.title || stripBidi(f.name);
+  const label = `${fileName} (${humanSize(f.size)})`;
   let viewer: string;
   let open = '';
   switch (kindOf(f.content_type)) {
@@ -58,7 +60,7 @@ export function filePage(code: ScannedCode): HostedResponse | null {
     t.description ? `<p class="text">${esc(t.description)}</p>` : '',
     viewer,
     `<p class="muted">${esc(label)}</p>`,
-    `<ul class="links">\n${open}<li><a class="button${open ? ' secondary' : ''}" href="${esc(src)}" download="${esc(f.name)}">Download</a></li>\n</ul>`,
+    `<ul class="links">\n${open}<li><a class="button${open ? ' secondary' : ''}" href="${esc(src)}" download="${esc(fileName)}">Download</a></li>\n</ul>`,
   ]
     .filter(Boolean)
     .join('\n');

@@ -2,7 +2,7 @@ import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import type { Agent } from 'undici';
 import { APP_CONFIG, AppConfig } from '../../common/config/config';
 import { createSafeAgent } from '../../common/http/safe-fetch';
-import { fetchLogo, normalizeLogo } from './logo';
+import { decodeDataLogo, fetchLogo, normalizeLogo } from './logo';
 import { contentKey, IMAGE_STORAGE, ImageStorage, type StoredObject } from './storage/image-storage';
 
 const LOGO_CACHE_ENTRIES = 64;
@@ -30,11 +30,16 @@ export class ImagesService implements OnModuleDestroy {
 
   /** Fetches the logo once, checks and normalizes it, stores it; returns its storage key (a PNG). */
   async prepareLogo(url: string): Promise<string> {
-    const raw = await fetchLogo(this.agent, url, this.config.logoAllowHosts);
-    const png = await normalizeLogo(raw);
+    const png = await this.loadLogo(url);
     const key = contentKey(png, 'png');
     await this.storage.put(key, png, 'image/png');
     return key;
+  }
+
+  /** The logo at `url` (http(s), fetched SSRF-safe, or a `data:` URL) checked and normalized to a PNG, not stored. */
+  async loadLogo(url: string): Promise<Buffer> {
+    const raw = url.startsWith('data:') ? await decodeDataLogo(url) : await fetchLogo(this.agent, url, this.config.logoAllowHosts);
+    return normalizeLogo(raw);
   }
 
   /** The bytes of a stored logo (a normalized PNG), or null when nothing is stored under `key`. */

@@ -60,6 +60,21 @@ export async function normalizeLogo(bytes: Buffer): Promise<Buffer> {
   }
 }
 
+/** The bytes of a `data:` URL logo (decoded as the Fetch standard says, base64 or percent-encoded); at most 1 MB. The
+ * media type it declares is not trusted: normalizeLogo sniffs the bytes as for a fetched logo. */
+export async function decodeDataLogo(url: string): Promise<Buffer> {
+  let bytes: Buffer;
+  try {
+    const res = await fetch(url);
+    bytes = Buffer.from(await res.arrayBuffer());
+  } catch {
+    throw refuse('The logo data: URL could not be decoded');
+  }
+  if (bytes.length > LOGO_MAX_BYTES) throw refuse('The logo is larger than 1 MB');
+  if (bytes.length === 0) throw refuse('The logo data: URL is empty');
+  return bytes;
+}
+
 /** Fetches the logo's bytes; every failure is a 400 on `design.logo.url` with the reason. */
 export async function fetchLogo(agent: Agent, rawUrl: string, allowHosts: string[]): Promise<Buffer> {
   try {

@@ -1,3 +1,4 @@
+import { asActor } from '../../common/audit/audit-context';
 import { Injectable, Logger, type ArgumentMetadata, type OnModuleInit, type Type } from '@nestjs/common';
 import { ModuleRef, Reflector } from '@nestjs/core';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
@@ -95,6 +96,11 @@ export class McpService implements OnModuleInit {
     return [...this.catalog().values()].map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema, annotations: t.annotations }));
   }
 
+  /** Counts `n` protocol messages of a JSON-RPC batch in the key's minute window (RateLimiter.consumeMessages). */
+  countMessages(auth: AuthContext, n: number): Promise<RateLimitState | undefined> {
+    return this.limiter.consumeMessages(auth, n);
+  }
+
   async call(name: string, args: Record<string, unknown> | undefined, authenticate: Authenticate, hooks: CallHooks = {}): Promise<CallToolResult> {
     const tool = this.catalog().get(name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
@@ -112,7 +118,9 @@ export class McpService implements OnModuleInit {
       }
       this.checkRoute(tool.route, auth);
       const input = await this.parse(tool, args ?? {});
-      const result = await RequestContext.create(this.em, () => tool.run(this.services, auth, input));
+      // The audit log names the key (or member) behind the tool call, over HTTP and stdio alike.
+      const actor = auth.actor ? { type: 'user' as const, id: auth.actor.id, email: auth.actor.email } : { type: 'api_key' as const, id: auth.keyId };
+      const result = await asActor(actor, () => RequestContext.create(this.em, () => tool.run(this.services, auth, input)));
       this.logger.log({ request_id: requestId, tool: name, ms: Date.now() - started }, 'tool call');
       return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result as Record<string, unknown> };
     } catch (err) {

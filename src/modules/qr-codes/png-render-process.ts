@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { ApiException } from '../../common/errors/api.exception';
 import type { ErrorCode } from '../../common/errors/error-codes';
 import type { Design } from '../rendering/design';
+import type { RasterFormat } from '../rendering/rendering.service';
 
 /** PNGs wider than this are drawn in the child process; smaller ones cost little memory and stay in-process. */
 export const OUT_OF_PROCESS_PNG_SIZE = 1500;
@@ -30,8 +31,8 @@ export class PngRenderProcess {
   constructor(private readonly rendersPerChild = RENDERS_PER_CHILD) {}
 
   /** One at a time, in order: the child never holds two rasterizations. */
-  render(payload: string, design: Design, logo: Buffer | null, size: number): Promise<Buffer> {
-    const run = this.queue.then(() => this.send(payload, design, logo, size));
+  render(payload: string, design: Design, logo: Buffer | null, size: number, format: RasterFormat = 'png'): Promise<Buffer> {
+    const run = this.queue.then(() => this.send(payload, design, logo, size, format));
     this.queue = run.catch(() => undefined);
     return run;
   }
@@ -44,7 +45,7 @@ export class PngRenderProcess {
     if (child && child.exitCode === null) child.kill();
   }
 
-  private send(payload: string, design: Design, logo: Buffer | null, size: number): Promise<Buffer> {
+  private send(payload: string, design: Design, logo: Buffer | null, size: number, format: RasterFormat): Promise<Buffer> {
     if (this.idle) clearTimeout(this.idle);
     if (this.child && this.served >= this.rendersPerChild) this.stop();
     const child = this.child ?? this.start();
@@ -52,7 +53,7 @@ export class PngRenderProcess {
     const id = this.nextId++;
     return new Promise<Buffer>((resolve, reject) => {
       this.pending.set(id, { child, resolve, reject });
-      child.send({ id, payload, design, logo, size });
+      child.send({ id, payload, design, logo, size, format });
     }).finally(() => {
       this.idle = setTimeout(() => this.stop(), IDLE_MS);
       this.idle.unref();

@@ -4,7 +4,7 @@ import 'reflect-metadata';
 import sharp from 'sharp';
 import { ApiException } from '../../common/errors/api.exception';
 import type { Design } from '../rendering/design';
-import { RenderingService } from '../rendering/rendering.service';
+import { type RasterFormat, RenderingService } from '../rendering/rendering.service';
 
 interface Request {
   id: number;
@@ -12,6 +12,7 @@ interface Request {
   design: Design;
   logo: Uint8Array | null;
   size: number;
+  format?: RasterFormat;
 }
 
 // One image at a time, nothing cached: the least native memory per rasterization.
@@ -21,7 +22,7 @@ const rendering = new RenderingService();
 
 process.on('message', (req: Request) => {
   const logo = req.logo ? Buffer.from(req.logo.buffer, req.logo.byteOffset, req.logo.byteLength) : null;
-  rendering.renderPng(req.payload, req.design, logo, req.size).then(
+  rendering.renderRaster(req.format ?? 'png', req.payload, req.design, logo, req.size).then(
     (png) => process.send!({ id: req.id, png }),
     (err: unknown) =>
       process.send!({

@@ -135,7 +135,7 @@ export class QrCodeCreationService {
         const ok = await this.em
           .transactional(async (em) => {
             if (which) await assertRoomFor(em, auth, which);
-            if (gs1Key) await assertGs1IdentifierFree(em, domainId, gs1Key);
+            if (gs1Key) await assertGs1IdentifierFree(em, domainId, gs1Key, auth.organizationId);
             const { inserted, refused } = await this.insert(em, auth, [code]);
             if (refused.length > 0) throw refused[0].error;
             return inserted.length === 1;
@@ -147,7 +147,7 @@ export class QrCodeCreationService {
         if (ok) return code;
         await this.images.release([code.imageKey]);
         // A unique index refused the row: the GS1 identifier (claimed concurrently; this throws 409) or the short code.
-        if (gs1Key) await assertGs1IdentifierFree(this.em, domainId, gs1Key);
+        if (gs1Key) await assertGs1IdentifierFree(this.em, domainId, gs1Key, auth.organizationId);
       }
       throw new Error('no free short code after 5 attempts');
     } catch (err) {

@@ -2,8 +2,9 @@ import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/postgresql';
 import { ImagesService } from '../images/images.service';
 import type { Design } from '../rendering/design';
+import type { ImageRequest } from '../rendering/image-request';
 import { RenderingService } from '../rendering/rendering.service';
-import type { DownloadFormat } from '../rendering/download-formats';
+import { decodeImage, type ScannabilityReport } from '../rendering/scannability';
 import { holdKeys, queueUnusedKeys, sweepStorageDeletes } from './image-references.repository';
 import { OUT_OF_PROCESS_PNG_SIZE, PngRenderProcess } from './png-render-process';
 
@@ -51,11 +52,30 @@ export class QrCodeImagesService implements OnModuleDestroy {
     this.bigPngs.stop();
   }
 
-  /** The code drawn for a download: an SVG of `size` (its width/height attributes) or a PNG of `size` pixels. */
-  async draw(format: DownloadFormat, payload: string, design: Design, logoKey: string | null, size: number): Promise<Buffer | string> {
-    const logo = await this.logo(design, logoKey);
+  /** The code drawn for a download: an SVG of `size` (its width attribute), a PNG or WebP `size` pixels wide, or a PDF
+   * whose symbol is `printMm` wide. */
+  async draw(req: ImageRequest, payload: string, design: Design, logoKey: string | null): Promise<Buffer | string> {
+    return this.drawWith(req, payload, design, await this.logo(design, logoKey));
+  }
+
+  /** As draw, with the logo's bytes at hand (previews: a logo that is not stored). */
+  drawWith(req: ImageRequest, payload: string, design: Design, logo: Buffer | null): Promise<Buffer | string> {
+    const { format, size } = req;
     if (format === 'svg') return this.rendering.renderSvg(payload, design, logo, size);
-    return size > OUT_OF_PROCESS_PNG_SIZE ? this.bigPngs.render(payload, design, logo, size) : this.rendering.renderPng(payload, design, logo, size);
+    if (format === 'pdf') return this.rendering.renderPdf(payload, design, logo, req.printMm);
+    return size > OUT_OF_PROCESS_PNG_SIZE ? this.bigPngs.render(payload, design, logo, size, format) : this.rendering.renderRaster(format, payload, design, logo, size);
+  }
+
+  /** The logo of a design checked and normalized but not stored (previews), or null without a logo. */
+  async loadLogo(design: Design): Promise<Buffer | null> {
+    return design.logo ? this.images.loadLogo(design.logo.url) : null;
+  }
+
+  /** Renders the PNG the request describes and reads it back with an independent decoder (zxing-cpp). */
+  async check(req: ImageRequest, payload: string, design: Design, logo: Buffer | null): Promise<ScannabilityReport> {
+    const png = (await this.drawWith({ ...req, format: 'png' }, payload, design, logo)) as Buffer;
+    const decoded = await decodeImage(png);
+    return this.rendering.scannability(payload, design, logo, decoded === payload);
   }
 
   url(key: string): string {

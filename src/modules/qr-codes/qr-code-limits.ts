@@ -3,6 +3,7 @@ import type { AuthContext } from '../../common/auth/auth-context';
 import { ApiException } from '../../common/errors/api.exception';
 import { gs1Kind } from '../gs1/gs1-kind';
 import { lockCapacity } from './capacity.repository';
+import { gs1PrimaryHeldByOther, gs1PrimaryOf, hasGrantedPrefix } from './gs1-ownership.repository';
 
 /** Which plan count a live code takes: GS1 dynamic codes have a limit of their own (`gs1_limit`), apart from the QR
  * limit (`dynamic_qr_limit`); static codes (GS1 included) take none. */
@@ -53,17 +54,20 @@ export function assertEntitled(auth: AuthContext, which: PlanCount): void {
 const hostKey = (domainId: string | null): string => domainId ?? '';
 
 /**
- * 409 when a dynamic GS1 identifier cannot be used on that host: a live or trashed code holds it
- * (gs1_identifier_taken), or a permanently deleted one retired it less than GS1_RETIREMENT_DAYS ago
- * (gs1_identifier_retired). Across workspaces: the host resolves the identifier, whoever owns the code.
+ * 409 when a dynamic GS1 identifier cannot be used on that host by that workspace: a live or trashed code holds it
+ * (gs1_identifier_taken), another workspace holds any identifier under the same primary key (gs1_identifier_taken:
+ * the first workspace owns the primary key's whole subtree), or a permanently deleted code retired it less than
+ * GS1_RETIREMENT_DAYS ago (gs1_identifier_retired). Across workspaces: the host resolves the identifier, whoever owns
+ * the code.
  */
-export async function assertGs1IdentifierFree(em: EntityManager, domainId: string | null, gs1Key: string, exceptId?: string): Promise<void> {
+export async function assertGs1IdentifierFree(em: EntityManager, domainId: string | null, gs1Key: string, organizationId: string, exceptId?: string): Promise<void> {
   const [row] = await em.execute<{ taken: boolean; retired: boolean }[]>(
     `select exists (select 1 from qr_codes where coalesce(domain_id, '') = ? and gs1_key = ? and status in ('live','trashed') and id <> ?) as taken,
             exists (select 1 from gs1_retired_identifiers where domain_key = ? and gs1_key = ? and retired_until > now()) as retired`,
     [hostKey(domainId), gs1Key, exceptId ?? '', hostKey(domainId), gs1Key],
   );
   if (row.taken) throw gs1TakenError(gs1Key);
+  if (await gs1PrimaryHeldByOther(em, domainId, gs1Key, organizationId)) throw gs1OwnedError(gs1Key);
   if (row.retired) {
     throw new ApiException('gs1_identifier_retired', `The GS1 identifier ${gs1Key} was retired on this host when its code was deleted permanently; it cannot be used again yet`, {
       field: 'primary_key',
@@ -78,5 +82,30 @@ export const gs1TakenError = (gs1Key: string): ApiException =>
     gs1_code: 'GS1_IDENTIFIER_TAKEN',
   });
 
-/** True for the unique index that keeps one live or trashed code per GS1 identifier and host. */
-export const isGs1KeyConflict = (err: unknown): boolean => (err as { constraint?: string }).constraint === 'qr_codes_gs1_key_uq';
+/** 403 gs1_prefix_not_granted unless a company prefix the operator granted the workspace covers the identifier's
+ * primary key (GS1_REQUIRE_PREFIX, on the default scan host). */
+export async function assertGs1PrefixGranted(em: EntityManager, auth: AuthContext, gs1Key: string): Promise<void> {
+  const { ai, value } = gs1PrimaryOf(gs1Key);
+  if (await hasGrantedPrefix(em, auth.organizationId, ai, value)) return;
+  throw new ApiException(
+    'gs1_prefix_not_granted',
+    `No GS1 company prefix granted to this workspace covers /${ai}/${value}: ask the operator to grant yours, or use a verified custom domain (domain_id)`,
+    { field: 'primary_key', gs1_code: 'GS1_PREFIX_NOT_GRANTED' },
+  );
+}
+
+/** 409 for an identifier under a primary key another workspace holds on this host. */
+export const gs1OwnedError = (gs1Key: string): ApiException => {
+  const { ai, value } = gs1PrimaryOf(gs1Key);
+  return new ApiException('gs1_identifier_taken', `The GS1 primary key /${ai}/${value} belongs to another workspace on this host: ${gs1Key} cannot be used here`, {
+    field: 'primary_key',
+    gs1_code: 'GS1_IDENTIFIER_TAKEN',
+  });
+};
+
+/** True for the unique index that keeps one live or trashed code per GS1 identifier and host, and for the trigger that
+ * keeps a primary key's subtree to one workspace per host (`qr_codes_gs1_owner`). */
+export const isGs1KeyConflict = (err: unknown): boolean => {
+  const constraint = (err as { constraint?: string }).constraint;
+  return constraint === 'qr_codes_gs1_key_uq' || constraint === 'qr_codes_gs1_owner';
+};

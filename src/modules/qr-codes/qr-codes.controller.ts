@@ -6,16 +6,23 @@ import type { FastifyReply } from 'fastify';
 import { Auth, AuthContext } from '../../common/auth/auth-context';
 import { RequiresScope } from '../../common/auth/decorators';
 import { ApiException } from '../../common/errors/api.exception';
-import { CreateQrCodeDto, DownloadQueryDto, ListQrCodesQueryDto, UpdateQrCodeDto } from './dto/qr-code.dto';
-import { DeletedQrCodeDto, QrCodeDto, QrCodeListDto, RuleTestBodyDto, RuleTestResultDto } from './dto/qr-code-response.dto';
+import { CreateQrCodeDto, DownloadQueryDto, ListQrCodesQueryDto, PreviewQrCodeDto, PreviewQueryDto, UpdateQrCodeDto } from './dto/qr-code.dto';
+import { DeletedQrCodeDto, QrCodeDto, QrCodeListDto, RuleTestBodyDto, RuleTestResultDto, ScannabilityReportDto } from './dto/qr-code-response.dto';
+import { WithoutIdempotency } from '../../common/http/idempotency.interceptor';
 import { QrCodesService } from './qr-codes.service';
 import { parseCreateBody } from './dto/create-body';
 import { CreateGs1QrCodeDto, Gs1TargetResponseDto } from '../gs1/gs1.dto';
 import { NoBody } from '../../common/http/no-body';
-import { binaryContent, DOWNLOAD_CONTENT_TYPES, type DownloadFormat, downloadSize } from '../rendering/download-formats';
+import { parseImageRequest } from '../rendering/image-request';
+import { CONTENT_TYPES, type ImageFormat } from '../rendering/rendering.service';
+
+const PREVIEW_FORMATS = ['svg', 'png', 'webp'] as const;
+/** OpenAPI `content` of an image answer: one binary (text for SVG) entry per media type. */
+const imageContent = (formats: readonly ImageFormat[]) =>
+  Object.fromEntries(formats.map((f) => [CONTENT_TYPES[f], { schema: f === 'svg' ? { type: 'string' } : { type: 'string', format: 'binary' } }]));
 
 @ApiTags('QR codes')
-@ApiExtraModels(...TARGET_SCHEMAS, CreateQrCodeDto, CreateGs1QrCodeDto, Gs1TargetResponseDto)
+@ApiExtraModels(...TARGET_SCHEMAS, CreateQrCodeDto, CreateGs1QrCodeDto, Gs1TargetResponseDto, ScannabilityReportDto)
 @Controller('qr-codes')
 export class QrCodesController {
   constructor(private readonly qrCodes: QrCodesService) {}
@@ -57,6 +64,28 @@ export class QrCodesController {
   @ApiCreatedResponse({ type: QrCodeDto })
   async create(@Auth() auth: AuthContext, @Body() body: Record<string, unknown>): Promise<QrCodeDto> {
     return this.qrCodes.create(auth, await parseCreateBody(body));
+  }
+
+  @Post('preview')
+  @HttpCode(200)
+  @RequiresScope('qr:read')
+  @WithoutIdempotency()
+  @ApiOperation({
+    summary: 'Preview a code without creating it',
+    description:
+      'The image a code with this body would get (`format` svg, png or webp; `size` as on downloads), or with `check=true` a scannability report. ' +
+      'Validated exactly as creation (same errors); nothing is stored or counted against a plan limit. Dynamic bodies encode a placeholder short URL of the real length.',
+  })
+  @ApiProduces('image/svg+xml', 'image/png', 'image/webp', 'application/json')
+  @ApiOkResponse({
+    description: 'The image bytes; with check=true, the scannability report (JSON)',
+    content: { ...imageContent(PREVIEW_FORMATS), 'application/json': { schema: { $ref: getSchemaPath(ScannabilityReportDto) } } },
+  })
+  async preview(@Auth() auth: AuthContext, @Body() body: PreviewQrCodeDto, @Query() query: PreviewQueryDto, @Res() reply: FastifyReply) {
+    const result = await this.qrCodes.preview(auth, body, parseImageRequest(query, PREVIEW_FORMATS), query.check === 'true');
+    void reply.header('Cache-Control', 'no-store');
+    if ('report' in result) await reply.send(result.report);
+    else await reply.header('Content-Type', result.contentType).send(result.body);
   }
 
   @Get()
@@ -173,14 +202,16 @@ export class QrCodesController {
 
   @Get(':id/download')
   @RequiresScope('qr:read')
-  @ApiOperation({ summary: 'Download the image', description: 'Regenerated from the stored design. `format` svg (default) or png; `size` 100–4000 px (default 1000) sets a PNG\'s width and height and is ignored for SVG.' })
-  @ApiProduces(...DOWNLOAD_CONTENT_TYPES)
-  @ApiOkResponse({ description: 'The image bytes, as an attachment (`Content-Disposition`)', content: binaryContent(...DOWNLOAD_CONTENT_TYPES) })
+  @ApiOperation({
+    summary: 'Download the image',
+    description:
+      'Regenerated from the stored design. `format` svg (default), png, webp (lossless) or pdf (vector, for print); `size` 100–4000 px ' +
+      '(default 1000; the width, ignored for pdf); `print_mm` 10–1000 (default 50): the printed width of a pdf\'s symbol with its quiet zone.',
+  })
+  @ApiProduces('image/svg+xml', 'image/png', 'image/webp', 'application/pdf')
+  @ApiOkResponse({ description: 'The image bytes', content: imageContent(['svg', 'png', 'webp', 'pdf']) })
   async download(@Auth() auth: AuthContext, @Param('id') id: string, @Query() query: DownloadQueryDto, @Res() reply: FastifyReply) {
-    const format = (query.format ?? 'svg') as DownloadFormat;
-    const size = downloadSize(format, query.size);
-    if (typeof size !== 'number') throw ApiException.invalid('size', size.error);
-    const file = await this.qrCodes.download(auth, id, format, size);
+    const file = await this.qrCodes.download(auth, id, parseImageRequest(query));
     await reply
       .header('Content-Type', file.contentType)
       .header('Content-Disposition', `attachment; filename="${file.filename}"`)

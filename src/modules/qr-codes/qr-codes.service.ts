@@ -16,11 +16,13 @@ import { gs1Dictionary } from '../gs1/syntax-dictionary';
 import { folderExists } from '../folders/folders.repository';
 import { resolveCodeDomain } from '../domains/code-domain';
 import { Design, parseDesign, storedDesign } from '../rendering/design';
-import type { CreateQrCodeDto, ListQrCodesQueryDto, UpdateQrCodeDto } from './dto/qr-code.dto';
+import { contentTypeOf, type ImageRequest } from '../rendering/image-request';
+import type { CreateQrCodeDto, ListQrCodesQueryDto, PreviewQrCodeDto, UpdateQrCodeDto } from './dto/qr-code.dto';
+import type { ScannabilityReport } from '../rendering/scannability';
 import type { DeletedQrCodeDto, QrCodeDto } from './dto/qr-code-response.dto';
 import { QrCode } from './qr-code.entity';
 import type { CreateGs1QrCodeDto } from '../gs1/gs1.dto';
-import { assertGs1IdentifierFree, assertRoomFor, countLive, gs1TakenError, isGs1KeyConflict, planCountOf } from './qr-code-limits';
+import { assertGs1IdentifierFree, assertGs1PrefixGranted, assertRoomFor, countLive, gs1TakenError, isGs1KeyConflict, planCountOf } from './qr-code-limits';
 import { gs1Kind } from '../gs1/gs1-kind';
 import { targetDraft } from './qr-code-draft';
 import { QrCodeImagesService } from './qr-code-images.service';
@@ -32,7 +34,6 @@ import { normalizeTags, sameJson } from './qr-code-rules';
 import { hasRules, parseTarget, storedHandler } from '../targets/registry';
 import { explain, parseTestFacts, type SmartTarget } from '../targets/smart-rules';
 import { LINK_CONTROL_FIELDS, parseLinkControls } from '../targets/link-controls';
-import { DOWNLOAD_FORMATS, type DownloadFormat } from '../rendering/download-formats';
 
 @Injectable()
 export class QrCodesService {
@@ -91,12 +92,30 @@ export class QrCodesService {
     if (gs1Key) {
       // A full GS1 allowance (403) is said before a taken identifier (409); both are checked again when inserting.
       await this.em.transactional((em) => assertRoomFor(em, auth, 'gs1'));
-      await assertGs1IdentifierFree(this.em, domain?.id ?? null, gs1Key);
+      // On the shared scan host an operator may require licensed company prefixes (a custom domain needs none).
+      if (!domain && this.config.gs1RequirePrefix) await assertGs1PrefixGranted(this.em, auth, gs1Key);
+      await assertGs1IdentifierFree(this.em, domain?.id ?? null, gs1Key, auth.organizationId);
     }
     const controls = await parseLinkControls(body, { kind, type });
     const values: CodeDraft['values'] = { folderId: body.folder_id ?? null, tags, domainId: domain?.id ?? null, domainHostname, gs1Key, ...controls };
     if (body.name !== undefined) values.name = body.name;
     return { kind, type, target, design, values, namedAfterPayload };
+  }
+
+  /**
+   * The image a code with this body would get (or its scannability report), without storing or counting anything: the
+   * body goes through every check of creation (prepare), a dynamic code encodes a placeholder short URL of the real
+   * length on the host it would get, and a logo is fetched and checked but not stored.
+   */
+  async preview(auth: AuthContext, body: PreviewQrCodeDto, req: ImageRequest, check: boolean): Promise<{ report: ScannabilityReport } | { body: Buffer | string; contentType: string }> {
+    const kind = body.type ?? 'dynamic';
+    if (!body.target && kind === 'static') throw ApiException.invalid('target', 'target is required to preview a static code');
+    const creation: CreateQrCodeDto = { type: body.type, target: body.target ?? { type: 'url', destination: 'https://example.com/' }, design: body.design, template_id: body.template_id };
+    const draft = await this.prepare(auth, creation);
+    const payload = this.payloadOf({ kind: draft.kind, shortCode: SHORT_CODE_PLACEHOLDER, type: draft.type, target: draft.target, domainHostname: draft.values.domainHostname ?? null });
+    const logo = await this.images.loadLogo(draft.design);
+    if (check) return { report: await this.images.check(req, payload, draft.design, logo) };
+    return { body: await this.images.drawWith(req, payload, draft.design, logo), contentType: contentTypeOf(req.format) };
   }
 
   /** The design of a new code: the body's, merged field by field over its template's when `template_id` is given. */
@@ -290,27 +309,27 @@ export class QrCodesService {
     return this.present(restored);
   }
 
-  async download(auth: AuthContext, id: string, format: DownloadFormat, size: number): Promise<{ body: Buffer | string; contentType: string; filename: string }> {
+  async download(auth: AuthContext, id: string, req: ImageRequest): Promise<{ body: Buffer | string; contentType: string; filename: string }> {
     const code = await this.findLive(auth, id);
     const design = storedDesign(code.design);
     const payload = this.payloadOf(code);
     const slug = code.name.normalize('NFKD').replace(/[^\w\s-]/g, '').trim().toLowerCase().replace(/[\s_-]+/g, '-').slice(0, 80) || code.id;
-    const body = await this.images.draw(format, payload, design, code.logoKey, size);
-    return { body, contentType: DOWNLOAD_FORMATS[format].contentType, filename: `${slug}.${format}` };
+    const body = await this.images.draw(req, payload, design, code.logoKey);
+    return { body, contentType: contentTypeOf(req.format), filename: `${slug}.${req.format}` };
   }
 
   /** The live codes among `ids` (workspace and environment of `auth`, read 100 at a time), each with a `draw` the
    * caller runs when it wants the image: a 1,000-image archive holds only the images it is about to write. Codes gone
    * since are yielded with `code: null`. */
-  async *downloadables(auth: AuthContext, ids: string[]): AsyncGenerator<{ id: string; code: QrCodeDto | null; draw(format: DownloadFormat, size: number): Promise<Buffer | string> }> {
+  async *downloadables(auth: AuthContext, ids: string[]): AsyncGenerator<{ id: string; code: QrCodeDto | null; draw(req: ImageRequest): Promise<Buffer | string> }> {
     for (let i = 0; i < ids.length; i += 100) {
       const page = ids.slice(i, i + 100);
       const where = { id: { $in: page }, organizationId: auth.organizationId, environment: auth.environment, status: 'live' as const };
       const codes = new Map((await this.em.fork().find(QrCode, where)).map((c) => [c.id, c]));
       for (const id of page) {
         const code = codes.get(id);
-        const draw = (format: DownloadFormat, size: number) =>
-          code ? this.images.draw(format, this.payloadOf(code), storedDesign(code.design), code.logoKey, size) : Promise.reject(new Error('gone'));
+        const draw = (req: ImageRequest) =>
+          code ? this.images.draw(req, this.payloadOf(code), storedDesign(code.design), code.logoKey) : Promise.reject(new Error('gone'));
         yield { id, code: code ? this.present(code) : null, draw };
       }
     }

@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { FRAME_STYLES, FRAME_TEXT_MAX } from './frame';
 import { BODY_SHAPES, ERROR_CORRECTIONS, EYE_BALL_SHAPES, EYE_FRAME_SHAPES, GRADIENT_TYPES } from './design';
 
 /* The `design` object's OpenAPI schema (docs/design.md). Validation itself is design.ts; these classes only document it.
@@ -28,9 +29,28 @@ class DesignEyeColorsDto {
 }
 
 class DesignLogoDto {
-  @ApiProperty({ format: 'uri', maxLength: 2048, example: 'https://example.com/logo.png', description: 'http(s), no credentials; fetched once and stored' })
+  @ApiProperty({
+    format: 'uri',
+    example: 'https://example.com/logo.png',
+    description: 'http(s) (at most 2048 characters, no credentials; fetched once and stored), or a `data:` URL of a PNG, JPEG, WebP or SVG image of at most 1 MB decoded',
+  })
   url!: string;
   @ApiPropertyOptional({ default: true, description: 'Leave the modules under the logo out' }) clear_background?: boolean;
+}
+
+class DesignFrameDto {
+  @ApiPropertyOptional({ enum: FRAME_STYLES, default: 'none', example: 'banner_bottom' }) style?: string;
+  @ApiPropertyOptional({ type: String, minLength: 1, maxLength: FRAME_TEXT_MAX, example: 'Scan for the menu', description: 'The call to action, drawn as outlines; no control characters. Default "Scan me" when a style is set' })
+  text?: string | null;
+  @ApiPropertyOptional({ ...HEX, example: '#ffffff', description: 'Default: the background colour; at least 3:1 against `color`' }) text_color?: string;
+  @ApiPropertyOptional({ ...HEX, example: '#1a237e', description: 'Default: the foreground colour' }) color?: string;
+}
+
+class DesignFrameResponseDto {
+  @ApiProperty({ enum: FRAME_STYLES, example: 'none' }) style!: string;
+  @ApiProperty({ type: String, nullable: true, example: null }) text!: string | null;
+  @ApiProperty({ ...HEX, example: '#ffffff' }) text_color!: string;
+  @ApiProperty({ ...HEX, example: '#1a237e' }) color!: string;
 }
 
 export class DesignDto {
@@ -44,6 +64,8 @@ export class DesignDto {
   eye_colors?: DesignEyeColorsDto | null;
   @ApiPropertyOptional({ type: DesignLogoDto, nullable: true, description: 'null removes the logo' }) logo?: DesignLogoDto | null;
   @ApiPropertyOptional({ default: false }) transparent_background?: boolean;
+  @ApiPropertyOptional({ type: DesignFrameDto, nullable: true, description: 'A frame with a call to action around the code (outside its quiet zone); null removes it' })
+  frame?: DesignFrameDto | null;
 }
 
 /** A code's design as responses show it: every field filled in, `has_logo` instead of the logo's URL. Its examples are
@@ -56,6 +78,7 @@ export class DesignResponseDto {
   @ApiProperty({ type: DesignEyeColorsDto, nullable: true, example: null }) eye_colors!: DesignEyeColorsDto | null;
   @ApiProperty({ example: false }) has_logo!: boolean;
   @ApiProperty({ example: false }) transparent_background!: boolean;
+  @ApiProperty({ type: DesignFrameResponseDto }) frame!: DesignFrameResponseDto;
 }
 
 export const DESIGN_EXAMPLE = { shapes: { body: 'dots', eye_frame: 'rounded', eye_ball: 'circle' }, colors: { foreground: '#1a237e', background: '#ffffff' } };

@@ -24,6 +24,7 @@ describe('parseDesign', () => {
       eye_colors: null,
       logo: null,
       transparent_background: false,
+      frame: null,
     });
   });
 
@@ -45,6 +46,7 @@ describe('parseDesign', () => {
       eye_colors: { frame: '#001100', ball: '#220000' },
       logo: { url: 'https://cdn.example.com/logo.png', clear_background: false },
       transparent_background: false,
+      frame: null,
     });
   });
 
@@ -209,6 +211,7 @@ describe('presentDesign', () => {
       eye_colors: null,
       has_logo: true,
       transparent_background: false,
+      frame: { style: 'none', text: null, text_color: '#ffffff', color: '#000000' },
     });
     expect(JSON.stringify(out)).not.toContain('secret-logo');
     expect(presentDesign(parseDesign({}), false).has_logo).toBe(false);
@@ -221,5 +224,78 @@ describe('storedDesign', () => {
     expect(storedDesign(null)).toEqual(DEFAULT_DESIGN);
     const d = parseDesign({ shapes: { body: 'dots' } });
     expect(storedDesign(JSON.parse(JSON.stringify(d)))).toEqual(d);
+  });
+});
+
+describe('design.frame', () => {
+  it('stores a frame with its text and shows its colours resolved (frame: foreground, text: background)', () => {
+    const d = parseDesign({ colors: { foreground: '#1a237e' }, frame: { style: 'banner_bottom', text: 'Scan for the menu' } });
+    expect(d.frame).toEqual({ style: 'banner_bottom', text: 'Scan for the menu', text_color: null, color: null });
+    expect(presentDesign(d, false).frame).toEqual({ style: 'banner_bottom', text: 'Scan for the menu', text_color: '#ffffff', color: '#1a237e' });
+    expect(storedDesign(JSON.parse(JSON.stringify(d)))).toEqual(d);
+  });
+
+  it('defaults the text of a styled frame to "Scan me" and merges field by field on PATCH; null removes it', () => {
+    const d = parseDesign({ frame: { style: 'box' } });
+    expect(d.frame).toMatchObject({ style: 'box', text: 'Scan me' });
+    const patched = parseDesign({ frame: { color: '#004d40' } }, { base: d });
+    expect(patched.frame).toEqual({ style: 'box', text: 'Scan me', text_color: null, color: '#004d40' });
+    expect(parseDesign({ frame: null }, { base: patched }).frame).toBeNull();
+  });
+
+  it('accepts 24 characters, accents, Greek and Cyrillic', () => {
+    expect(parseDesign({ frame: { style: 'box', text: 'x'.repeat(24) } }).frame?.text).toHaveLength(24);
+    expect(parseDesign({ frame: { style: 'box', text: 'Scannez-moi ÄÖÜ Ωμέγα Ж' } }).frame?.text).toBe('Scannez-moi ÄÖÜ Ωμέγα Ж');
+  });
+
+  it.each([
+    [{ style: 'circle' }, 'design.frame.style', /none, box, banner_bottom, banner_top, rounded_box/],
+    [{ style: 'box', text: 'x'.repeat(25) }, 'design.frame.text', /1 to 24 characters/],
+    [{ style: 'box', text: '' }, 'design.frame.text', /1 to 24 characters/],
+    [{ style: 'box', text: 'Scan\nme' }, 'design.frame.text', /control characters/],
+    [{ style: 'box', text: 'Scan\u0007' }, 'design.frame.text', /control characters/],
+    [{ style: 'box', text: '   ' }, 'design.frame.text', /blank/],
+    [{ style: 'box', text: 42 }, 'design.frame.text', /string/],
+    [{ style: 'box', text: '扫码' }, 'design.frame.text', /cannot draw/],
+    [{ style: 'box', color: 'navy' }, 'design.frame.color', /hex color/],
+    [{ style: 'box', text_color: '#12' }, 'design.frame.text_color', /hex color/],
+    [{ style: 'box', border: 2 }, 'design.frame.border', /Unknown field/],
+    [{ style: 'box', color: '#eeeeee' }, 'design.frame.color', /contrast ratio of 1\.\d\d:1/],
+    [{ style: 'banner_top', text_color: '#111111' }, 'design.frame.text_color', /contrast ratio/],
+    [{ style: 'box', text_color: '#777777', color: '#888888' }, 'design.frame.color', /contrast ratio/],
+  ])('refuses frame %j naming %s', (frame, field, message) => {
+    expect(() => parseDesign({ frame })).toThrow(expect.objectContaining({ code: 'invalid_request', extras: expect.objectContaining({ field }), message: expect.stringMatching(message) }));
+  });
+
+  it('does not check the colours of a frame whose style is none', () => {
+    expect(parseDesign({ frame: { style: 'none', color: '#ffffff' } }).frame?.style).toBe('none');
+  });
+});
+
+describe('design.logo data: URLs', () => {
+  const png = Buffer.from('89504e470d0a1a0a', 'hex');
+  it('accepts PNG, JPEG, WebP and SVG data: URLs, base64 or percent-encoded', () => {
+    for (const type of ['image/png', 'image/jpeg', 'image/webp', 'image/svg+xml']) {
+      const url = `data:${type};base64,${png.toString('base64')}`;
+      expect(parseDesign({ logo: { url } }).logo?.url).toBe(url);
+    }
+    expect(parseDesign({ logo: { url: 'data:image/svg+xml,%3Csvg%20xmlns%3D%22http%3A%2F%2Fwww.w3.org%2F2000%2Fsvg%22%2F%3E' } }).logo?.url).toMatch(/^data:image\/svg\+xml,/);
+  });
+
+  it.each([
+    ['data:text/html;base64,PGgxPg==', /PNG, JPEG, WebP or SVG/],
+    ['data:,hello', /PNG, JPEG, WebP or SVG/],
+    ['data:image/gif;base64,R0lGODlh', /PNG, JPEG, WebP or SVG/],
+    ['data:image/png;base64,###', /not valid base64/],
+    ['data:image/png;base64', /not a valid data: URL/],
+    [`data:image/png;base64,${Buffer.alloc(1024 * 1024 + 1).toString('base64')}`, /larger than 1 MB/],
+  ])('refuses a bad data: URL (%#)', (url, message) => {
+    expect(() => parseDesign({ logo: { url } })).toThrow(
+      expect.objectContaining({ extras: expect.objectContaining({ field: 'design.logo.url' }), message: expect.stringMatching(message) }),
+    );
+  });
+
+  it('accepts a logo of exactly 1 MB', () => {
+    expect(parseDesign({ logo: { url: `data:image/png;base64,${Buffer.alloc(1024 * 1024).toString('base64')}` } }).logo).not.toBeNull();
   });
 });

@@ -1,5 +1,6 @@
 import { ApiException } from '../../common/errors/api.exception';
 import { contrastRatio, normalizeHexColor, relativeLuminance } from './color';
+import { DEFAULT_FRAME_TEXT, type Frame, FRAME_STYLES, FRAME_TEXT_MAX, missingGlyphs } from './frame';
 
 /** The normalized design stored with every code (docs/design.md). */
 export type ErrorCorrection = 'L' | 'M' | 'Q' | 'H';
@@ -16,6 +17,8 @@ export interface Design {
   eye_colors: { frame: string; ball: string } | null;
   logo: { url: string; clear_background: boolean } | null;
   transparent_background: boolean;
+  /** null: no frame (style `none`) */
+  frame: Frame | null;
 }
 
 export const ERROR_CORRECTIONS: readonly ErrorCorrection[] = ['L', 'M', 'Q', 'H'];
@@ -36,6 +39,7 @@ export const DEFAULT_DESIGN: Design = Object.freeze({
   eye_colors: null,
   logo: null,
   transparent_background: false,
+  frame: null,
 }) as Design;
 
 type Obj = Record<string, unknown>;
@@ -74,9 +78,14 @@ function parseBoolean(value: unknown, field: string): boolean {
   return value;
 }
 
+/** `data:` logos: PNG, JPEG, WebP or SVG of at most 1 MB decoded (base64 makes that about 1.4 M characters). */
+const DATA_LOGO_TYPES = ['image/png', 'image/jpeg', 'image/jpg', 'image/webp', 'image/svg+xml'];
+const DATA_LOGO_MAX_BYTES = 1024 * 1024;
+
 function parseLogoUrl(value: unknown, field: string): string {
-  if (typeof value !== 'string' || value.trim() === '') throw invalid(field, `${field} must be an http or https URL`);
+  if (typeof value !== 'string' || value.trim() === '') throw invalid(field, `${field} must be an http or https URL, or a data: URL of an image`);
   const raw = value.trim();
+  if (/^data:/i.test(raw)) return parseDataLogoUrl(raw, field);
   if (raw.length > MAX_LOGO_URL_LENGTH) throw invalid(field, `${field} must be at most ${MAX_LOGO_URL_LENGTH} characters`);
   let url: URL;
   try {
@@ -87,6 +96,28 @@ function parseLogoUrl(value: unknown, field: string): string {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalid(field, `${field} must be an http or https URL`);
   if (url.username || url.password) throw invalid(field, `${field} must not contain credentials`);
   return url.toString();
+}
+
+/** A `data:` URL's form, declared type and decoded size (the bytes themselves are sniffed when the logo is stored). */
+function parseDataLogoUrl(raw: string, field: string): string {
+  const m = /^data:([^,;]*)((?:;[^,;]*)*?)(;base64)?,(.*)$/is.exec(raw);
+  if (!m) throw invalid(field, `${field} is not a valid data: URL`);
+  const type = m[1].trim().toLowerCase();
+  if (!DATA_LOGO_TYPES.includes(type)) {
+    throw invalid(field, `The logo data: URL must be a PNG, JPEG, WebP or SVG image (image/png, image/jpeg, image/webp, image/svg+xml), not '${type || 'text/plain'}'`);
+  }
+  const data = m[4];
+  let bytes: number;
+  if (m[3]) {
+    const b64 = data.replace(/\s+/g, '');
+    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(b64)) throw invalid(field, 'The logo data: URL is not valid base64');
+    bytes = Math.floor((b64.length * 3) / 4) - (b64.endsWith('==') ? 2 : b64.endsWith('=') ? 1 : 0);
+  } else {
+    bytes = Buffer.byteLength(data.replace(/%[0-9a-f]{2}/gi, '_'));
+  }
+  if (bytes > DATA_LOGO_MAX_BYTES) throw invalid(field, 'The logo is larger than 1 MB');
+  if (bytes === 0) throw invalid(field, 'The logo data: URL is empty');
+  return `data:${type}${m[3] ? ';base64' : ''},${data}`;
 }
 
 /**
@@ -109,6 +140,7 @@ export function parseDesign(input: unknown, opts: { base?: Design; field?: strin
     'eye_colors',
     'logo',
     'transparent_background',
+    'frame',
   ]);
 
   const colors = { ...base.colors };
@@ -168,6 +200,10 @@ export function parseDesign(input: unknown, opts: { base?: Design; field?: strin
     transparent = parseBoolean(obj.transparent_background, `${root}.transparent_background`);
   }
 
+  let frame = base.frame ? { ...base.frame } : null;
+  if (obj.frame === null) frame = null;
+  else if (obj.frame !== undefined) frame = parseFrame(obj.frame, `${root}.frame`, frame);
+
   let errorCorrection: ErrorCorrection;
   if (obj.error_correction !== undefined) {
     const raw = typeof obj.error_correction === 'string' ? obj.error_correction.toUpperCase() : obj.error_correction;
@@ -180,9 +216,45 @@ export function parseDesign(input: unknown, opts: { base?: Design; field?: strin
   }
 
   return validateContrast(
-    { error_correction: errorCorrection, colors, gradient, shapes, eye_colors: eyeColors, logo, transparent_background: transparent },
+    { error_correction: errorCorrection, colors, gradient, shapes, eye_colors: eyeColors, logo, transparent_background: transparent, frame },
     root,
+    isObject(obj.frame) && obj.frame.text_color !== undefined && obj.frame.color === undefined ? 'text_color' : 'color',
   );
+}
+
+/** `design.frame`: merged field by field over `base` (PATCH). Text: 1–24 characters, no control characters, each one
+ * drawable by the frame font. */
+function parseFrame(value: unknown, field: string, base: Frame | null): Frame {
+  const f = expectObject(value, field, ['style', 'text', 'text_color', 'color']);
+  const frame: Frame = base ? { ...base } : { style: 'none', text: null, text_color: null, color: null };
+  if (f.style !== undefined) frame.style = parseEnum(f.style, `${field}.style`, FRAME_STYLES);
+  if (f.text === null) frame.text = null;
+  else if (f.text !== undefined) {
+    const tf = `${field}.text`;
+    if (typeof f.text !== 'string') throw invalid(tf, `${tf} must be a string of 1 to ${FRAME_TEXT_MAX} characters`);
+    const chars = [...f.text];
+    if (chars.length < 1 || chars.length > FRAME_TEXT_MAX) {
+      throw invalid(tf, `${tf} must be 1 to ${FRAME_TEXT_MAX} characters long (it has ${chars.length})`);
+    }
+    if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(f.text)) throw invalid(tf, `${tf} must not contain control characters or line breaks`);
+    if (f.text.trim() === '') throw invalid(tf, `${tf} must not be blank`);
+    const missing = missingGlyphs(f.text);
+    if (missing.length) {
+      throw invalid(tf, `${tf} has characters the frame font cannot draw: ${missing.slice(0, 5).map((c) => JSON.stringify(c)).join(', ')}`);
+    }
+    frame.text = f.text;
+  }
+  if (f.text_color === null) frame.text_color = null;
+  else if (f.text_color !== undefined) frame.text_color = parseColor(f.text_color, `${field}.text_color`);
+  if (f.color === null) frame.color = null;
+  else if (f.color !== undefined) frame.color = parseColor(f.color, `${field}.color`);
+  if (frame.style !== 'none' && frame.text === null) frame.text = DEFAULT_FRAME_TEXT;
+  return frame;
+}
+
+/** The frame's colours with their defaults: the frame in the foreground colour, its text in the background colour. */
+export function frameColors(design: Design): { color: string; text_color: string } {
+  return { color: design.frame?.color ?? design.colors.foreground, text_color: design.frame?.text_color ?? design.colors.background };
 }
 
 /** The colour a scanner sees behind the code: white when the background is transparent (paper, most screens). */
@@ -192,7 +264,7 @@ export function effectiveBackground(design: Design): string {
 
 /** Every colour that draws dark modules must keep 3:1 against the background, and be the darker of the two
  * (light-on-dark "inverted" codes are not read by many phone scanners). */
-function validateContrast(design: Design, root: string): Design {
+function validateContrast(design: Design, root: string, frameField: 'color' | 'text_color' = 'color'): Design {
   const bg = effectiveBackground(design);
   const against = design.transparent_background ? 'white (the background is transparent)' : `the background ${bg}`;
   const check = (color: string, field: string, what: string) => {
@@ -216,6 +288,17 @@ function validateContrast(design: Design, root: string): Design {
     check(design.eye_colors.frame, `${root}.eye_colors.frame`, 'The eye frame colour');
     check(design.eye_colors.ball, `${root}.eye_colors.ball`, 'The eye ball colour');
   }
+  if (design.frame && design.frame.style !== 'none') {
+    // The call to action must be legible on its frame (WCAG's 3:1 for large text), light on dark or dark on light.
+    const { color, text_color } = frameColors(design);
+    const ratio = contrastRatio(text_color, color);
+    if (ratio < MIN_CONTRAST) {
+      throw invalid(
+        `${root}.frame.${frameField}`,
+        `The frame text colour ${text_color} has a contrast ratio of ${(Math.floor(ratio * 100) / 100).toFixed(2)}:1 against the frame colour ${color}; at least ${MIN_CONTRAST}:1 is needed for the text to be read`,
+      );
+    }
+  }
   return design;
 }
 
@@ -232,6 +315,7 @@ function cloneDesign(d: Design): Design {
     eye_colors: d.eye_colors ? { ...d.eye_colors } : null,
     logo: d.logo ? { ...d.logo } : null,
     transparent_background: d.transparent_background,
+    frame: d.frame ? { ...d.frame } : null,
   };
 }
 
@@ -253,6 +337,7 @@ export function storedDesign(value: unknown): Design {
     eye_colors: v.eye_colors ? { frame: v.eye_colors.frame, ball: v.eye_colors.ball } : null,
     logo: v.logo ? { url: v.logo.url, clear_background: v.logo.clear_background } : null,
     transparent_background: v.transparent_background ?? false,
+    frame: v.frame ? { style: v.frame.style, text: v.frame.text ?? null, text_color: v.frame.text_color ?? null, color: v.frame.color ?? null } : null,
   };
 }
 
@@ -266,5 +351,12 @@ export function presentDesign(design: Design, hasLogo: boolean) {
     eye_colors: design.eye_colors ? { ...design.eye_colors } : null,
     has_logo: hasLogo,
     transparent_background: design.transparent_background,
+    frame: presentFrame(design),
   };
+}
+
+/** The frame as responses show it: its style (`none` without a frame), its text and both colours resolved. */
+export function presentFrame(design: Design): { style: string; text: string | null; text_color: string; color: string } {
+  const { color, text_color } = frameColors(design);
+  return { style: design.frame?.style ?? 'none', text: design.frame?.text ?? null, text_color, color };
 }

@@ -1,6 +1,7 @@
 import QRCode from 'qrcode';
 import { ApiException } from '../../common/errors/api.exception';
-import type { BodyShape, Design, ErrorCorrection, EyeBallShape, EyeFrameShape } from './design';
+import { type BodyShape, type Design, type ErrorCorrection, type EyeBallShape, type EyeFrameShape, frameColors } from './design';
+import { frameLayout, type FrameLayout, type Rect } from './frame';
 
 /** Pure drawing: payload + design (+ an embedded logo) → an SVG document. No I/O here. */
 
@@ -49,6 +50,27 @@ export function encodeMatrix(payload: string, errorCorrection: ErrorCorrection):
 /** Total modules across the image (symbol + two quiet zones). */
 export function imageModules(matrix: Matrix): number {
   return matrix.size + 2 * QUIET_ZONE;
+}
+
+/** The frame around the symbol, when the design has one. */
+export function layoutFrame(m: Matrix, design: Design): FrameLayout | null {
+  return design.frame ? frameLayout(imageModules(m), design.frame) : null;
+}
+
+/** The whole image in module units: the symbol with its quiet zone, plus the frame when there is one. */
+export function imageCanvas(m: Matrix, design: Design, layout: FrameLayout | null = layoutFrame(m, design)): Rect {
+  const total = imageModules(m);
+  return layout ? layout.canvas : { x: 0, y: 0, w: total, h: total };
+}
+
+/** Pixel dimensions of an image whose longest side is `size` (framed images are taller than wide). */
+export function pixelSize(canvas: Rect, size: number): { width: number; height: number } {
+  return canvas.h > canvas.w ? { width: Math.round((size * canvas.w) / canvas.h), height: size } : { width: size, height: Math.round((size * canvas.h) / canvas.w) };
+}
+
+/** The image's longest side in modules: what `size` pixels are spread over. */
+export function longestSide(canvas: Rect): number {
+  return Math.max(canvas.w, canvas.h);
 }
 
 const fmt = (n: number): string => (Number.isInteger(n) ? String(n) : String(Math.round(n * 1000) / 1000));
@@ -137,7 +159,7 @@ function cellPaths(shape: BodyShape): string[] {
   return cells;
 }
 
-interface Box {
+export interface Box {
   x0: number;
   y0: number;
   x1: number;
@@ -237,45 +259,78 @@ function logoBox(m: Matrix, ec: ErrorCorrection, logo: LogoImage): Box {
   return { x0: cx - w / 2, y0: cx - h / 2, x1: cx + w / 2, y1: cx + h / 2 };
 }
 
-export function drawSvg(m: Matrix, design: Design, opts: SvgOptions = {}): string {
+/** A paint: a colour, or null for the design's gradient. */
+export type Paint = string | null;
+
+export interface SceneGradient {
+  type: 'linear' | 'radial';
+  start: string;
+  end: string;
+  /** linear: from (x1, y1) to (x2, y2); radial: centre (x1, y1), radius r (module units) */
+  x1: number;
+  y1: number;
+  x2: number;
+  y2: number;
+  r: number;
+}
+
+export interface SceneLayer {
+  d: string;
+  paint: Paint;
+  evenOdd: boolean;
+}
+
+/**
+ * What an image of a code is made of, in module units, in painting order: SVG, PDF and the raster renderer all draw
+ * from it, so the formats cannot drift apart.
+ */
+export interface Scene {
+  matrix: Matrix;
+  design: Design;
+  canvas: Rect;
+  /** symbol + quiet zone, in modules */
+  total: number;
+  framed: boolean;
+  /** null: transparent */
+  background: string | null;
+  gradient: SceneGradient | null;
+  layers: SceneLayer[];
+  /** the body layer's index in `layers` (the raster renderer draws the body from the matrix itself) */
+  bodyLayer: number;
+  /** cleared logo area (module units, quiet zone excluded), or null */
+  cleared: Box | null;
+  logo: { image: LogoImage; box: Box } | null;
+}
+
+export function buildScene(m: Matrix, design: Design, logoImage: LogoImage | null = null): Scene {
   const total = imageModules(m);
   const n = m.size;
   const q = QUIET_ZONE;
-  const out: string[] = [];
-  const px = opts.size ?? 1000;
-  out.push(
-    `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" version="1.1" viewBox="0 0 ${total} ${total}" width="${px}" height="${px}">`,
-  );
-
-  let fill = design.colors.foreground;
+  const layout = layoutFrame(m, design);
+  const canvas = imageCanvas(m, design, layout);
+  let gradient: SceneGradient | null = null;
   if (design.gradient) {
     const g = design.gradient;
-    const stops = `<stop offset="0" stop-color="${g.start}"/><stop offset="1" stop-color="${g.end}"/>`;
-    if (g.type === 'radial') {
-      out.push(
-        `<defs><radialGradient id="fg" gradientUnits="userSpaceOnUse" cx="${fmt(q + n / 2)}" cy="${fmt(q + n / 2)}" r="${fmt((n / 2) * Math.SQRT2)}">${stops}</radialGradient></defs>`,
-      );
-    } else {
-      out.push(
-        `<defs><linearGradient id="fg" gradientUnits="userSpaceOnUse" x1="${q}" y1="${q}" x2="${q + n}" y2="${q + n}">${stops}</linearGradient></defs>`,
-      );
-    }
-    fill = 'url(#fg)';
+    gradient =
+      g.type === 'radial'
+        ? { type: 'radial', start: g.start, end: g.end, x1: q + n / 2, y1: q + n / 2, x2: 0, y2: 0, r: (n / 2) * Math.SQRT2 }
+        : { type: 'linear', start: g.start, end: g.end, x1: q, y1: q, x2: q + n, y2: q + n, r: 0 };
   }
-
-  if (!design.transparent_background) {
-    out.push(`<rect width="${total}" height="${total}" fill="${design.colors.background}"/>`);
+  const fill: Paint = gradient ? null : design.colors.foreground;
+  const layers: SceneLayer[] = [];
+  if (layout) {
+    const colors = frameColors(design);
+    layers.push({ d: layout.shape, paint: colors.color, evenOdd: true });
+    layers.push({ d: layout.text, paint: colors.text_color, evenOdd: false });
   }
-
-  const logo = design.logo ? (opts.logo ?? null) : null;
+  const logo = design.logo ? logoImage : null;
   const box = logo ? logoBox(m, design.error_correction, logo) : null;
   const cleared =
     box && design.logo?.clear_background
       ? { x0: box.x0 - q - LOGO_MARGIN, y0: box.y0 - q - LOGO_MARGIN, x1: box.x1 - q + LOGO_MARGIN, y1: box.y1 - q + LOGO_MARGIN }
       : null;
-
-  out.push(`<path fill="${fill}" d="${bodyPath(m, design.shapes.body, cleared)}"/>`);
-
+  const bodyLayer = layers.length;
+  layers.push({ d: bodyPath(m, design.shapes.body, cleared), paint: fill, evenOdd: false });
   const eyes: Array<[number, number]> = [
     [q, q],
     [q + n - 7, q],
@@ -283,12 +338,59 @@ export function drawSvg(m: Matrix, design: Design, opts: SvgOptions = {}): strin
   ];
   const frames = eyes.map(([x, y]) => eyeFramePath(x, y, design.shapes.eye_frame)).join('');
   const balls = eyes.map(([x, y]) => eyeBallPath(x + 2, y + 2, design.shapes.eye_ball, design.shapes.eye_frame)).join('');
-  out.push(`<path fill="${design.eye_colors?.frame ?? fill}" fill-rule="evenodd" d="${frames}"/>`);
-  out.push(`<path fill="${design.eye_colors?.ball ?? fill}" d="${balls}"/>`);
+  layers.push({ d: frames, paint: design.eye_colors?.frame ?? fill, evenOdd: true });
+  layers.push({ d: balls, paint: design.eye_colors?.ball ?? fill, evenOdd: false });
+  return {
+    matrix: m,
+    design,
+    canvas,
+    total,
+    framed: layout !== null,
+    background: design.transparent_background ? null : design.colors.background,
+    gradient,
+    layers,
+    bodyLayer,
+    cleared,
+    logo: logo && box ? { image: logo, box } : null,
+  };
+}
 
-  if (logo && box) {
+export function drawSvg(m: Matrix, design: Design, opts: SvgOptions = {}): string {
+  return sceneToSvg(buildScene(m, design, opts.logo ?? null), opts.size ?? 1000);
+}
+
+/** The scene as an SVG document `px` pixels wide. */
+export function sceneToSvg(scene: Scene, px: number): string {
+  const { canvas, total, gradient } = scene;
+  const out: string[] = [];
+  const { width, height } = pixelSize(canvas, px);
+  out.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" version="1.1" viewBox="${fmt(canvas.x)} ${fmt(canvas.y)} ${fmt(canvas.w)} ${fmt(canvas.h)}" width="${width}" height="${height}">`,
+  );
+  if (gradient) {
+    const stops = `<stop offset="0" stop-color="${gradient.start}"/><stop offset="1" stop-color="${gradient.end}"/>`;
+    if (gradient.type === 'radial') {
+      out.push(
+        `<defs><radialGradient id="fg" gradientUnits="userSpaceOnUse" cx="${fmt(gradient.x1)}" cy="${fmt(gradient.y1)}" r="${fmt(gradient.r)}">${stops}</radialGradient></defs>`,
+      );
+    } else {
+      out.push(
+        `<defs><linearGradient id="fg" gradientUnits="userSpaceOnUse" x1="${gradient.x1}" y1="${gradient.y1}" x2="${gradient.x2}" y2="${gradient.y2}">${stops}</linearGradient></defs>`,
+      );
+    }
+  }
+  if (scene.background) {
+    if (scene.framed) out.push(`<rect x="${fmt(canvas.x)}" y="${fmt(canvas.y)}" width="${fmt(canvas.w)}" height="${fmt(canvas.h)}" fill="${scene.background}"/>`);
+    out.push(`<rect width="${total}" height="${total}" fill="${scene.background}"/>`);
+  }
+  for (const layer of scene.layers) {
+    out.push(`<path fill="${layer.paint ?? 'url(#fg)'}"${layer.evenOdd ? ' fill-rule="evenodd"' : ''} d="${layer.d}"/>`);
+  }
+  const logo = scene.logo;
+  if (logo) {
+    const box = logo.box;
     out.push(
-      `<image x="${fmt(box.x0)}" y="${fmt(box.y0)}" width="${fmt(box.x1 - box.x0)}" height="${fmt(box.y1 - box.y0)}" preserveAspectRatio="xMidYMid meet" xlink:href="${logo.dataUri}"/>`,
+      `<image x="${fmt(box.x0)}" y="${fmt(box.y0)}" width="${fmt(box.x1 - box.x0)}" height="${fmt(box.y1 - box.y0)}" preserveAspectRatio="xMidYMid meet" xlink:href="${logo.image.dataUri}"/>`,
     );
   }
   out.push('</svg>');

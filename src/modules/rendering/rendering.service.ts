@@ -3,7 +3,16 @@ import sharp from 'sharp';
 import { ApiException } from '../../common/errors/api.exception';
 import type { Design } from './design';
 import { logoImage } from './logo-image';
-import { drawSvg, encodeMatrix, imageModules, minPixelsPerModule } from './qr-svg';
+import { type ScannabilityReport, scannabilityReport } from './scannability';
+import { fastRaster, fastRasterEligible } from './qr-raster';
+import { PRINT_MM_MAX, PRINT_MM_MIN, sceneToPdf } from './qr-pdf';
+import { buildScene, drawSvg, encodeMatrix, imageCanvas, longestSide, minPixelsPerModule, type Matrix } from './qr-svg';
+
+/** Download formats: SVG and PDF are vectors, PNG and WebP rasters of `size` pixels wide. */
+export type ImageFormat = 'svg' | 'png' | 'webp' | 'pdf';
+export const IMAGE_FORMATS: readonly ImageFormat[] = ['svg', 'png', 'webp', 'pdf'];
+export const CONTENT_TYPES: Record<ImageFormat, string> = { svg: 'image/svg+xml', png: 'image/png', webp: 'image/webp', pdf: 'application/pdf' };
+export type RasterFormat = 'png' | 'webp';
 
 export const PNG_MIN_SIZE = 100;
 export const PNG_MAX_SIZE = 4000;
@@ -48,27 +57,65 @@ export class RenderingService {
     return drawSvg(matrix, design, { size, logo: design.logo && logo ? logoImage(logo) : null });
   }
 
-  /** A square PNG of `size` pixels; 400 on `size` outside 100..4000 or too small for the code to stay readable. */
-  async renderPng(payload: string, design: Design, logo: Buffer | null, size: number): Promise<Buffer> {
+  /** How well the image scans (`decodes`: whether the rendered image read back to the payload). */
+  scannability(payload: string, design: Design, logo: Buffer | null, decodes: boolean): ScannabilityReport {
+    const matrix = encodeMatrix(payload, design.error_correction);
+    return scannabilityReport(matrix, design, design.logo && logo ? logoImage(logo) : null, decodes);
+  }
+
+  /** A vector PDF whose symbol with its quiet zone is `printMm` wide (a frame adds to it); 400 on `print_mm` outside 10..1000. */
+  async renderPdf(payload: string, design: Design, logo: Buffer | null, printMm: number): Promise<Buffer> {
+    if (!Number.isFinite(printMm) || printMm < PRINT_MM_MIN || printMm > PRINT_MM_MAX) {
+      throw ApiException.invalid('print_mm', `print_mm must be a number from ${PRINT_MM_MIN} to ${PRINT_MM_MAX} (millimetres)`);
+    }
+    const matrix = encodeMatrix(payload, design.error_correction);
+    return sceneToPdf(buildScene(matrix, design, design.logo && logo ? logoImage(logo) : null), printMm);
+  }
+
+  /** A PNG whose longest side is `size` pixels (square unless a frame makes it taller); 400 on `size` outside 100..4000 or too small
+   * for the code to stay readable. */
+  renderPng(payload: string, design: Design, logo: Buffer | null, size: number): Promise<Buffer> {
+    return this.renderRaster('png', payload, design, logo, size);
+  }
+
+  /** A lossless WebP, otherwise as renderPng. */
+  renderWebp(payload: string, design: Design, logo: Buffer | null, size: number): Promise<Buffer> {
+    return this.renderRaster('webp', payload, design, logo, size);
+  }
+
+  /** 400 on `size` when it leaves too few pixels per module; the matrix otherwise. */
+  checkRasterSize(payload: string, design: Design, size: number): Matrix {
     if (!Number.isInteger(size) || size < PNG_MIN_SIZE || size > PNG_MAX_SIZE) {
       throw ApiException.invalid('size', `size must be an integer from ${PNG_MIN_SIZE} to ${PNG_MAX_SIZE}`);
     }
     const matrix = encodeMatrix(payload, design.error_correction);
-    const modules = imageModules(matrix);
+    // `size` is the longest side: in a framed image the modules get the share the frame leaves them.
+    const modules = longestSide(imageCanvas(matrix, design));
     const minPx = minPixelsPerModule(design);
     if (size / modules < minPx) {
       const minSize = Math.ceil(modules * minPx);
+      const shown = Math.round(modules * 100) / 100;
       throw ApiException.invalid(
         'size',
-        `size ${size} leaves ${(Math.floor((size / modules) * 100) / 100).toFixed(2)} px per module for this code (${modules} modules with the quiet zone); ` +
+        `size ${size} leaves ${(Math.floor((size / modules) * 100) / 100).toFixed(2)} px per module for this code (${shown} modules with the quiet zone${design.frame && design.frame.style !== 'none' ? ' and the frame' : ''}); ` +
           `it needs at least ${minPx} px per module to scan: use size ${minSize} or more`,
       );
     }
-    const svg = drawSvg(matrix, design, { size, logo: design.logo && logo ? logoImage(logo) : null });
+    return matrix;
+  }
+
+  async renderRaster(format: RasterFormat, payload: string, design: Design, logo: Buffer | null, size: number): Promise<Buffer> {
+    const matrix = this.checkRasterSize(payload, design, size);
+    const image = design.logo && logo ? logoImage(logo) : null;
+    // Whole-module designs are drawn straight into pixels: no SVG, no librsvg (several times faster at every size).
+    if (fastRasterEligible(design)) return this.pngSlots.run(() => fastRaster(matrix, design, image, image ? logo : null, size, format));
+    const svg = drawSvg(matrix, design, { size, logo: image });
     // A 4000 px rasterization holds a few hundred MB for a moment: at most PNG_CONCURRENCY run at once per process.
     return this.pngSlots.run(() => {
-      const image = sharp(Buffer.from(svg), { density: 72 });
-      return (design.transparent_background ? image : image.removeAlpha()).png({ compressionLevel: 6 }).toBuffer();
+      let image = sharp(Buffer.from(svg), { density: 72 });
+      if (!design.transparent_background) image = image.removeAlpha();
+      // WebP: lossless (a QR code is flat colour; lossy artefacts blur module edges), low effort (speed over bytes).
+      return (format === 'webp' ? image.webp({ lossless: true, effort: 1 }) : image.png({ compressionLevel: 6 })).toBuffer();
     });
   }
 }

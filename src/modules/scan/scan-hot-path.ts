@@ -7,7 +7,7 @@ import { APP_CONFIG, AppConfig } from '../../common/config/config';
 import { clientIp, parseTrustProxy, type TrustProxy } from '../../common/http/client-address';
 import { countScanAnswer } from '../../common/metrics/metrics';
 import { DomainHostCache } from '../domains/domain-host-cache';
-import { hostnameOf, siteKey } from '../domains/scan-site';
+import { hostnameOf, malformedHost, siteKey } from '../domains/scan-site';
 import { pooledId } from './pooled-ids';
 import { answerScan, type ScanAnswer, type ScanEntry, type ScanGate, type ScanSuffix } from './scan-answer';
 import { deviceOf, firstLanguage, osOf, type VisitorFacts } from '../targets/smart-rules';
@@ -111,8 +111,16 @@ export class ScanHotPath implements OnModuleInit, OnApplicationShutdown {
   handler(opts: HotPathOptions): HotPathHandler {
     const { version, access } = opts;
     this.access = access;
+    // Built once: the answer to a request whose Host is malformed or given twice.
+    const badHost = prepareOwnPathAnswer({ status: 400, headers: {}, statusPage: true }, version);
     this.testGeo = opts.testGeoHeader === true && this.env === 'test';
     return (req, res) => {
+      // Two Host headers (joined by the server with ', '), a malformed port or name: 400 before any route or cache
+      // sees the value (every request of the scan host passes here, Nest's routes included).
+      if (malformedHost(req.headers.host)) {
+        writePreparedAnswer(req, res, badHost, pooledId('req'));
+        return true;
+      }
       const method = req.method;
       // Paths a target type answers itself (GS1 Digital Link `/01/…`, any method: OPTIONS too), before short codes.
       const own = ownPathsOf(req.url ?? '');
@@ -186,6 +194,8 @@ export class ScanHotPath implements OnModuleInit, OnApplicationShutdown {
           Location: answer.location,
           'Cache-Control': 'no-store',
           'Content-Length': '0',
+          'X-Content-Type-Options': 'nosniff',
+          'Referrer-Policy': 'strict-origin-when-cross-origin',
           'Request-Id': requestId,
           'Scanlink-Version': version,
         });

@@ -26,6 +26,20 @@ export function copyForeignHeaders(from: Readonly<Record<string, OutgoingHttpHea
   for (const [name, value] of Object.entries(from)) if (!OWN_HEADERS.has(name.toLowerCase())) into[name] = value;
 }
 
+/** Sets `name` in `headers` once: a copy under another case (`cache-control` / `Cache-Control`) is replaced. Used while
+ * preparing an answer (once per decided answer, not per request). */
+function setOnce(headers: OutgoingHttpHeaders, name: string, value: OutgoingHttpHeader): void {
+  const lower = name.toLowerCase();
+  for (const existing of Object.keys(headers)) if (existing.toLowerCase() === lower) delete headers[existing];
+  headers[name] = value;
+}
+
+/** Headers every answer of the scan host carries unless the answer sets its own (hosted pages: `no-referrer`). */
+export const SCAN_SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'strict-origin-when-cross-origin',
+};
+
 export interface OwnPathResult {
   answer: OwnPathAnswer;
   /** the code a GET scan counts for, when the answer names one */
@@ -84,7 +98,9 @@ export function prepareOwnPathAnswer(answer: OwnPathAnswer, version: string): Pr
     Object.assign(headers, page.headers);
     body = typeof page.body === 'string' ? Buffer.from(page.body) : page.body;
   } else if (answer.body !== undefined) body = Buffer.from(answer.body);
-  copyForeignHeaders(answer.headers, headers);
+  // The answer's own headers over the status page's, each sent once (the resolver's 400 page had two Cache-Control).
+  for (const [name, value] of Object.entries(answer.headers)) if (!OWN_HEADERS.has(name.toLowerCase())) setOnce(headers, name, value);
+  for (const [name, value] of Object.entries(SCAN_SECURITY_HEADERS)) if (!Object.keys(headers).some((h) => h.toLowerCase() === name.toLowerCase())) headers[name] = value;
   const all: OutgoingHttpHeaders = { ...headers, 'Request-Id': '', 'Scanlink-Version': version, 'Content-Length': String(body?.length ?? 0) };
   const head: OutgoingHttpHeader[] = [];
   let requestIdAt = 0;

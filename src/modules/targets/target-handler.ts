@@ -48,6 +48,7 @@ export interface OwnPathRequest {
 
 /** A code as an own-path answer reads it (the scan host's cached copy has at least this). */
 export interface OwnPathCode extends ScannedCode {
+  organizationId: string;
   name: string;
   status: string;
   isActive: boolean;

@@ -5,7 +5,7 @@ import { ApiException } from '../../common/errors/api.exception';
 import { CursorCodec } from '../../common/http/cursor';
 import { pageByCreatedAt } from '../../common/http/pagination';
 import { lockOrganization } from '../accounts/organizations.repository';
-import { parseDesign, storedDesign, type Design } from '../rendering/design';
+import { parseDesign, presentFrame, storedDesign, type Design } from '../rendering/design';
 import { Template } from './template.entity';
 import { MAX_TEMPLATES, type CreateTemplateDto, type ListTemplatesQueryDto, type TemplateDto, type UpdateTemplateDto } from './templates.dto';
 import { TEMPLATE_ID } from './templates.repository';
@@ -25,6 +25,7 @@ export function presentTemplate(t: Template): TemplateDto {
       has_logo: d.logo !== null,
       logo: d.logo,
       transparent_background: d.transparent_background,
+      frame: presentFrame(d),
     },
     created_at: t.createdAt.toISOString(),
     updated_at: t.updatedAt.toISOString(),

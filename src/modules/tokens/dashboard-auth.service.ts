@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { createRemoteJWKSet, jwtVerify, SignJWT, JWTPayload } from 'jose';
+import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify, SignJWT, JWTPayload } from 'jose';
 import { APP_CONFIG, AppConfig } from '../../common/config/config';
 import { ApiException } from '../../common/errors/api.exception';
+import { isRole, type Role } from '../../common/auth/roles';
 
 const CLOCK_SKEW_SECONDS = 30;
 
@@ -10,6 +11,10 @@ export interface DashboardSession {
   organizationId: string;
   email: string | null;
   emailVerified: boolean;
+  /** The `role` claim of Scanlink's own session tokens; absent from tokens of an external identity provider. */
+  role?: Role;
+  /** Issued-at (seconds), when the token carries it. */
+  issuedAt?: number;
 }
 
 /** Verifies dashboard session tokens (JWTs from the identity provider): HS256 with DASHBOARD_JWT_SECRET, or RS256/ES256
@@ -36,7 +41,10 @@ export class DashboardAuthService {
     // local one (HS256, minted on this machine) shares our clock, so its tokens get no tolerance.
     const claims = { issuer: this.config.dashboardJwtIssuer, audience: this.config.dashboardJwtAudience };
     try {
-      if (this.jwks) {
+      // Scanlink's own sessions are HS256 under DASHBOARD_JWT_SECRET; an external provider's come through the JWKS.
+      // With both configured, the token's `alg` picks the verifier (each one still pins its algorithms).
+      const ownToken = this.config.dashboardJwtSecret !== undefined && decodeProtectedHeader(token).alg === 'HS256';
+      if (this.jwks && !ownToken) {
         ({ payload } = await jwtVerify(token, this.jwks, { algorithms: ['RS256', 'ES256'], ...claims, clockTolerance: CLOCK_SKEW_SECONDS }));
       } else if (this.config.dashboardJwtSecret) {
         ({ payload } = await jwtVerify(token, this.secretKey(), { algorithms: ['HS256'], ...claims }));
@@ -55,17 +63,22 @@ export class DashboardAuthService {
       organizationId: payload.org_id,
       email: typeof payload.email === 'string' ? payload.email : null,
       emailVerified: payload.email_verified === true,
+      role: isRole(payload.role) ? payload.role : undefined,
+      issuedAt: typeof payload.iat === 'number' ? payload.iat : undefined,
     };
   }
 
-  /** Local identity provider: an HS256 token for the CLI's `dashboard-token`. */
-  async mint(claims: { organizationId: string; email: string; emailVerified: boolean; expiresInSeconds: number }): Promise<string> {
+  /** Local identity provider: an HS256 token for the CLI's `dashboard-token` and for the sessions Scanlink issues
+   * (`userId` and `role` name the member; without them the subject is the workspace's operator). */
+  async mint(claims: { organizationId: string; email: string; emailVerified: boolean; expiresInSeconds: number; userId?: string; role?: Role }): Promise<string> {
     if (!this.config.dashboardJwtSecret) throw new Error('DASHBOARD_JWT_SECRET is not set');
-    const jwt = new SignJWT({ org_id: claims.organizationId, email: claims.email, email_verified: claims.emailVerified }).setProtectedHeader({ alg: 'HS256', typ: 'JWT' });
+    const body: Record<string, unknown> = { org_id: claims.organizationId, email: claims.email, email_verified: claims.emailVerified };
+    if (claims.role) body.role = claims.role;
+    const jwt = new SignJWT(body).setProtectedHeader({ alg: 'HS256', typ: 'JWT' });
     if (this.config.dashboardJwtIssuer) jwt.setIssuer(this.config.dashboardJwtIssuer);
     if (this.config.dashboardJwtAudience) jwt.setAudience(this.config.dashboardJwtAudience);
     return jwt
-      .setSubject(`user_${claims.organizationId}`)
+      .setSubject(claims.userId ?? `user_${claims.organizationId}`)
       .setIssuedAt()
       .setExpirationTime(Math.floor(Date.now() / 1000) + claims.expiresInSeconds)
       .sign(this.secretKey());

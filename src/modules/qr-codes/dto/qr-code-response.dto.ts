@@ -101,3 +101,21 @@ export class RuleTestBodyDto {
   @ApiPropertyOptional({ format: 'date-time', example: '2026-06-01T09:30:00Z', description: 'Default: now' }) at?: string;
   @ApiPropertyOptional({ minimum: 1, example: 42, description: 'Default: the code\'s next scan number' }) scan_number?: number;
 }
+
+export class ScanWarningDto {
+  @ApiProperty({ example: 'low_contrast', description: 'not_decoded, low_contrast, logo_error_correction, logo_over_modules, transparent_background, dense_code' })
+  code!: string;
+  @ApiProperty({ example: 'A contrast of 3.80:1 scans, but 4.5:1 or more reads faster in poor light' }) message!: string;
+}
+
+/** `POST /v1/qr-codes/preview?check=true`. */
+export class ScannabilityReportDto {
+  @ApiProperty({ example: true, description: 'The rendered PNG decodes to the exact payload with an independent decoder (zxing-cpp)' }) decodes!: boolean;
+  @ApiProperty({ example: 21, description: 'The weakest WCAG contrast of a dark colour against the background (white when transparent)' }) contrast_ratio!: number;
+  @ApiProperty({ example: 0, minimum: 0, maximum: 0.3, description: "The logo's width as a fraction of the symbol's width (quiet zone excluded); 0 without a logo" })
+  logo_coverage!: number;
+  @ApiProperty({ example: 25, description: 'Modules across the symbol, quiet zone excluded' }) modules!: number;
+  @ApiProperty({ example: 13.2, description: 'Smallest printed width (mm, symbol with its quiet zone, as print_mm) keeping each module at least 0.4 mm' })
+  min_print_mm!: number;
+  @ApiProperty({ type: [ScanWarningDto] }) warnings!: ScanWarningDto[];
+}

@@ -3,7 +3,6 @@ import { TARGET_UNION } from './target-schemas';
 import { IsArray, IsBoolean, IsIn, IsObject, IsOptional, IsString, Length, Matches, MaxLength, ValidateIf } from 'class-validator';
 import { IsOmittable } from '../../../common/errors/validation';
 import { DESIGN_EXAMPLE, DesignDto } from '../../rendering/design.dto';
-import { DEFAULT_DOWNLOAD_SIZE, DOWNLOAD_FORMAT_NAMES, MAX_DOWNLOAD_SIZE, MIN_DOWNLOAD_SIZE } from '../../rendering/download-formats';
 import { Gs1PatchFields } from '../../gs1/gs1.dto';
 import { LinkControlFields } from '../../targets/link-controls';
 
@@ -122,10 +121,48 @@ export class ListQrCodesQueryDto {
 }
 
 export class DownloadQueryDto {
-  @ApiPropertyOptional({ enum: DOWNLOAD_FORMAT_NAMES, default: 'svg' })
-  @IsOmittable() @IsIn(DOWNLOAD_FORMAT_NAMES, { message: `format must be one of ${DOWNLOAD_FORMAT_NAMES.join(', ')}` })
+  @ApiPropertyOptional({ enum: ['svg', 'png', 'webp', 'pdf'], default: 'svg', description: 'svg and pdf are vectors; png and webp (lossless) are `size` pixels wide' })
+  @IsOmittable() @IsIn(['svg', 'png', 'webp', 'pdf'], { message: 'format must be one of svg, png, webp, pdf' })
   format?: string;
-  @ApiPropertyOptional({ type: 'integer', minimum: MIN_DOWNLOAD_SIZE, maximum: MAX_DOWNLOAD_SIZE, default: DEFAULT_DOWNLOAD_SIZE, description: 'Pixels (PNG width and height). Ignored for SVG.' })
+  @ApiPropertyOptional({ type: 'integer', minimum: 100, maximum: 4000, default: 1000, description: 'Pixels: the PNG or WebP width (a frame makes the image taller), ignored for svg and pdf (vectors)' })
   @IsOmittable() @IsString({ message: 'size must be an integer from 100 to 4000' })
   size?: string;
+  @ApiPropertyOptional({ type: 'number', minimum: 10, maximum: 1000, default: 50, description: 'pdf: the printed width in millimetres of the symbol with its quiet zone (a frame adds to it)' })
+  @IsOmittable() @IsString({ message: 'print_mm must be a number from 10 to 1000 (millimetres)' })
+  print_mm?: string;
+}
+
+/** `POST /v1/qr-codes/preview`: the parts of a creation body that decide the image. */
+export class PreviewQrCodeDto {
+  @ApiPropertyOptional({ enum: ['dynamic', 'static'], description: 'Default dynamic: the image encodes a placeholder short URL of the real length on the host a new code would get' })
+  @IsOmittable() @IsIn(['dynamic', 'static'], { message: "type must be 'dynamic' or 'static'" })
+  type?: 'dynamic' | 'static';
+
+  @ApiPropertyOptional({
+    description: 'As on creation, validated the same way. Required for static codes; a dynamic preview without it draws a URL code.',
+    ...TARGET_UNION,
+    example: { type: 'url', destination: 'https://example.com/menu' },
+  })
+  @IsOmittable() @IsObject({ message: 'target must be an object' })
+  target?: Record<string, unknown>;
+
+  @ApiPropertyOptional({ type: DesignDto, description: 'As on creation (logos may be data: URLs); merged over the template when template_id is given' })
+  @IsOmittable() @IsObject({ message: 'design must be an object' })
+  design?: Record<string, unknown>;
+
+  @ApiPropertyOptional({ type: String, nullable: true, example: 'tpl_4bX9kQ2mT7vLp1sZ8nYc' })
+  @IsOptional() @ValidateIf((_, v) => v !== null) @IsString({ message: 'template_id must be a tpl_… id or null' })
+  template_id?: string | null;
+}
+
+export class PreviewQueryDto {
+  @ApiPropertyOptional({ enum: ['svg', 'png', 'webp'], default: 'svg' })
+  @IsOmittable() @IsIn(['svg', 'png', 'webp'], { message: 'format must be one of svg, png, webp' })
+  format?: string;
+  @ApiPropertyOptional({ type: 'integer', minimum: 100, maximum: 4000, default: 1000, description: 'Pixels: the longest side of a PNG or WebP, the SVG width' })
+  @IsOmittable() @Matches(/^\d+$/, { message: 'size must be an integer from 100 to 4000' })
+  size?: string;
+  @ApiPropertyOptional({ enum: ['true', 'false'], default: 'false', description: 'true: answer the scannability report (JSON) instead of the image' })
+  @IsOmittable() @IsIn(['true', 'false'], { message: 'check must be true or false' })
+  check?: string;
 }

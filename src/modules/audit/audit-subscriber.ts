@@ -1,0 +1,99 @@
+import type { ChangeSet, EventSubscriber, FlushEventArgs } from '@mikro-orm/core';
+import { currentAuditScope } from '../../common/audit/audit-context';
+import { AuditEntry } from './audit-entry.entity';
+import { auditValue, snake } from './audit.repository';
+
+/** Entities whose changes are audited, by class name → resource type. Rows that record what happened rather than
+ * what someone changed (events, deliveries, batch items, the audit log itself) are not. */
+const RESOURCES: Record<string, string> = {
+  Organization: 'organization',
+  ApiKey: 'api_key',
+  Folder: 'folder',
+  QrCode: 'qr_code',
+  WebhookEndpoint: 'webhook_endpoint',
+  Batch: 'batch',
+  Domain: 'domain',
+  UploadedFile: 'file',
+  Template: 'template',
+};
+
+/** Bookkeeping columns that change on their own. */
+const IGNORED = new Set(['updatedAt', 'createdAt', 'lastUsedAt', 'scanCount', 'leadCount', 'lastScanAt', 'consecutiveFailures', 'failingSince']);
+
+/**
+ * The audit log's central hook: every change the ORM flushes (updates of codes, folders, webhooks, keys, domains,
+ * templates, files, batches, workspaces) becomes one audit entry per row with the changed fields' before and after
+ * values, written in the same flush (the same transaction) as the change itself. The actor is the audit scope's.
+ */
+export class AuditSubscriber implements EventSubscriber {
+  onFlush(args: FlushEventArgs): void {
+    const entries: AuditEntry[] = [];
+    for (const cs of args.uow.getChangeSets()) {
+      const entry = this.entryFor(cs as ChangeSet<Record<string, unknown>>);
+      if (entry) entries.push(entry);
+    }
+    for (const entry of entries) {
+      args.em.persist(entry);
+      args.uow.computeChangeSet(entry);
+    }
+  }
+
+  private entryFor(cs: ChangeSet<Record<string, unknown>>): AuditEntry | undefined {
+    const type = RESOURCES[cs.meta.className];
+    if (!type) return undefined;
+    const entity = cs.entity;
+    const organizationId = (type === 'organization' ? entity.id : entity.organizationId) as string | undefined;
+    if (!organizationId || typeof entity.id !== 'string') return undefined;
+    const changes: Record<string, [unknown, unknown]> = {};
+    let verb: string;
+    if (cs.type === 'create') {
+      verb = 'created';
+      for (const prop of cs.meta.props) {
+        if (prop.kind !== 'scalar' || IGNORED.has(prop.name) || prop.name === 'id' || prop.name === 'organizationId') continue;
+        const field = snake(prop.name);
+        changes[field] = [null, auditValue(field, entity[prop.name])];
+      }
+    } else if (cs.type === 'update') {
+      verb = 'updated';
+      const before = (cs.originalEntity ?? {}) as Record<string, unknown>;
+      for (const key of Object.keys(cs.payload ?? {})) {
+        if (IGNORED.has(key)) continue;
+        const field = snake(key);
+        // The original data holds JSON columns serialized; compare and record them as values.
+        let original = before[key];
+        if (typeof original === 'string' && entity[key] !== null && typeof entity[key] === 'object' && !(entity[key] instanceof Date)) {
+          try {
+            original = JSON.parse(original);
+          } catch {
+            /* a plain string after all */
+          }
+        }
+        const was = auditValue(field, original);
+        const now = auditValue(field, entity[key]);
+        if (JSON.stringify(was) === JSON.stringify(now)) continue;
+        changes[field] = [was, now];
+      }
+      if (Object.keys(changes).length === 0) return undefined;
+      if (type === 'qr_code' && 'deleted_at' in changes) verb = changes.deleted_at[1] ? 'deleted' : 'restored';
+      if (type === 'api_key' && 'revoked_at' in changes && changes.revoked_at[1]) verb = 'revoked';
+    } else if (cs.type === 'delete') {
+      verb = 'deleted';
+    } else {
+      return undefined;
+    }
+    const scope = currentAuditScope();
+    const entry = new AuditEntry();
+    Object.assign(entry, {
+      organizationId,
+      actorType: scope.actor.type,
+      actorId: scope.actor.id,
+      actorEmail: scope.actor.email ?? null,
+      action: `${type}.${verb}`,
+      resourceType: type,
+      resourceId: entity.id,
+      changes,
+      requestId: scope.requestId ?? null,
+    });
+    return entry;
+  }
+}

@@ -1,0 +1,45 @@
+import { ApiException } from '../../common/errors/api.exception';
+import { PRINT_MM_DEFAULT, PRINT_MM_MAX, PRINT_MM_MIN } from './qr-pdf';
+import { CONTENT_TYPES, IMAGE_FORMATS, type ImageFormat, PNG_MAX_SIZE, PNG_MIN_SIZE } from './rendering.service';
+
+/** What a download (or a preview) asks for: the format, the pixel width (PNG, WebP; an SVG keeps the default width) and the
+ * printed width of a PDF's symbol with its quiet zone in millimetres. */
+export interface ImageRequest {
+  format: ImageFormat;
+  size: number;
+  printMm: number;
+}
+
+export const DEFAULT_SIZE = 1000;
+
+/**
+ * `?format&size&print_mm` → an ImageRequest; 400 naming the parameter for a bad value. `size` is not checked for SVG or PDF
+ * (vectors: an SVG scales, `print_mm` sets a PDF's dimensions); `print_mm`, when given, must be a number from 10 to 1,000.
+ */
+export function parseImageRequest(
+  query: { format?: string; size?: string; print_mm?: string },
+  formats: readonly ImageFormat[] = IMAGE_FORMATS,
+): ImageRequest {
+  const format = (query.format ?? 'svg') as ImageFormat;
+  if (!formats.includes(format)) throw ApiException.invalid('format', `format must be one of ${formats.join(', ')}`);
+  let printMm = PRINT_MM_DEFAULT;
+  if (query.print_mm !== undefined) {
+    printMm = /^\d+(\.\d+)?$/.test(query.print_mm) ? Number(query.print_mm) : NaN;
+    if (!(printMm >= PRINT_MM_MIN && printMm <= PRINT_MM_MAX)) {
+      throw ApiException.invalid('print_mm', `print_mm must be a number from ${PRINT_MM_MIN} to ${PRINT_MM_MAX} (millimetres)`);
+    }
+  }
+  let size = DEFAULT_SIZE;
+  // A vector ignores `size`, whatever it holds: the PDF's dimensions come from print_mm, an SVG scales.
+  if (format === 'png' || format === 'webp') {
+    size = query.size === undefined ? DEFAULT_SIZE : Number(query.size);
+    if (!Number.isInteger(size) || size < PNG_MIN_SIZE || size > PNG_MAX_SIZE) {
+      throw ApiException.invalid('size', `size must be an integer from ${PNG_MIN_SIZE} to ${PNG_MAX_SIZE}`);
+    }
+  }
+  return { format, size, printMm };
+}
+
+export function contentTypeOf(format: ImageFormat): string {
+  return CONTENT_TYPES[format];
+}

@@ -1,0 +1,167 @@
+import sharp from 'sharp';
+import { parseDesign, type Design } from './design';
+import { FRAME_STYLES } from './frame';
+import { encodeMatrix, imageCanvas, imageModules } from './qr-svg';
+import { RenderingService } from './rendering.service';
+import { closeDecoders, decodeBoth } from './testing/qr-decoders';
+import { pdfDrawing } from './testing/pdf-inspect';
+
+/** Frames, WebP and PDF: every framed design still decodes to its exact payload with two independent decoders, and a
+ * PDF is one vector drawing (no raster image unless a logo is drawn). */
+
+const URL = 'https://scan.example/Ab3dE9x';
+const LONG = `https://example.com/menu/${'spring-specials/'.repeat(10)}?utm_source=poster`;
+const LONG_TEXT = 'Scan for the full menu!!'; // 24 characters, the longest a frame takes
+
+const rendering = new RenderingService();
+let logo: Buffer;
+
+beforeAll(async () => {
+  logo = await sharp({ create: { width: 200, height: 120, channels: 4, background: '#c62828' } }).png().toBuffer();
+});
+afterAll(() => closeDecoders());
+
+const framed = (style: string, extra: Record<string, unknown> = {}, text = 'Scan me'): Design =>
+  parseDesign({ frame: { style, text }, ...extra });
+
+async function expectDecodes(image: Buffer, payload: string, label: string): Promise<void> {
+  expect({ label, ...(await decodeBoth(image)) }).toEqual({ label, zxing: payload, qr: payload });
+}
+
+describe('frames', () => {
+  const styles = FRAME_STYLES.filter((s) => s !== 'none');
+
+  it.each(styles.flatMap((style) => [300, 4000].map((size) => [style, size] as const)))('%s at %d px decodes (short text and 24 characters)', async (style, size) => {
+    for (const [payload, text, extra] of [
+      [URL, 'Scan me', {}],
+      [LONG, LONG_TEXT, { shapes: { body: 'rounded', eye_frame: 'rounded', eye_ball: 'circle' }, colors: { foreground: '#1a237e' } }],
+    ] as const) {
+      const design = framed(style, extra, text);
+      const png = await rendering.renderPng(payload, design, null, size);
+      const meta = await sharp(png).metadata();
+      const canvas = imageCanvas(encodeMatrix(payload, design.error_correction), design);
+      // `size` is the longest side: the frame's text band makes the image taller than wide.
+      expect(meta.height).toBe(size);
+      expect(meta.width).toBe(Math.round((size * canvas.w) / canvas.h));
+      expect(meta.width).toBeLessThan(size);
+      await expectDecodes(png, payload, `${style} ${size} ${text}`);
+    }
+  });
+
+  it('decodes framed codes with a gradient, a logo, a transparent background and a coloured frame, as WebP too', async () => {
+    const design = parseDesign({
+      frame: { style: 'rounded_box', text: 'Scan for the menu', color: '#004d40', text_color: '#fffde7' },
+      gradient: { start: '#000000', end: '#1a237e', type: 'radial' },
+      shapes: { body: 'dots', eye_frame: 'circle', eye_ball: 'square' },
+      logo: { url: 'https://example.com/logo.png' },
+      transparent_background: true,
+    });
+    await expectDecodes(await rendering.renderPng(URL, design, logo, 400), URL, 'png');
+    const webp = await rendering.renderWebp(URL, design, logo, 400);
+    expect((await sharp(webp).metadata()).format).toBe('webp');
+    await expectDecodes(webp, URL, 'webp');
+  });
+
+  it('keeps the frame outside the quiet zone: the pixels between the symbol and the frame are background', async () => {
+    const design = framed('box', { colors: { foreground: '#000000', background: '#ffffff' } });
+    const matrix = encodeMatrix(URL, design.error_correction);
+    const canvas = imageCanvas(matrix, design);
+    const size = 1000;
+    const raw = await sharp(await rendering.renderPng(URL, design, null, size)).greyscale().raw().toBuffer({ resolveWithObject: true });
+    const px = size / canvas.h;
+    const at = (mx: number, my: number) => raw.data[Math.floor((my - canvas.y) * px) * raw.info.width + Math.floor((mx - canvas.x) * px)];
+    // The frame's border is dark, the quiet zone (modules 0..4 from the symbol's edge) is white all around.
+    expect(at(canvas.x + 0.1, 10)).toBeLessThan(60);
+    for (const m of [0.5, 1.5, 2.5, 3.5]) {
+      expect(at(m, 12)).toBeGreaterThan(200);
+      expect(at(12, m)).toBeGreaterThan(200);
+    }
+  });
+
+  it('refuses a size that leaves too few pixels per module once the frame takes its share', async () => {
+    await expect(rendering.renderPng(LONG, framed('box'), null, 100)).rejects.toMatchObject({ code: 'invalid_request', extras: { field: 'size' }, message: expect.stringMatching(/and the frame/) });
+  });
+
+  it('draws the text in the SVG as paths, with no font or <text> element', async () => {
+    const svg = await rendering.renderSvg(URL, framed('banner_top', {}, 'Scan for the menu'), null, 500);
+    expect(svg).not.toMatch(/<text|font-family/);
+    expect(svg).toMatch(/viewBox="0 -[\d.]+ 37 [\d.]+" width="\d+" height="500"/);
+  });
+});
+
+describe('PDF', () => {
+  it('is one vector drawing, no raster image, of the printed width asked for', async () => {
+    for (const design of [parseDesign({}), framed('banner_bottom', { gradient: { start: '#000000', end: '#1a237e' } }), framed('rounded_box', { shapes: { body: 'dots', eye_frame: 'circle' } })]) {
+      const pdf = await rendering.renderPdf(URL, design, null, 50);
+      expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
+      const drawing = await pdfDrawing(pdf);
+      expect(drawing.pages).toBe(1);
+      expect(drawing.images).toBe(0);
+      expect(drawing.paths).toBeGreaterThan(0);
+      const matrix = encodeMatrix(URL, design.error_correction);
+      const canvas = imageCanvas(matrix, design);
+      const mm = (pt: number) => (pt * 25.4) / 72;
+      // 50 mm for the symbol with its quiet zone; the frame adds to it.
+      expect(mm(drawing.width)).toBeCloseTo((50 * canvas.w) / imageModules(matrix), 1);
+      expect(mm(drawing.height)).toBeCloseTo((50 * canvas.h) / imageModules(matrix), 1);
+      if (!design.frame) expect(mm(drawing.width)).toBeCloseTo(50, 1);
+    }
+  });
+
+  it('holds exactly one raster image when the design has a logo', async () => {
+    const design = parseDesign({ logo: { url: 'https://example.com/logo.png' }, frame: { style: 'box' } });
+    const drawing = await pdfDrawing(await rendering.renderPdf(URL, design, logo, 120));
+    expect(drawing.images).toBe(1);
+    expect(drawing.paths).toBeGreaterThan(0);
+  });
+
+  it('decodes once rasterized by a PDF reader (poppler)', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const { mkdtempSync, writeFileSync, readFileSync, rmSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const dir = mkdtempSync(join(tmpdir(), 'scanlink-pdf-'));
+    try {
+      for (const style of ['none', 'box', 'banner_top']) {
+        const design = parseDesign({ frame: { style, text: 'Scan for the menu' }, shapes: { body: 'classy', eye_frame: 'rounded' } });
+        writeFileSync(join(dir, 'code.pdf'), await rendering.renderPdf(LONG, design, null, 60));
+        execFileSync('pdftoppm', ['-r', '200', '-png', '-singlefile', join(dir, 'code.pdf'), join(dir, 'page')]);
+        await expectDecodes(readFileSync(join(dir, 'page.png')), LONG, `pdf ${style}`);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses print_mm outside 10..1000', async () => {
+    for (const mm of [9.9, 1001, NaN]) {
+      await expect(rendering.renderPdf(URL, parseDesign({}), null, mm)).rejects.toMatchObject({ extras: { field: 'print_mm' } });
+    }
+  });
+});
+
+describe('PNG drawn straight into pixels (whole-module designs)', () => {
+  it('matches what librsvg draws from the SVG, within edge pixels', async () => {
+    for (const size of [300, 1000]) {
+      const design = parseDesign({ eye_colors: { frame: '#1a237e', ball: '#b71c1c' }, colors: { foreground: '#222222', background: '#fafafa' } });
+      const fast = await sharp(await rendering.renderPng(URL, design, null, size)).raw().toBuffer();
+      const svg = await rendering.renderSvg(URL, design, null, size);
+      const slow = await sharp(Buffer.from(svg)).removeAlpha().raw().toBuffer();
+      expect(fast.length).toBe(slow.length);
+      let differing = 0;
+      for (let i = 0; i < fast.length; i++) if (Math.abs(fast[i] - slow[i]) > 64) differing++;
+      // Only pixels on module edges may differ (rounded to whole pixels here, anti-aliased there).
+      expect(differing / fast.length).toBeLessThan(0.05);
+    }
+  });
+
+  it('keeps black-on-white codes one channel, and decodes with eye colours and logos (cleared or not)', async () => {
+    const plain = await rendering.renderPng(LONG, parseDesign({}), null, 500);
+    expect((await sharp(plain).metadata()).channels).toBe(1);
+    await expectDecodes(plain, LONG, 'plain');
+    for (const clear of [true, false]) {
+      const design = parseDesign({ logo: { url: 'https://example.com/logo.png', clear_background: clear }, eye_colors: { frame: '#1a237e' } });
+      for (const size of [300, 4000]) await expectDecodes(await rendering.renderPng(LONG, design, logo, size), LONG, `logo clear=${clear} ${size}`);
+    }
+  });
+});

@@ -1,0 +1,117 @@
+import { connect } from 'node:net';
+import { createCode, createOrg, startApi, startScan, TestApp } from '../setup/app';
+import { requestWithHost } from '../setup/domains';
+import { randomGtin } from '../../src/modules/gs1/testing/random-gtin';
+
+/** Raw HTTP/1.1 to the scan host (a test must be able to send two Host headers, which no client library does). */
+function raw(origin: string, head: string): Promise<{ status: number; text: string }> {
+  const url = new URL(origin);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(url.port), url.hostname, () => socket.write(`${head}\r\nConnection: close\r\n\r\n`));
+    let data = '';
+    socket.on('data', (c: Buffer) => (data += c.toString('latin1')));
+    socket.on('end', () => resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(data)?.[1] ?? 0), text: data }));
+    socket.on('error', reject);
+  });
+}
+
+/** Host handling on the scan host (docs/scan-host.md; issue 25 item 8). */
+describe('scan host: Host header handling', () => {
+  let api: TestApp;
+  let scan: TestApp;
+  let shortCode: string;
+
+  beforeAll(async () => {
+    [api, scan] = await Promise.all([startApi(), startScan()]);
+    const code = await createCode(api, await createOrg(api, { plan: 'pro' }), { target: { type: 'url', destination: 'https://example.com/host' } });
+    shortCode = code.short_code;
+  });
+  afterAll(async () => {
+    await Promise.all([scan?.close(), api?.close()]);
+  });
+
+  it('answers a normal Host (with or without a port) as before', async () => {
+    const host = new URL(scan.origin).host;
+    expect((await requestWithHost(scan.origin, 'GET', `/${shortCode}`, host)).status).toBe(302);
+    expect((await requestWithHost(scan.origin, 'GET', `/${shortCode}`, 'localhost')).status).toBe(302);
+  });
+
+  it('answers 400 to two Host headers instead of routing by the first', async () => {
+    const host = new URL(scan.origin).host;
+    const res = await raw(scan.origin, `GET /${shortCode} HTTP/1.1\r\nHost: ${host}\r\nHost: go.attacker.example`);
+    expect(res.status).toBe(400);
+    expect(res.text).not.toMatch(/^Location:/im);
+    // Nest's routes on the scan host too.
+    expect((await raw(scan.origin, `GET /health/live HTTP/1.1\r\nHost: ${host}\r\nHost: ${host}`)).status).toBe(400);
+  });
+
+  it('answers 400 to a malformed port or name, whatever the path (never cached by its raw value)', async () => {
+    for (const host of [`localhost:${'9'.repeat(8000)}`, 'localhost:99999', 'localhost:', 'localhost:80x', 'a b.example']) {
+      const res = await requestWithHost(scan.origin, 'GET', `/${shortCode}`, host);
+      expect(res.status).toBe(400);
+      expect(res.headers['request-id']).toMatch(/^req_/);
+      expect((await requestWithHost(scan.origin, 'GET', '/01/09506000134352', host)).status).toBe(400);
+    }
+  });
+});
+
+/** Security headers on both hosts (docs/security.md "Security headers"; issue 25 item 11). */
+describe('security headers', () => {
+  let api: TestApp;
+  let scan: TestApp;
+  let shortCode: string;
+  let gtin: string;
+
+  beforeAll(async () => {
+    [api, scan] = await Promise.all([startApi(), startScan()]);
+    const org = await createOrg(api, { plan: 'pro' });
+    shortCode = (await createCode(api, org, { target: { type: 'url', destination: 'https://example.com/h' } })).short_code;
+    gtin = randomGtin();
+    await createCode(api, org, { type: 'gs1', primary_key: { ai: '01', value: gtin }, destination: 'https://example.com/p' });
+  });
+  afterAll(async () => {
+    await Promise.all([scan?.close(), api?.close()]);
+  });
+
+  const expectBasics = (h: Headers, what: string) => {
+    expect([what, h.get('x-content-type-options')]).toEqual([what, 'nosniff']);
+    expect([what, h.get('referrer-policy')]).toEqual([what, expect.stringMatching(/^(strict-origin-when-cross-origin|no-referrer)$/)]);
+  };
+
+  it("the api: nosniff and Referrer-Policy on every answer, frame-ancestors 'none' on its HTML, HSTS only over https", async () => {
+    for (const path of ['/docs', '/docs/errors']) {
+      const res = await fetch(`${api.origin}${path}`, { redirect: 'follow' });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+      expectBasics(res.headers, path);
+      await res.arrayBuffer();
+    }
+    const json = await fetch(`${api.origin}/v1/me`);
+    expectBasics(json.headers, '/v1/me 401');
+    expect(json.headers.get('strict-transport-security')).toBeNull();
+    await json.arrayBuffer();
+    // Over https through a trusted proxy (the tests trust loopback).
+    const https = await fetch(`${api.origin}/health/live`, { headers: { 'x-forwarded-proto': 'https' } });
+    expect(https.headers.get('strict-transport-security')).toBe('max-age=31536000');
+    await https.arrayBuffer();
+  });
+
+  it('the scan host: nosniff and Referrer-Policy on redirects, linksets and its own routes; one Cache-Control on the resolver 400 page', async () => {
+    const redirect = await fetch(`${scan.origin}/${shortCode}`, { redirect: 'manual' });
+    expect(redirect.status).toBe(302);
+    expectBasics(redirect.headers, 'redirect');
+    const linkset = await fetch(`${scan.origin}/01/${gtin}?linkType=linkset`);
+    expect(linkset.status).toBe(200);
+    expectBasics(linkset.headers, 'linkset');
+    await linkset.arrayBuffer();
+    const health = await fetch(`${scan.origin}/health/live`);
+    expectBasics(health.headers, 'health');
+    await health.arrayBuffer();
+    const invalid = await raw(scan.origin, `GET /01/${gtin}/foo HTTP/1.1\r\nHost: ${new URL(scan.origin).host}`);
+    expect(invalid.status).toBe(400);
+    const head = invalid.text.split('\r\n\r\n')[0];
+    expect(head.match(/^cache-control:/gim)).toHaveLength(1);
+    expect(head).toMatch(/^x-content-type-options: nosniff$/im);
+  });
+});
