@@ -5,7 +5,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { loadConfig } from './common/config/config';
 import { ApiModule } from './app/api.module';
-import { buildOpenApi } from './app/openapi';
+import { buildOpenApi, UNPREFIXED_PATHS } from './app/openapi';
 
 /** Writes the API's OpenAPI document (as served at /docs/openapi.json) to the file named by the first argument, or
  * stdout, without connecting to PostgreSQL or Redis: Nest's preview mode builds the routes but no providers. */
@@ -21,7 +21,7 @@ async function main(): Promise<void> {
     NODE_ENV: 'development',
   });
   const app = await NestFactory.create<NestFastifyApplication>(ApiModule.forRoot(config), new FastifyAdapter(), { preview: true, logger: false, abortOnError: false });
-  app.setGlobalPrefix('v1', { exclude: ['health'] });
+  app.setGlobalPrefix('v1', { exclude: UNPREFIXED_PATHS });
   const json = `${JSON.stringify(buildOpenApi(app, config), null, 2)}\n`;
   const out = process.argv[2];
   if (out) writeFileSync(out, json);

@@ -23,7 +23,7 @@ import { registerMultipart } from '../modules/files/multipart-upload';
 import { type HotPathHandler, ScanHotPath } from '../modules/scan/scan-hot-path';
 import { ApiModule } from './api.module';
 import { registerApiFallbacks } from './api-routes';
-import { API_VERSION, mountSwagger } from './openapi';
+import { API_VERSION, BODY_LIMIT_BYTES, mountSwagger, UNPREFIXED_PATHS } from './openapi';
 import { mountQueueBoard } from './queue-board';
 import { ScanModule } from './scan.module';
 import { WorkerModule } from './worker.module';
@@ -89,7 +89,7 @@ function adapter(opts: AdapterOptions): FastifyAdapter {
     clientErrorHandler: clientError,
     genReqId: () => newId('req'),
     requestIdHeader: false,
-    bodyLimit: 2 * 1024 * 1024,
+    bodyLimit: BODY_LIMIT_BYTES,
     trustProxy: opts.trustProxy,
     routerOptions: { ignoreTrailingSlash: true },
     ...(front && {
@@ -211,7 +211,7 @@ export async function createApiApp(config: AppConfig, opts: BootOptions = {}): P
   registerApiFallbacks(fastify, config);
   registerBodyParsers(app);
   await registerMultipart(fastify);
-  app.setGlobalPrefix('v1', { exclude: ['health', 'health/live', 'health/ready', 'metrics', 'mcp'] });
+  app.setGlobalPrefix('v1', { exclude: UNPREFIXED_PATHS });
   await mountQueueBoard(app, config.adminToken);
   app.useGlobalPipes(createValidationPipe());
   app.get(McpService).describe(mountSwagger(app, config));

@@ -2,9 +2,14 @@ import type { INestApplication } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { AppConfig } from '../common/config/config';
 import { ERROR_STATUS } from '../common/errors/error-codes';
-import { ListEnvelopeDto } from '../common/http/list';
 
 export const API_VERSION = '2026-02-08';
+
+/** The largest request body the api reads (JSON and form bodies; uploads have their own limit, FILE_MAX_BYTES). */
+export const BODY_LIMIT_BYTES = 2 * 1024 * 1024;
+
+/** Paths served outside /v1: the same list for the served document and the one `npm run openapi` writes. */
+export const UNPREFIXED_PATHS = ['health', 'health/live', 'health/ready', 'metrics', 'mcp'];
 
 class ErrorBodyDto {
   @ApiProperty({ enum: Object.keys(ERROR_STATUS), example: 'invalid_request' }) code!: string;
@@ -35,6 +40,16 @@ const ERROR_RESPONSES: Record<string, string> = {
   '503': 'service_unavailable: a dependency (PostgreSQL or Redis) is down; nothing was written (see Retry-After)',
 };
 
+/** Answers Node's HTTP parser or Fastify give before any route runs, on every operation (public ones included). */
+const TRANSPORT_ERRORS: Record<string, string> = {
+  '408': 'invalid_request: the request took too long to arrive (headers or body)',
+  '431': 'invalid_request: the request line (URL) or the headers are too large',
+};
+/** Operations whose path has a parameter: one longer than the router allows is refused before routing. */
+const PARAMETER_TOO_LONG = { '414': 'invalid_request: a path parameter is longer than any id (100 characters)' };
+/** Operations that read a body: one over the body limit (2 MB) is refused before routing. */
+const BODY_TOO_LARGE = { '413': 'payload_too_large: the body is larger than 2 MB; nothing was read or written' };
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** Operations that take no credential at all (sign-in, the refresh cookie, invitation links): `security: []`. */
 const NO_CREDENTIAL_OPERATIONS = new Set([
   'POST /v1/session',
@@ -126,7 +141,7 @@ export function buildOpenApi(app: INestApplication, config: AppConfig): OpenAPIO
       )
       .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Dashboard session token: a JWT from POST /v1/session (15 minutes) or an external identity provider. Every operation that lists it takes it; its role sets its scopes' }, 'dashboard_token')
       .build(),
-    { extraModels: [ErrorEnvelopeDto, ListEnvelopeDto], operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}` },
+    { extraModels: [ErrorEnvelopeDto], operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}` },
   );
   const envelopeRef = { $ref: '#/components/schemas/ErrorEnvelopeDto' };
   for (const [path, item] of Object.entries(doc.paths)) {
@@ -136,9 +151,15 @@ export function buildOpenApi(app: INestApplication, config: AppConfig): OpenAPIO
       const isPublic = path === '/health' || path.startsWith('/health/');
       const verb = method.toUpperCase();
       const extra = isPublic ? {} : { ...(verb === 'POST' ? OPERATION_ERRORS['POST *'] : {}), ...(OPERATION_ERRORS[`${verb} ${path}`] ?? {}) };
-      for (const [status, description] of Object.entries({ ...ERROR_RESPONSES, ...extra })) {
-        if (isPublic && status !== '400' && status !== '503') continue;
+      const transport = { ...TRANSPORT_ERRORS, ...(path.includes('{') ? PARAMETER_TOO_LONG : {}), ...(BODY_METHODS.has(verb) ? BODY_TOO_LARGE : {}) };
+      for (const [status, description] of Object.entries({ ...ERROR_RESPONSES, ...extra, ...transport })) {
+        if (isPublic && status !== '400' && status !== '503' && !(status in transport)) continue;
         if (!op.responses[status]) op.responses[status] = { description, content: { 'application/json': { schema: envelopeRef } } };
+      }
+      // Errors are always the JSON envelope, also on operations that produce another media type (@ApiProduces applies
+      // to every response it finds, error ones included).
+      for (const [status, res] of Object.entries(op.responses) as Array<[string, { content?: Record<string, unknown> }]>) {
+        if (Number(status) >= 400 && res && typeof res === 'object' && res.content && !res.content['application/json']) res.content = { 'application/json': { schema: envelopeRef } };
       }
       if (!isPublic && !op.security) op.security = NO_CREDENTIAL_OPERATIONS.has(`${verb} ${path}`) ? [] : [{ api_key: [] }];
       if (isPublic) op.security = [];

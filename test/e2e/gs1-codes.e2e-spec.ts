@@ -1,7 +1,7 @@
 import { randomGtin } from '../../src/modules/gs1/testing/random-gtin';
 import { purgeTrash } from '../../src/modules/qr-codes/qr-lifecycle';
 import { closeDecoders, decodeBoth } from '../../src/modules/rendering/testing/qr-decoders';
-import { createOrg, db, eventually, http, startApi, startWorker, TestApp, TestOrg, writePlans } from '../setup/app';
+import { createOrg, db, eventually, http, isolatedRedisUrl, startApi, startWorker, TestApp, TestOrg, writePlans } from '../setup/app';
 
 /** GS1 Digital Link codes through the API: creation, uniqueness and retirement, plan rules, PATCH, batch items. */
 describe('GS1 Digital Link codes', () => {
@@ -244,6 +244,41 @@ describe('GS1 Digital Link codes', () => {
   });
 
   describe('POST /v1/batches with GS1 items', () => {
+    it('refuses up front, with 403 plan_limit_reached, a batch whose dynamic GS1 items exceed the GS1 allowance, and reserves GS1 room for an accepted one', async () => {
+      // An api on its own Redis: no worker runs the accepted batch, so its reservation stays while the test looks.
+      const redis = isolatedRedisUrl(2);
+      const limited = await startApi({ REDIS_URL: redis, PLANS_FILE: writePlans({ plus: { gs1_limit: 3, requests_per_minute: 100_000 } }) });
+      try {
+        const o = await createOrg(limited, { plan: 'plus' });
+        const batch = (items: unknown[]) => http(limited.origin, 'POST', '/v1/batches', { key: o.apiKey, body: { items } });
+        expect((await http(limited.origin, 'POST', '/v1/qr-codes', { key: o.apiKey, body: gs1(randomGtin()) })).status).toBe(201);
+
+        const over = await batch([gs1(randomGtin()), gs1(randomGtin()), gs1(randomGtin())]);
+        expect(over.status).toBe(403);
+        expect(over.body.error).toMatchObject({ code: 'plan_limit_reached', limit: 3, current_count: 1, requested: 3, plan_id: 'plus' });
+        expect((await http(limited.origin, 'GET', '/v1/batches', { key: o.apiKey })).body.data).toEqual([]);
+
+        // Static GS1 items and ordinary items take no GS1 room.
+        const statics = { type: 'gs1', mode: 'static', domain: 'id.brand.example', primary_key: { ai: '01', value: randomGtin() } };
+        const accepted = await batch([gs1(randomGtin()), statics, { target: { type: 'text', text: 'x' } }]);
+        expect(accepted.status).toBe(202);
+        // Held as if a worker had claimed every item for an hour (so the sweepers of other workers leave it alone).
+        await db(limited).execute(`update batch_items set claim = 'held', claimed_until = now() + interval '1 hour' where batch_id = ?`, [accepted.body.id]);
+        const [row] = await db(limited).execute<{ dynamic_count: number; gs1_count: number }[]>('select dynamic_count, gs1_count from qr_capacity_reservations where holder = ?', [
+          accepted.body.id,
+        ]);
+        expect(row).toEqual({ dynamic_count: 1, gs1_count: 1 });
+        // 1 live + 1 reserved of 3: one single GS1 creation fits, the next would take the batch's room.
+        expect((await http(limited.origin, 'POST', '/v1/qr-codes', { key: o.apiKey, body: gs1(randomGtin()) })).status).toBe(201);
+        const stolen = await http(limited.origin, 'POST', '/v1/qr-codes', { key: o.apiKey, body: gs1(randomGtin()) });
+        expect(stolen.status).toBe(403);
+        expect(stolen.body.error).toMatchObject({ code: 'plan_limit_reached', limit: 3, current_count: 3, requested: 1 });
+        expect((await batch([gs1(randomGtin())])).body.error).toMatchObject({ code: 'plan_limit_reached', current_count: 3, requested: 1 });
+      } finally {
+        await limited.close();
+      }
+    });
+
     it('creates GS1 items like single ones; a taken, retired or invalid identifier fails that item with its gs1_code', async () => {
       const takenGtin = randomGtin();
       await post(gs1(takenGtin));

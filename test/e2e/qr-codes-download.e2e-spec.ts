@@ -1,5 +1,6 @@
 import sharp from 'sharp';
 import { createOrg, http, startApi, TestApp, TestOrg } from '../setup/app';
+import { assertMatchesOpenApi } from '../setup/openapi-check';
 
 describe('GET /v1/qr-codes/{id}/download', () => {
   let t: TestApp;
@@ -13,8 +14,14 @@ describe('GET /v1/qr-codes/{id}/download', () => {
   });
   afterAll(() => t.close());
 
-  const download = (query: string, key = org.apiKey) =>
-    fetch(`${t.origin}/v1/qr-codes/${code.id}/download${query}`, { headers: { authorization: `Bearer ${key}` } });
+  /** Every answer's status and media type must be the ones the OpenAPI document declares. */
+  const download = async (query: string, key = org.apiKey) => {
+    const path = `/v1/qr-codes/${code.id}/download${query}`;
+    const res = await fetch(`${t.origin}${path}`, { headers: { authorization: `Bearer ${key}` } });
+    const type = res.headers.get('content-type') ?? '';
+    await assertMatchesOpenApi(t.origin, 'GET', path, res.status, type.includes('json') ? await res.clone().json() : undefined, type);
+    return res;
+  };
 
   it('answers an SVG attachment by default', async () => {
     const res = await download('');
@@ -24,10 +31,23 @@ describe('GET /v1/qr-codes/{id}/download', () => {
     expect(await res.text()).toMatch(/^(<\?xml[^>]*>\s*)?<svg[\s>]/);
   });
 
-  it('sizes an SVG too', async () => {
-    const svg = await (await download('?format=svg&size=300')).text();
-    expect(svg).toMatch(/<svg[^>]*\swidth="300"[^>]*\sheight="300"/);
-    expect(await (await download('')).text()).toMatch(/<svg[^>]*\swidth="1000"/);
+  it('ignores size for an SVG, as the spec says (any value: a vector image has no pixel size)', async () => {
+    const plain = await (await download('?format=svg')).text();
+    expect(plain).toMatch(/<svg[^>]*\swidth="1000"/);
+    for (const size of ['300', '4000', '5', 'abc']) {
+      const res = await download(`?format=svg&size=${size}`);
+      expect([size, res.status]).toEqual([size, 200]);
+      expect(await res.text()).toBe(plain);
+    }
+  });
+
+  it('declares in the OpenAPI document the media types it answers', async () => {
+    const doc = (await http(t.origin, 'GET', '/docs/openapi.json')).body;
+    const ok = doc.paths['/v1/qr-codes/{id}/download'].get.responses['200'].content;
+    expect(Object.keys(ok)).toEqual(expect.arrayContaining(['image/svg+xml', 'image/png']));
+    expect(Object.keys(doc.paths['/v1/batches/{id}/download'].get.responses['200'].content)).toEqual(['application/zip']);
+    // The check the suite applies to every answer refuses a media type the document does not declare.
+    await expect(assertMatchesOpenApi(t.origin, 'GET', `/v1/qr-codes/${code.id}/download`, 200, undefined, 'image/gif')).rejects.toThrow(/declares image\/svg\+xml, image\/png/);
   });
 
   it('renders a PNG of the requested size', async () => {

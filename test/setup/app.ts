@@ -152,14 +152,15 @@ export async function http<T = any>(
   });
   const text = await res.text();
   let parsed: unknown = text;
-  if ((res.headers.get('content-type') ?? '').includes('json')) {
+  const contentType = res.headers.get('content-type') ?? '';
+  if (contentType.includes('json')) {
     try {
       parsed = JSON.parse(text);
     } catch {
       /* leave as text */
     }
-    if (typeof parsed === 'object') await assertMatchesOpenApi(origin, method, path, res.status, parsed);
-  }
+    if (typeof parsed === 'object') await assertMatchesOpenApi(origin, method, path, res.status, parsed, contentType);
+  } else if (contentType) await assertMatchesOpenApi(origin, method, path, res.status, undefined, contentType);
   return { status: res.status, headers: res.headers, body: parsed as T, text };
 }
 

@@ -28,7 +28,7 @@ const checkers = new Map<string, Promise<Checker | null>>();
 const checkerOpen = new WeakMap<Ajv, Set<string>>();
 
 /** Components other schemas extend (`allOf: [{$ref: base}, {…}]`): left open, the extending schema is closed. */
-function extendedBases(doc: unknown, found = new Set<string>()): Set<string> {
+export function extendedBases(doc: unknown, found = new Set<string>()): Set<string> {
   if (Array.isArray(doc)) doc.forEach((d) => extendedBases(d, found));
   else if (doc && typeof doc === 'object') {
     const allOf = (doc as Schema).allOf;
@@ -40,7 +40,7 @@ function extendedBases(doc: unknown, found = new Set<string>()): Set<string> {
 
 /** OpenAPI 3.0 schema → JSON Schema (2019-09): `nullable`, refs into the document, and closed objects (a field the
  * document does not list fails). */
-function toJsonSchema(node: unknown, open: Set<string>, name?: string, part = false): unknown {
+export function toJsonSchema(node: unknown, open: Set<string>, name?: string, part = false): unknown {
   if (Array.isArray(node)) return node.map((n) => toJsonSchema(n, open, undefined, part));
   if (!node || typeof node !== 'object') return node;
   const out: Schema = {};
@@ -87,8 +87,12 @@ async function load(origin: string): Promise<Checker | null> {
   return { operations, ajv, compiled: new Map() };
 }
 
-/** Throws when `body` (a parsed JSON response from `origin`) contradicts the document. Non-api origins are skipped. */
-export async function assertMatchesOpenApi(origin: string, method: string, url: string, status: number, body: unknown): Promise<void> {
+/**
+ * Throws when an answer from `origin` contradicts the document: its status is not listed, its media type
+ * (`contentType`, the Content-Type header) is not declared for that status, or its JSON `body` does not match the
+ * schema. Non-api origins are skipped.
+ */
+export async function assertMatchesOpenApi(origin: string, method: string, url: string, status: number, body: unknown, contentType = 'application/json'): Promise<void> {
   if (!checkers.has(origin)) checkers.set(origin, load(origin));
   const checker = await checkers.get(origin);
   const path = url.split('?')[0];
@@ -101,6 +105,12 @@ export async function assertMatchesOpenApi(origin: string, method: string, url: 
   const template = op?.template ?? '(no operation)';
   const response = responses[String(status)] ?? responses.default;
   if (!response) throw new Error(`OpenAPI: ${verb} ${template} answered ${status}, a status the document does not list`);
+  const mediaType = contentType.split(';')[0].trim().toLowerCase();
+  const declared = Object.keys(response.content ?? {});
+  if (mediaType && !declared.includes(mediaType)) {
+    throw new Error(`OpenAPI: ${verb} ${template} answered ${status} as ${mediaType}; the document declares ${declared.join(', ') || 'no content'} for that status`);
+  }
+  if (mediaType !== 'application/json') return;
   const schema = response.content?.['application/json']?.schema;
   if (!schema) return;
   const key = `${verb} ${template} ${status}`;

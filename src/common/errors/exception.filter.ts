@@ -14,7 +14,7 @@ const HTTP_STATUS_CODES: Record<number, ErrorCode> = {
   401: 'unauthorized',
   404: 'not_found',
   405: 'method_not_allowed',
-  413: 'invalid_request',
+  413: 'payload_too_large',
   415: 'invalid_request',
   429: 'rate_limited',
 };
@@ -42,9 +42,10 @@ export function toEnvelope(err: unknown, requestId: string, logger: Logger): { s
     let message = (err as Error).message || 'Invalid request';
     if (fastifyCode === 'FST_ERR_CTP_INVALID_JSON' || (err instanceof SyntaxError)) message = `Malformed JSON body: ${message}`;
     if (fastifyCode === 'FST_ERR_CTP_EMPTY_JSON_BODY') message = 'Body must not be empty when Content-Type is application/json';
+    if (status === 413) message = 'The request body is larger than the limit (2 MB); nothing was read';
     if (status === 404) message = (err as Error).message?.startsWith('Cannot ') ? `Unknown route: ${(err as Error).message.replace(/^Cannot /, '')}` : message;
     return {
-      status: status === 413 || status === 415 ? 400 : status,
+      status: status === 415 ? 400 : status,
       body: { error: { code, message, doc_url: docUrl(code), request_id: requestId } },
     };
   }

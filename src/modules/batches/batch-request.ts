@@ -18,6 +18,9 @@ export function itemKind(item: Record<string, unknown>): 'dynamic' | 'static' | 
 /** Whether the item makes a static code (`type: "static"`, or a GS1 item in `mode: "static"`): its code id is `sqr_…`. */
 export const isStaticItem = (item: Record<string, unknown>): boolean => item.type === 'static' || gs1Kind.isStaticBody(item);
 
+/** A GS1 item in `mode: "dynamic"` (the default): it takes room under the plan's GS1 limit. */
+export const isDynamicGs1Item = (item: Record<string, unknown>): boolean => gs1Kind.ownsBody(item) && !gs1Kind.isStaticBody(item);
+
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The item's target type as the batch reports it before the item is created. */

@@ -11,13 +11,13 @@ import { EventsService } from '../events/events.service';
 import { lockCapacity, releaseReservation, settleReservation } from '../qr-codes/capacity.repository';
 import { CodeDraft, QrCodeCreationService } from '../qr-codes/qr-code-creation.service';
 import type { QrCode } from '../qr-codes/qr-code.entity';
-import { countLive, planCountOf, planLimitError } from '../qr-codes/qr-code-limits';
+import { planCountOf, planLimitError } from '../qr-codes/qr-code-limits';
 import { existingCodeIds } from '../qr-codes/qr-codes.repository';
 import { QrCodesService } from '../qr-codes/qr-codes.service';
 import { storedDesign, type Design } from '../rendering/design';
 import { Batch } from './batch.entity';
 import { ClaimedItem, claimItems, ItemOutcome, lockClaimed, pendingLeft, recordOutcomes, releaseItems } from './batch-items.repository';
-import { itemBody, itemError, itemKind } from './batch-request';
+import { isDynamicGs1Item, itemBody, itemError, itemKind } from './batch-request';
 import { presentBatch } from './batch.presenter';
 
 /** Items a worker claims, prepares, draws and inserts together: one transaction, one capacity check, one multi-row
@@ -141,10 +141,11 @@ export class BatchRunnerService {
         const mine = await lockClaimed(tx, batch.id, claim, items.map((i) => i.idx));
         const ours = drawn.filter((p) => mine.has(p.item.idx));
         const toInsert: Drawn[] = [];
-        const { live, reserved } = await lockCapacity(tx, auth.organizationId, batch.id);
+        // The batch's own reservations are left out: this chunk is what they were held for.
+        const { live, reserved, gs1Live: gs1Current, gs1Reserved } = await lockCapacity(tx, auth.organizationId, batch.id);
         let room = auth.plan.dynamic_qr_limit - live - reserved;
-        // Dynamic GS1 codes count against the plan's GS1 limit, apart (and reserve nothing when the batch is accepted).
-        const gs1Live = ours.some((p) => planCountOf(p.draft) === 'gs1') ? await countLive(tx, auth.organizationId, 'gs1') : 0;
+        // Dynamic GS1 codes count against the plan's GS1 limit, apart.
+        const gs1Live = gs1Current + gs1Reserved;
         let gs1Room = auth.plan.gs1_limit - gs1Live;
         const existing = await existingCodeIds(tx, ours.map((p) => p.code.id));
         for (const p of ours) {
@@ -168,7 +169,8 @@ export class BatchRunnerService {
         await recordOutcomes(tx, batch.id, recorded);
         await releaseItems(tx, batch.id, toInsert.filter((p) => conflicted.has(p.code)).map((p) => p.item.idx));
         const settled = new Set(recorded.map((o) => o.idx));
-        await settleReservation(tx, batch.id, items.filter((i) => settled.has(i.idx) && itemKind(i.request) === 'dynamic').length);
+        const settledItems = items.filter((i) => settled.has(i.idx));
+        await settleReservation(tx, batch.id, settledItems.filter((i) => itemKind(i.request) === 'dynamic').length, settledItems.filter((i) => isDynamicGs1Item(i.request)).length);
         return { inserted: result.inserted, recorded };
       });
       inserted = done.inserted;

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiBody, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { Auth, AuthContext } from '../../common/auth/auth-context';
 import { RequiresPlanFeature, RequiresScope } from '../../common/auth/decorators';
@@ -7,6 +7,7 @@ import { parseImageRequest } from '../rendering/image-request';
 import { BatchDownloadService } from './batch-download.service';
 import { BatchDownloadQueryDto, BatchDto, BatchListDto, CreateBatchDto, ListBatchesQueryDto } from './batches.dto';
 import { BatchesService } from './batches.service';
+import { binaryContent, ZIP_CONTENT_TYPE } from '../rendering/download-formats';
 
 @ApiTags('Batches')
 @Controller('batches')
@@ -23,6 +24,26 @@ export class BatchesController {
   @ApiOperation({
     summary: 'Create up to 1,000 codes asynchronously',
     description: 'Answers 202 at once with the batch (status processing, items pending); poll GET /v1/batches/{id}. Capacity for dynamic items is checked first.',
+  })
+  @ApiBody({
+    type: CreateBatchDto,
+    examples: {
+      urls: {
+        summary: 'Three table codes',
+        value: { items: [1, 2, 3].map((n) => ({ name: `Table ${n}`, target: { type: 'url', destination: `https://example.com/t/${n}` } })) },
+      },
+      mixed: {
+        summary: 'Inferred types, a static code and a design for all',
+        value: {
+          items: [
+            { name: 'Wi-Fi', type: 'static', target: { ssid: 'Cafe', password: 'espresso42', encryption: 'WPA' } },
+            { name: 'Call us', target: { phone: '+15551234567', message: 'Table booking' } },
+            { name: 'Menu', target: { destination: 'https://example.com/menu' }, tags: ['menu'] },
+          ],
+          design: { colors: { foreground: '#1a237e', background: '#ffffff' } },
+        },
+      },
+    },
   })
   @ApiAcceptedResponse({ type: BatchDto })
   create(@Auth() auth: AuthContext, @Body() body: CreateBatchDto): Promise<BatchDto> {
@@ -49,14 +70,14 @@ export class BatchesController {
   @RequiresScope('qr:read')
   @ApiOperation({
     summary: 'Download the batch as a ZIP',
-    description: 'Every completed item’s image (`<name-slug>-<id>.<ext>`; PNGs stored, SVGs deflated) plus manifest.csv (id, name, short_url, status, error, file). Streamed: images are drawn one at a time as the client reads. 422 batch_processing while processing.',
+    description: 'Every completed item’s image (`<name-slug>-<id>.<ext>`; PNGs stored, SVGs deflated; `size` sizes PNGs and is ignored for SVG) plus manifest.csv (id, name, short_url, status, error, file). Streamed: images are drawn one at a time as the client reads. 422 batch_processing while processing.',
   })
-  @ApiProduces('application/zip')
-  @ApiOkResponse({ description: 'A ZIP archive' })
+  @ApiProduces(ZIP_CONTENT_TYPE)
+  @ApiOkResponse({ description: 'A ZIP archive, as an attachment (`Content-Disposition`)', content: binaryContent(ZIP_CONTENT_TYPE) })
   async download(@Auth() auth: AuthContext, @Param('id') id: string, @Query() query: BatchDownloadQueryDto, @Res() reply: FastifyReply) {
     const { filename, archive } = await this.downloads.open(auth, id, parseImageRequest(query));
     void reply
-      .header('Content-Type', 'application/zip')
+      .header('Content-Type', ZIP_CONTENT_TYPE)
       .header('Content-Disposition', `attachment; filename="${filename}"`)
       .header('Cache-Control', 'private, no-cache')
       .send(archive);

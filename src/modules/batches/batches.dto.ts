@@ -1,19 +1,65 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsObject, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
 import { ListEnvelopeDto } from '../../common/http/list';
 import { IsOmittable } from '../../common/errors/validation';
 import { DesignDto } from '../rendering/design.dto';
 import { DownloadQueryDto } from '../qr-codes/dto/qr-code.dto';
+import { TARGET_UNION } from '../qr-codes/dto/target-schemas';
+import { CreateGs1QrCodeDto } from '../gs1/gs1.dto';
 
 export const MAX_BATCH_ITEMS = 1000;
 
+/** `target` of a batch item that omits `type`: the type is inferred from the fields (docs/api.md, Batches). */
+export class BatchItemInferredTargetDto {
+  @ApiPropertyOptional({ example: 'https://example.com/t/1', description: 'A URL → url' }) destination?: string;
+  @ApiPropertyOptional({ description: '→ text' }) text?: string;
+  @ApiPropertyOptional({ description: '→ email' }) email?: string;
+  @ApiPropertyOptional() subject?: string;
+  @ApiPropertyOptional() message?: string;
+  @ApiPropertyOptional() cc?: string;
+  @ApiPropertyOptional() bcc?: string;
+  @ApiPropertyOptional({ description: '→ sms' }) phone?: string;
+  @ApiPropertyOptional({ description: '→ wifi' }) ssid?: string;
+  @ApiPropertyOptional() password?: string;
+  @ApiPropertyOptional({ enum: ['WPA', 'WEP', 'nopass'] }) encryption?: string;
+  @ApiPropertyOptional({ description: 'With `start` → event' }) title?: string;
+  @ApiPropertyOptional() location?: string;
+  @ApiPropertyOptional({ format: 'date-time' }) start?: string;
+  @ApiPropertyOptional({ format: 'date-time' }) end?: string;
+  @ApiPropertyOptional({
+    type: 'object',
+    properties: Object.fromEntries(['source', 'medium', 'campaign', 'term', 'content'].map((k) => [k, { type: 'string' }])),
+    description: 'UTM parameters (url items)',
+  })
+  utm?: Record<string, string>;
+}
+
+/** A standard batch item: the body of a standard POST /v1/qr-codes, without `design` and `template_id` (the batch's
+ * apply to every item). */
+export class BatchItemRequestDto {
+  @ApiProperty({
+    description: 'As on single creation (the Target schemas); `type` may be omitted and is then inferred from the fields.',
+    anyOf: [TARGET_UNION, { $ref: getSchemaPath(BatchItemInferredTargetDto) }],
+    example: { type: 'url', destination: 'https://example.com/t/1' },
+  })
+  target!: Record<string, unknown>;
+  @ApiPropertyOptional({ maxLength: 255, example: 'Table 1' }) name?: string;
+  @ApiPropertyOptional({ enum: ['dynamic', 'static'], description: 'As on single creation; default dynamic' }) type?: 'dynamic' | 'static';
+  @ApiPropertyOptional({ type: String, nullable: true, example: 'fld_4bX9kQ2mT7vLp1sZ8nYc' }) folder_id?: string | null;
+  @ApiPropertyOptional({ type: [String], maxItems: 10 }) tags?: string[];
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'As on single creation (dynamic codes)' }) domain_id?: string | null;
+}
+
+@ApiExtraModels(BatchItemInferredTargetDto, BatchItemRequestDto, CreateGs1QrCodeDto)
 export class CreateBatchDto {
   @ApiProperty({
     description:
-      'Up to 1,000 items, each like a POST /v1/qr-codes body: `target` (with `type`; when omitted it is inferred from the fields), `name`, `folder_id`, `tags`, and `type` (dynamic/static).',
+      'Up to 1,000 items, each like a POST /v1/qr-codes body: a standard item (`target`, with `type` or inferred from the fields; `name`, `folder_id`, `tags`, `type` dynamic/static, `domain_id`) or a GS1 item (`type: "gs1"`, the body of a single GS1 creation). An item\'s own `design` or `template_id` is ignored.',
     example: [{ name: 'Table 1', target: { type: 'url', destination: 'https://example.com/t/1' } }],
     type: 'array',
-    items: { type: 'object' },
+    minItems: 1,
+    maxItems: MAX_BATCH_ITEMS,
+    items: { oneOf: [{ $ref: getSchemaPath(BatchItemRequestDto) }, { $ref: getSchemaPath(CreateGs1QrCodeDto) }] },
   })
   @IsArray({ message: 'items must be an array' })
   @ArrayMinSize(1, { message: 'items must have at least 1 item' })

@@ -13,7 +13,7 @@ import { assertRoomFor } from '../qr-codes/qr-code-limits';
 import { QrCodesService } from '../qr-codes/qr-codes.service';
 import { Batch, BatchItem } from './batch.entity';
 import { BatchItemRow, presentBatch } from './batch.presenter';
-import { isStaticItem, itemKind, itemType } from './batch-request';
+import { isDynamicGs1Item, isStaticItem, itemKind, itemType } from './batch-request';
 import { BatchRunnerService, CHUNK_SIZE } from './batch-runner.service';
 import type { BatchDto, CreateBatchDto, ListBatchesQueryDto } from './batches.dto';
 
@@ -35,10 +35,11 @@ export class BatchesService {
   ) {}
 
   /** Accepts the batch: its design (a template's, the body's over it) resolved once, the plan's room for its dynamic
-   * items checked and reserved until the batch finishes, every item stored pending with a reserved id. */
+   * items (and, apart, its dynamic GS1 items) checked and reserved until the batch finishes, every item stored pending with a reserved id. */
   async create(auth: AuthContext, body: CreateBatchDto): Promise<BatchDto> {
     const design = body.design || body.template_id ? await this.qrCodes.designOf(auth, { design: body.design, template_id: body.template_id }) : null;
     const dynamicCount = body.items.filter((i) => itemKind(i) === 'dynamic').length;
+    const gs1Count = body.items.filter((i) => isDynamicGs1Item(i)).length;
     await assertQueueReachable(this.queue, 'Batch processing');
     const now = new Date();
     const batch = this.em.create(
@@ -55,9 +56,10 @@ export class BatchesService {
     );
     await this.em.transactional(async (em) => {
       if (dynamicCount > 0) await assertRoomFor(em, auth, 'dynamic', dynamicCount);
+      if (gs1Count > 0) await assertRoomFor(em, auth, 'gs1', gs1Count);
       await em.insert(Batch, batch);
       for (let i = 0; i < items.length; i += 500) await em.insertMany(BatchItem, items.slice(i, i + 500));
-      await reserveCapacity(em, auth.organizationId, batch.id, dynamicCount);
+      await reserveCapacity(em, auth.organizationId, batch.id, dynamicCount, gs1Count);
     });
     // Redis lost since the check above: the stalled-batch sweeper enqueues the committed batch once it is back.
     await this.enqueue(batch.id, Math.min(JOBS_PER_BATCH, Math.ceil(items.length / CHUNK_SIZE))).catch((err: Error) =>

@@ -1,7 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AuthContext } from '../../common/auth/auth-context';
 import { ApiException } from '../../common/errors/api.exception';
-import { lockOrganization } from '../accounts/organizations.repository';
 import { gs1Kind } from '../gs1/gs1-kind';
 import { lockCapacity } from './capacity.repository';
 import { gs1PrimaryHeldByOther, gs1PrimaryOf, hasGrantedPrefix } from './gs1-ownership.repository';
@@ -15,19 +14,11 @@ export const planCountOf = (code: { kind: string; type: string }): PlanCount | n
 
 const limitOf = (auth: AuthContext, which: PlanCount): number => (which === 'gs1' ? auth.plan.gs1_limit : auth.plan.dynamic_qr_limit);
 
-/** Locks the workspace row so plan counts cannot race, then counts its live codes of that count; the dynamic count
- * includes the room reserved for accepted batches still creating theirs (capacity.repository.ts). */
+/** Locks the workspace row so plan counts cannot race, then counts its live codes of that count, including the room
+ * reserved for accepted batches still creating theirs (capacity.repository.ts). */
 export async function countLive(em: EntityManager, organizationId: string, which: PlanCount): Promise<number> {
-  if (which === 'dynamic') {
-    const { live, reserved } = await lockCapacity(em, organizationId);
-    return live + reserved;
-  }
-  await lockOrganization(em, organizationId);
-  const [row] = await em.execute<{ n: string }[]>(
-    `select count(*) as n from qr_codes where organization_id = ? and kind = 'dynamic' and status = 'live' and ${gs1Kind.sqlCondition}`,
-    [organizationId],
-  );
-  return Number(row.n);
+  const { live, reserved, gs1Live, gs1Reserved } = await lockCapacity(em, organizationId);
+  return which === 'dynamic' ? live + reserved : gs1Live + gs1Reserved;
 }
 
 export function planLimitError(auth: AuthContext, current: number, requested = 1, which: PlanCount = 'dynamic'): ApiException {

@@ -114,6 +114,16 @@ export class QrCodesController {
       '`destination`, `links`, `overrides` besides name, design, folder_id, tags, is_active; naming `primary_key`, ' +
       '`qualifiers`, `attributes`, `domain`, `domain_id`, `mode` or `gs1_key` → 422 gs1_identifier_immutable.',
   })
+  @ApiBody({
+    type: UpdateQrCodeDto,
+    examples: {
+      repoint: { summary: 'Re-point a dynamic link code', value: { target: { destination: 'https://example.com/summer-menu' } } },
+      rename: { summary: 'Rename, file and tag', value: { name: 'Summer menu', folder_id: null, tags: ['summer'] } },
+      pause: { summary: 'Deactivate a dynamic code (its scans answer 410)', value: { is_active: false } },
+      design: { summary: 'Change the design (re-renders the image)', value: { design: { colors: { foreground: '#1a237e', background: '#ffffff' }, shapes: { body: 'dots' } } } },
+      gs1: { summary: 'Re-point a dynamic GS1 code', value: { destination: 'https://brand.example/product-v2' } },
+    },
+  })
   @ApiOkResponse({ type: QrCodeDto })
   update(@Auth() auth: AuthContext, @Param('id') id: string, @Body() body: UpdateQrCodeDto): Promise<QrCodeDto> {
     return this.qrCodes.update(auth, id, body);

@@ -2,7 +2,7 @@ import { ApiException } from '../../common/errors/api.exception';
 import { PRINT_MM_DEFAULT, PRINT_MM_MAX, PRINT_MM_MIN } from './qr-pdf';
 import { CONTENT_TYPES, IMAGE_FORMATS, type ImageFormat, PNG_MAX_SIZE, PNG_MIN_SIZE } from './rendering.service';
 
-/** What a download (or a preview) asks for: the format, the pixel width (PNG, WebP; an SVG's width attribute) and the
+/** What a download (or a preview) asks for: the format, the pixel width (PNG, WebP; an SVG keeps the default width) and the
  * printed width of a PDF's symbol with its quiet zone in millimetres. */
 export interface ImageRequest {
   format: ImageFormat;
@@ -13,8 +13,8 @@ export interface ImageRequest {
 export const DEFAULT_SIZE = 1000;
 
 /**
- * `?format&size&print_mm` → an ImageRequest; 400 naming the parameter for a bad value. `size` is not checked for a PDF
- * (a vector whose dimensions `print_mm` sets); `print_mm`, when given, must be a number from 10 to 1,000.
+ * `?format&size&print_mm` → an ImageRequest; 400 naming the parameter for a bad value. `size` is not checked for SVG or PDF
+ * (vectors: an SVG scales, `print_mm` sets a PDF's dimensions); `print_mm`, when given, must be a number from 10 to 1,000.
  */
 export function parseImageRequest(
   query: { format?: string; size?: string; print_mm?: string },
@@ -30,7 +30,8 @@ export function parseImageRequest(
     }
   }
   let size = DEFAULT_SIZE;
-  if (format !== 'pdf') {
+  // A vector ignores `size`, whatever it holds: the PDF's dimensions come from print_mm, an SVG scales.
+  if (format === 'png' || format === 'webp') {
     size = query.size === undefined ? DEFAULT_SIZE : Number(query.size);
     if (!Number.isInteger(size) || size < PNG_MIN_SIZE || size > PNG_MAX_SIZE) {
       throw ApiException.invalid('size', `size must be an integer from ${PNG_MIN_SIZE} to ${PNG_MAX_SIZE}`);

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { veventPayload, type EventFields } from './encoders';
-import type { FieldReader } from './fields';
+import { FieldReader } from './fields';
+import { parseEventText } from './calendar-text';
 import { eventPage } from '../hosted-pages/content-pages';
 import { eventDownload } from './downloads';
 import { badDestination, structured } from './structured';
@@ -41,11 +42,13 @@ export const eventHandler: TargetHandler = {
   parse(r, kind) {
     r.only(['title', 'location', 'start', 'end', 'description', 'destination']);
     if (r.has('destination')) {
-      // A pre-encoded iCalendar text is kept as is; only a static code can hold it (a hosted page needs the fields).
-      if (kind === 'dynamic') r.fail('destination', 'is accepted for static event codes only; send title, start and end');
       const raw = r.string('destination', { required: true, max: 4000, trim: false })!;
-      if (!/^BEGIN:(VEVENT|VCALENDAR)/.test(raw)) badDestination(r, 'an iCalendar text starting with BEGIN:VEVENT');
-      return { raw };
+      if (!/^BEGIN:(VEVENT|VCALENDAR)/i.test(raw)) badDestination(r, 'an iCalendar text starting with BEGIN:VEVENT');
+      const parsed = parseEventText(raw);
+      if ('error' in parsed) r.fail('destination', `is not a valid iCalendar event: ${parsed.error}`);
+      // A static code encodes the text as sent; a dynamic one stores its fields (its hosted page and .ics use them).
+      if (kind === 'static') return { raw };
+      return readEvent(new FieldReader(Object.fromEntries(Object.entries((parsed as { fields: Record<string, string | undefined> }).fields).filter(([, v]) => v !== undefined)), r.path));
     }
     return readEvent(r);
   },

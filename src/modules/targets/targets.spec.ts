@@ -73,7 +73,27 @@ describe('target handlers', () => {
     expect(parse({ type: 'text', destination: 'hello' })).toEqual({ text: 'hello' });
     expect(fieldOf(() => parse({ type: 'email', destination: 'https://x.com' }))).toBe('target.destination');
     expect(fieldOf(() => parse({ type: 'vcard', destination: 'BEGIN:VCARD\r\nEND:VCARD' }, 'dynamic'))).toBe('target.destination');
-    expect(parse({ type: 'vcard', destination: 'BEGIN:VCARD\r\nFN:A\r\nEND:VCARD' }, 'static')).toEqual({ raw: 'BEGIN:VCARD\r\nFN:A\r\nEND:VCARD' });
+    expect(parse({ type: 'vcard', destination: 'BEGIN:VCARD\r\nVERSION:3.0\r\nFN:A\r\nEND:VCARD' }, 'static')).toEqual({ raw: 'BEGIN:VCARD\r\nVERSION:3.0\r\nFN:A\r\nEND:VCARD' });
+  });
+
+  it('validates a pre-encoded vCard (3.0 or 4.0) or iCalendar event, and parses it into fields for a dynamic code', () => {
+    const card = ['BEGIN:VCARD', 'VERSION:4.0', 'FN:Ada Lovelace', 'ORG:Analytical Engines;R&D', 'TITLE:CTO', 'EMAIL:ada@example.com', 'TEL;TYPE=cell:+441234567890', 'END:VCARD'].join('\r\n');
+    expect(parse({ type: 'vcard', destination: card }, 'dynamic')).toEqual({
+      vcard: { your_name: 'Ada Lovelace', company_name: 'Analytical Engines', position: 'CTO', email: 'ada@example.com', phone_mobile: '+441234567890', phone_work: null, website: null, address: null, note: null },
+    });
+    expect(parse({ type: 'vcard', destination: card }, 'static')).toEqual({ raw: card });
+    for (const bad of ['BEGIN:VCARD\r\nFN:A\r\nEND:VCARD', 'BEGIN:VCARD\r\nVERSION:2.1\r\nFN:A\r\nEND:VCARD', 'BEGIN:VCARD\r\nVERSION:4.0\r\nFN Ada\r\nEND:VCARD', 'BEGIN:VCARD\r\nVERSION:3.0\r\nN:Lovelace;Ada\r\nEND:VCARD']) {
+      expect([bad, fieldOf(() => parse({ type: 'vcard', destination: bad }, 'static'))]).toEqual([bad, 'target.destination']);
+      expect([bad, fieldOf(() => parse({ type: 'vcard', destination: bad }, 'dynamic'))]).toEqual([bad, 'target.destination']);
+    }
+    const vevent = ['BEGIN:VEVENT', 'SUMMARY:Launch party', 'DTSTART:20260501T180000Z', 'DURATION:PT2H30M', 'LOCATION:Hall 1', 'END:VEVENT'].join('\r\n');
+    expect(parse({ type: 'event', destination: vevent }, 'dynamic')).toEqual({ title: 'Launch party', location: 'Hall 1', start: '2026-05-01T18:00:00.000Z', end: '2026-05-01T20:30:00.000Z', description: null });
+    const calendar = `BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//x//EN\r\n${vevent.replace('DURATION:PT2H30M', 'DTEND:20260501T210000Z')}\r\nEND:VCALENDAR`;
+    expect(parse({ type: 'event', destination: calendar }, 'dynamic')).toMatchObject({ title: 'Launch party', end: '2026-05-01T21:00:00.000Z' });
+    expect(parse({ type: 'event', destination: calendar }, 'static')).toEqual({ raw: calendar });
+    for (const bad of ['BEGIN:VEVENT\r\nSUMMARY:x\r\nEND:VEVENT', 'BEGIN:VCALENDAR\r\nVERSION:2.0\r\nEND:VCALENDAR', 'BEGIN:VEVENT\r\nSUMMARY x\r\nEND:VEVENT']) {
+      expect([bad, fieldOf(() => parse({ type: 'event', destination: bad }, 'dynamic'))]).toEqual([bad, 'target.destination']);
+    }
   });
 
   it('produces the static payloads of docs/targets.md', () => {

@@ -4,6 +4,7 @@ import { FieldReader, Input } from './fields';
 import { vcardPage } from '../hosted-pages/content-pages';
 import { vcardDownload } from './downloads';
 import { badDestination } from './structured';
+import { parseVcardText } from './calendar-text';
 import type { StoredTarget, TargetHandler } from './target-handler';
 
 class VcardFields {
@@ -50,10 +51,13 @@ export const vcardHandler: TargetHandler = {
     r.only(['vcard', 'destination']);
     if (r.has('destination')) {
       if (r.has('vcard')) r.fail('destination', 'cannot be combined with target.vcard');
-      if (kind === 'dynamic') r.fail('destination', 'is accepted for static vCard codes only; send target.vcard');
       const raw = r.string('destination', { required: true, max: 4000, trim: false })!;
-      if (!/^BEGIN:VCARD/.test(raw)) badDestination(r, 'a vCard text starting with BEGIN:VCARD');
-      return { raw };
+      if (!/^BEGIN:VCARD/i.test(raw)) badDestination(r, 'a vCard text starting with BEGIN:VCARD');
+      const parsed = parseVcardText(raw);
+      if ('error' in parsed) r.fail('destination', `is not a valid vCard: ${parsed.error}`);
+      // A static code encodes the text as sent; a dynamic one stores its fields (its hosted page and .vcf use them).
+      if (kind === 'static') return { raw };
+      return readVcard(new FieldReader({ vcard: Object.fromEntries(Object.entries((parsed as { fields: Input }).fields).filter(([, v]) => v !== undefined)) }, r.path));
     }
     return readVcard(r);
   },

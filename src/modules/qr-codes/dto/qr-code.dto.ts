@@ -68,7 +68,9 @@ export class UpdateQrCodeDto extends Gs1PatchFields {
   name?: string;
 
   @ApiPropertyOptional({
-    description: 'Fields to change in the target (dynamic, non-page-holding codes only). Omitted fields keep their value.',
+    description: 'Fields to change in the target (dynamic, non-page-holding codes only), named as in the Target schemas of the code\'s type. Omitted fields keep their value.',
+    type: 'object',
+    additionalProperties: true,
     example: { destination: 'https://example.com/summer-menu' },
   })
   @IsOmittable() @IsObject({ message: 'target must be an object' })
@@ -122,8 +124,8 @@ export class DownloadQueryDto {
   @ApiPropertyOptional({ enum: ['svg', 'png', 'webp', 'pdf'], default: 'svg', description: 'svg and pdf are vectors; png and webp (lossless) are `size` pixels wide' })
   @IsOmittable() @IsIn(['svg', 'png', 'webp', 'pdf'], { message: 'format must be one of svg, png, webp, pdf' })
   format?: string;
-  @ApiPropertyOptional({ type: 'integer', minimum: 100, maximum: 4000, default: 1000, description: 'Pixels: the PNG or WebP width (a frame makes the image taller), or the SVG width; ignored for pdf' })
-  @IsOmittable() @Matches(/^\d+$/, { message: 'size must be an integer from 100 to 4000' })
+  @ApiPropertyOptional({ type: 'integer', minimum: 100, maximum: 4000, default: 1000, description: 'Pixels: the PNG or WebP width (a frame makes the image taller), ignored for svg and pdf (vectors)' })
+  @IsOmittable() @IsString({ message: 'size must be an integer from 100 to 4000' })
   size?: string;
   @ApiPropertyOptional({ type: 'number', minimum: 10, maximum: 1000, default: 50, description: 'pdf: the printed width in millimetres of the symbol with its quiet zone (a frame adds to it)' })
   @IsOmittable() @IsString({ message: 'print_mm must be a number from 10 to 1000 (millimetres)' })
