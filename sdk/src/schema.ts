@@ -1275,7 +1275,10 @@ export interface components {
             token: string;
             /** @example Sam Lee */
             name?: string;
-            /** @description Sets a password for a new account (at least 12 characters) */
+            /**
+             * @description Sets a password for a new account (at least 12 characters)
+             * @example correct horse battery staple
+             */
             password?: string;
         };
         MembershipSummaryDto: {
@@ -1301,9 +1304,15 @@ export interface components {
         UpdateMeDto: {
             /** @example Ana Lima */
             name?: string;
-            /** @description A new password (at least 12 characters) */
+            /**
+             * @description A new password (at least 12 characters)
+             * @example correct horse battery staple
+             */
             password?: string;
-            /** @description Required to change the password once one is set */
+            /**
+             * @description Required to change the password once one is set
+             * @example my current passphrase
+             */
             current_password?: string;
         };
         AuditActorDto: {

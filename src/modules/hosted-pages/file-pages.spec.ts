@@ -18,7 +18,8 @@ describe('file pages', () => {
     expect(pdf).toContain('<object class="pdf" data="/AbC1234/file" type="application/pdf"');
     expect(pdf).toContain('<h1>&lt;script&gt;x&lt;/script&gt;</h1>');
     expect(pdf).toContain('<p class="text">Line 1\n&lt;i&gt;2&lt;/i&gt;</p>');
-    expect(pdf).toContain('download="a&quot;&lt;b&gt;.bin"');
+    // The offered name always carries the sniffed type's extension (a PDF named .bin downloads as .bin.pdf).
+    expect(pdf).toContain('download="a&quot;&lt;b&gt;.bin.pdf"');
     expect(pdf).toContain('>Open</a>');
     expect(pdf).not.toMatch(/<script/);
     expect(String(filePage(code('image/png'))!.body)).toContain('<img class="media" src="/AbC1234/file" alt="a&quot;&lt;b&gt;.bin">');

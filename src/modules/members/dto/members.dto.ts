@@ -82,11 +82,11 @@ export class UpdateMeDto {
   @IsOmittable() @IsString() @Length(1, 255)
   name?: string;
 
-  @ApiPropertyOptional({ minLength: 12, maxLength: 256, description: 'A new password (at least 12 characters)' })
+  @ApiPropertyOptional({ minLength: 12, maxLength: 256, example: 'correct horse battery staple', description: 'A new password (at least 12 characters)' })
   @IsOmittable() @IsString() @Length(1, 256)
   password?: string;
 
-  @ApiPropertyOptional({ maxLength: 256, description: 'Required to change the password once one is set' })
+  @ApiPropertyOptional({ maxLength: 256, example: 'my current passphrase', description: 'Required to change the password once one is set' })
   @IsOmittable() @IsString() @Length(1, 256)
   current_password?: string;
 }
@@ -152,7 +152,7 @@ export class AcceptInvitationDto {
   @IsOmittable() @IsString() @Length(1, 255)
   name?: string;
 
-  @ApiPropertyOptional({ minLength: 12, maxLength: 256, description: 'Sets a password for a new account (at least 12 characters)' })
+  @ApiPropertyOptional({ minLength: 12, maxLength: 256, example: 'correct horse battery staple', description: 'Sets a password for a new account (at least 12 characters)' })
   @IsOmittable() @IsString() @Length(1, 256)
   password?: string;
 }
