@@ -13,17 +13,6 @@ const esm = {
   // file-type's export map offers only `import`/`module-sync` for Node; Jest resolves through `require`.
   moduleNameMapper: { '^file-type$': '<rootDir>/node_modules/file-type/index.js' },
 };
-/** E2e files whose subject is a worker process racing the test (a batch in progress when SIGTERM or SIGKILL comes):
- * `npm test` runs them after the rest, one at a time, because beside another test file's load the first sight of their
- * batch can come only once it has finished. With SCANLINK_JEST_PHASE=main they are left out; =isolated runs only them. */
-const ISOLATED = ['test/e2e/shutdown.e2e-spec.ts', 'test/e2e/batches-crash.e2e-spec.ts'];
-const phase = process.env.SCANLINK_JEST_PHASE;
-const e2ePaths =
-  phase === 'main'
-    ? { testPathIgnorePatterns: ['/node_modules/', ...ISOLATED.map((f) => `<rootDir>/${f.replace(/\./g, '\\.')}$`)] }
-    : phase === 'isolated'
-      ? { testMatch: ISOLATED.map((f) => `<rootDir>/${f}`) }
-      : {};
 module.exports = {
   testTimeout: 60000,
   projects: [
@@ -40,7 +29,6 @@ module.exports = {
       rootDir: __dirname,
       testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
       globalSetup: '<rootDir>/test/setup/global-setup.ts',
-      ...e2ePaths,
       ...esm,
     },
   ],

@@ -50,25 +50,15 @@ async function main() {
     // delete right after Jest named it. --selectProjects and --reporters come after the caller's arguments: each takes
     // every value after it (test paths included).
     const reporters = ['--reporters=default', `--reporters=${path.join(svc.ROOT, 'test', 'setup', 'summary-reporter.js')}`];
-    const runJest = (args, phaseEnv) =>
-      new Promise((resolve) => {
-        const child = spawn(process.execPath, [jest, '--ci', ...args, ...reporters], { cwd: svc.ROOT, env: { ...env, ...phaseEnv }, stdio: 'inherit' });
-        jestChild = child;
-        child.once('exit', (c) => resolve(c ?? 1));
+    code = await new Promise((resolve) => {
+      const child = spawn(process.execPath, [jest, '--ci', '--maxWorkers=2', ...jestArgs, ...select, ...reporters], {
+        cwd: svc.ROOT,
+        env,
+        stdio: 'inherit',
       });
-    if (unitOnly || jestArgs.length) {
-      code = await runJest(['--maxWorkers=2', ...jestArgs, ...select], {});
-    } else {
-      // Everything but the files that race a worker process (jest.config.js ISOLATED), two at a time; then those alone,
-      // one at a time; one summary line for both.
-      const tally = path.join(dir, 'tally.jsonl');
-      const main = await runJest(['--maxWorkers=2'], { SCANLINK_JEST_PHASE: 'main', SCANLINK_TEST_TALLY: tally });
-      const isolated = await runJest(['--runInBand', '--selectProjects', 'e2e'], { SCANLINK_JEST_PHASE: 'isolated', SCANLINK_TEST_TALLY: tally });
-      code = main || isolated;
-      const sum = [0, 0, 0];
-      for (const line of fs.readFileSync(tally, 'utf8').trim().split('\n')) JSON.parse(line).forEach((n, i) => (sum[i] += n));
-      process.stderr.write(`\n${sum[0]} passed, ${sum[1]} failed, ${sum[2]} skipped\n`);
-    }
+      jestChild = child;
+      child.once('exit', (c) => resolve(c ?? 1));
+    });
   } finally {
     for (const stop of stoppers.reverse()) await stop().catch(() => undefined);
     fs.rmSync(dir, { recursive: true, force: true });
