@@ -72,7 +72,7 @@ function NewBatch() {
     try {
       const body = { items: parsed.rows.map((r) => r.item) } as unknown as Schemas['CreateBatchDto'];
       const batch = await call(api.POST('/v1/batches', { body }));
-      navigate(`/batches/${batch.id}`);
+      void navigate(`/batches/${batch.id}`);
     } catch (err) {
       const e = asApiError(err);
       const line = lineOfItemField(e.field);
