@@ -1,3 +1,5 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { http } from '../setup/app';
 import { addMember, PASSWORD, signIn } from '../setup/members';
 import {
@@ -83,6 +85,35 @@ describe('dashboard: invitations, roles and workspaces', () => {
     await switcher.selectOption(owner.org.organizationId);
     await page.locator('.who .role', { hasText: '(owner)' }).waitFor();
     await page.getByText('No codes yet.').waitFor();
+    expect(violations).toEqual([]);
+  });
+
+  it('creates an API key in the UI, shows its secret once, and the key works with curl until revoked', async () => {
+    const owner = await freshOwner(stack);
+    const { page, violations } = await open();
+    await signInWithPassword(page, stack, owner);
+    await page.getByRole('link', { name: 'API keys', exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+    await page.getByLabel('Name', { exact: true }).fill('CI pipeline');
+    await page.getByRole('button', { name: 'Create the key' }).click();
+    const secret = (await page.getByTestId('new-api-key').textContent())!.trim();
+    expect(secret).toMatch(/^qr_live_[0-9A-Za-z]{32}$/);
+    await expectNoSeriousA11yViolations(page, 'API keys with a new secret');
+    // curl runs asynchronously: the api answering it lives in this very process.
+    const curl = async (key: string) =>
+      (await promisify(execFile)('curl', ['-s', '--max-time', '20', '-w', '\\n%{http_code}', '-H', `Authorization: Bearer ${key}`, `${stack.api.origin}/v1/qr-codes`], { encoding: 'utf8' })).stdout.trim().split('\n');
+    const ok = await curl(secret);
+    expect(ok[ok.length - 1]).toBe('200');
+    expect(JSON.parse(ok.slice(0, -1).join('\n'))).toMatchObject({ object: 'list' });
+    // Shown once: after Done it is gone from the page; the list shows its prefix only.
+    await page.getByRole('button', { name: 'Done' }).click();
+    expect(await page.getByText(secret).count()).toBe(0);
+    await page.getByRole('table', { name: 'API keys' }).getByText(`${secret.slice(0, 12)}…`).waitFor();
+    await page.getByRole('button', { name: 'Revoke CI pipeline' }).click();
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Revoke' }).click();
+    await page.getByText('Key revoked').waitFor();
+    const refused = await curl(secret);
+    expect(refused[refused.length - 1]).toBe('401');
     expect(violations).toEqual([]);
   });
 });
