@@ -105,7 +105,7 @@ select x.dimension, t.name, t.n
 type Row = {
   totals: { total: string | number | null; uniques: string | number | null; expired: string | number | null; first_at: string | null; last_at: string | null };
   series: { l: string; off: number; scans: string | number; uniques: string | number }[];
-  how: { d: number; h: number; n: string | number }[];
+  how: { i: number; n: string | number }[];
   top: { dimension: string; name: string; n: string | number }[];
   codes: { id: string; n: string | number }[];
 };
@@ -169,10 +169,9 @@ export async function analyticsOver(em: EntityManager, codes: CodeSet, req: Anal
     ? `select count(*) filter (where not expired) as total, count(*) filter (where visit_unique) as uniques, count(*) filter (where expired) as expired,
               min(scanned_at) filter (where not expired) as first_at, max(scanned_at) filter (where not expired) as last_at from f`
     : useDays
-      ? `select sum(count) as total, sum(uniques) as uniques, (select sum(expired) from scan_hours where ${CODES} and ${IN_FILTER('hour')}) as expired,
+      ? `select sum(count) as total, sum(uniques) as uniques, (select sum(expired) from h) as expired,
                 min(first_at) as first_at, max(last_at) as last_at from scan_days where ${CODES} and ${IN_DAYS}`
-      : `select sum(count) as total, sum(uniques) as uniques, sum(expired) as expired, min(first_at) as first_at, max(last_at) as last_at
-           from scan_hours where ${CODES} and ${IN_FILTER('hour')}`;
+      : `select sum(count) as total, sum(uniques) as uniques, sum(expired) as expired, min(first_at) as first_at, max(last_at) as last_at from h`;
 
   const seriesRows = raw
     ? `select ${BUCKET('scanned_at', hourly)} as k, count(*) filter (where not expired) as scans, count(*) filter (where visit_unique) as uniques
@@ -187,11 +186,13 @@ export async function analyticsOver(em: EntityManager, codes: CodeSet, req: Anal
                          coalesce(r.scans, 0) as scans, coalesce(r.uniques, 0) as uniques
                     from (${SLOTS(hourly)}) s left join (${seriesRows}) r on r.k = s.k order by s.i`;
 
+  // Hour of the week of an instant, Monday 00:00 = 0: from the seconds of its local wall time since 1970-01-01 (a
+  // Thursday, hence + 72 hours), one zone conversion per row and none in UTC (hourly rows of a year: 8,760 of them).
+  const HOW = (col: string) =>
+    `((floor(extract(epoch from ${req.utc ? col : `(${col} at time zone ${P('tz')})`}) / 3600)::bigint + 72) % 168)::int`;
   const how = raw
-    ? `select extract(isodow from scanned_at at time zone ${P('tz')})::int as d, extract(hour from scanned_at at time zone ${P('tz')})::int as h, count(*) as n
-         from f where not expired group by 1, 2`
-    : `select extract(isodow from hour at time zone ${P('tz')})::int as d, extract(hour from hour at time zone ${P('tz')})::int as h, sum(count) as n
-         from scan_hours where ${CODES} and ${IN_FILTER('hour')} and count > 0 group by 1, 2`;
+    ? `select ${HOW('scanned_at')} as i, count(*) as n from f where not expired group by 1`
+    : `select ${HOW('hour')} as i, sum(count) as n from h where count > 0 group by 1`;
 
   const top = raw
     ? topSql(`select value, count from (${RAW_VALUES('f')} from f where not f.expired) z where value is not null`)
@@ -206,9 +207,13 @@ export async function analyticsOver(em: EntityManager, codes: CodeSet, req: Anal
       ? `select qr_code_id as id, count(*) as n from f where not expired group by 1 order by 2 desc, 1 limit ${TOP_VALUES}`
       : useDays
         ? `select qr_code_id as id, sum(count) as n from scan_days where ${CODES} and ${IN_DAYS} group by 1 having sum(count) > 0 order by 2 desc, 1 limit ${TOP_VALUES}`
-        : `select qr_code_id as id, sum(count) as n from scan_hours where ${CODES} and ${IN_FILTER('hour')} group by 1 having sum(count) > 0 order by 2 desc, 1 limit ${TOP_VALUES}`;
+        : `select qr_code_id as id, sum(count) as n from h group by 1 having sum(count) > 0 order by 2 desc, 1 limit ${TOP_VALUES}`;
 
-  const sql = `with ${PARAMS}${raw ? `, ${RAW(filters)}` : ''}${edges ? `, ${EDGES}` : ''}
+  // The hourly rollups of the filter range, read once for expired_scans, by_hour_of_week and (in another zone) the
+  // totals and the per-code counts.
+  const hours = `h as materialized (
+    select qr_code_id, hour, count, uniques, expired, first_at, last_at from scan_hours where ${CODES} and ${IN_FILTER('hour')})`;
+  const sql = `with ${PARAMS}${raw ? `, ${RAW(filters)}` : `, ${hours}`}${edges ? `, ${EDGES}` : ''}
 select (select row_to_json(t) from (${totals}) t) as totals,
        (select coalesce(json_agg(s), '[]'::json) from (${series}) s) as series,
        (select coalesce(json_agg(w), '[]'::json) from (${how}) w) as how,
@@ -231,7 +236,7 @@ select (select row_to_json(t) from (${totals}) t) as totals,
   rules.sort((a, b) => b.count - a.count || String(a.rule_id ?? '').localeCompare(String(b.rule_id ?? '')) || (a.arm ?? -1) - (b.arm ?? -1));
 
   const byHourOfWeek = new Array<number>(168).fill(0);
-  for (const h of row.how) byHourOfWeek[(h.d - 1) * 24 + h.h] += num(h.n);
+  for (const h of row.how) byHourOfWeek[h.i] += num(h.n);
 
   const points: IntervalPointDto[] = row.series.map((s) => ({ start: rfc3339(s.l, s.off), scans: num(s.scans), unique_scans: num(s.uniques) }));
   const t = row.totals;
