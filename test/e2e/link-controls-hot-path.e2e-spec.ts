@@ -1,4 +1,4 @@
-import { MikroORM } from '@mikro-orm/postgresql';
+import { type EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { createCode, createOrg, startApi, startScan, type TestApp, type TestOrg } from '../setup/app';
 
 const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
@@ -19,7 +19,7 @@ describe('link controls on the hot path: no database read', () => {
   beforeAll(async () => {
     [api, scan] = await Promise.all([startApi(), startScan()]);
     org = await createOrg(api, { plan: 'pro' });
-    const knex = scan.app.get(MikroORM).em.getConnection().getKnex();
+    const knex = (scan.app.get(MikroORM).em as EntityManager).getConnection().getKnex();
     knex.on('query', (q: { sql: string }) => queries.push(q.sql));
   });
   afterAll(async () => {
