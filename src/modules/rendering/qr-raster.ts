@@ -54,7 +54,7 @@ function solid(hex: string, width: number, channels: Channels): Painter {
     kind: 'solid',
     src: row,
     at: () => 0,
-    fill: (img, y, x0, x1) => void row.copy(img.data, (y * img.width + x0) * channels, 0, (x1 - x0) * channels),
+    fill: (img, y, x0, x1) => img.data.set(row.subarray(0, (x1 - x0) * channels), (y * img.width + x0) * channels),
   };
 }
 
@@ -84,7 +84,7 @@ function gradientPainter(scene: Scene, k: number, width: number, height: number,
       kind: 'linear',
       src: lut,
       at: (x, y) => (x + y) * channels,
-      fill: (img, y, x0, x1) => void lut.copy(img.data, (y * img.width + x0) * channels, (x0 + y) * channels, (x1 + y) * channels),
+      fill: (img, y, x0, x1) => img.data.set(lut.subarray((x0 + y) * channels, (x1 + y) * channels), (y * img.width + x0) * channels),
     };
   }
   const STEPS = 2048;
@@ -321,8 +321,11 @@ export async function drawRaster(m: Matrix, design: Design, logo: LogoImage | nu
   // Keep a greyscale image one channel (sharp would otherwise write sRGB).
   if (channels === 1) image = image.toColourspace('b-w');
   // WebP: lossless (a QR code is flat colour; lossy artefacts blur module edges), low effort (speed over bytes).
+  // PNG: zlib level 6 for one channel; colour images carry three or four times the bytes, and level 2 encodes them
+  // about twice as fast as 6 for files about 13 % larger (a 4,000 px gradient code: 0.86 MB instead of 0.76 MB).
+  const compressionLevel = channels === 1 ? 6 : 2;
   try {
-    return await (format === 'webp' ? image.webp({ lossless: true, effort: 1 }) : image.png({ compressionLevel: 6 })).toBuffer();
+    return await (format === 'webp' ? image.webp({ lossless: true, effort: 1 }) : image.png({ compressionLevel })).toBuffer();
   } finally {
     giveBack(data);
   }
