@@ -14,6 +14,13 @@ export default tseslint.config(
     },
   },
   {
+    // The dashboard (web/): browser code with its own compiler settings (DOM, JSX, bundler resolution).
+    files: ['web/src/**/*.ts', 'web/src/**/*.tsx'],
+    languageOptions: {
+      parserOptions: { project: './web/tsconfig.json', tsconfigRootDir: import.meta.dirname },
+    },
+  },
+  {
     // The ground floor: common/ imports no feature (type imports included). See docs/architecture.md.
     files: ['src/common/**/*.ts'],
     rules: {

@@ -32,7 +32,7 @@ module.exports = {
       displayName: 'e2e',
       testEnvironment: 'node',
       rootDir: __dirname,
-      testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
+      testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts', '<rootDir>/test/browser/**/*.e2e-spec.ts'],
       globalSetup: '<rootDir>/test/setup/global-setup.ts',
       ...esm,
     },

@@ -174,6 +174,7 @@ async function main() {
     [
       '',
       'Scanlink is running.',
+      `  Dashboard:     ${apiOrigin}/app/   (open the demo sign-in link below; docs/dashboard.md)`,
       `  API:           ${apiBase}`,
       `  API docs:      ${apiOrigin}/docs  (OpenAPI: ${apiOrigin}/docs/openapi.json)`,
       `  MCP server:    ${apiOrigin}/mcp  (Streamable HTTP; stdio: SCANLINK_API_KEY=… npm run -s mcp; docs/mcp.md)`,

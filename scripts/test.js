@@ -25,6 +25,8 @@ async function main() {
   try {
     if (!unitOnly) {
       env.CHROMIUM_PATH = process.env.CHROMIUM_PATH || svc.ensureChromium();
+      // The browser tests (test/browser) drive the dashboard the api serves from dist/web: built once here, not per file.
+      svc.ensureWebBuilt();
       if (!process.env.DATABASE_URL) {
         const pg = await svc.startPostgres({ port: await svc.freePort(), dir: path.join(dir, 'pg'), fresh: true, fast: true });
         stoppers.push(pg.stop);

@@ -49,14 +49,30 @@ function newestMtime(dir) {
   return newest;
 }
 
-/** Compiles to dist/ when a source file is newer than the last build. */
+/** Compiles to dist/ when a source file is newer than the last build: the api (nest build, which empties dist/) and
+ * the dashboard (web/ into dist/web, scripts/build-web.js). */
 function ensureBuilt() {
   const stamp = path.join(ROOT, 'dist', '.build-stamp');
-  const sources = Math.max(newestMtime(path.join(ROOT, 'src')), newestMtime(path.join(ROOT, 'migrations')), mtime(path.join(ROOT, 'package-lock.json')));
-  if (mtime(stamp) > sources && fs.existsSync(path.join(ROOT, 'dist', 'src', 'main.api.js'))) return;
-  log('building (nest build)…');
+  const sources = Math.max(newestMtime(path.join(ROOT, 'src')), newestMtime(path.join(ROOT, 'migrations')), mtime(path.join(ROOT, 'package-lock.json')), webSourcesMtime());
+  if (mtime(stamp) > sources && fs.existsSync(path.join(ROOT, 'dist', 'src', 'main.api.js')) && fs.existsSync(path.join(ROOT, 'dist', 'web', 'index.html'))) return;
+  log('building (nest build, then the dashboard)…');
   run(process.execPath, [path.join(ROOT, 'node_modules', '@nestjs', 'cli', 'bin', 'nest.js'), 'build']);
+  run(process.execPath, [path.join(ROOT, 'scripts', 'build-web.js')]);
   fs.writeFileSync(stamp, new Date().toISOString());
+}
+
+/** The newest source of the dashboard build: web/ and the API types it is compiled against. */
+function webSourcesMtime() {
+  return Math.max(newestMtime(path.join(ROOT, 'web')), mtime(path.join(ROOT, 'sdk', 'src', 'schema.ts')));
+}
+
+/** Builds the dashboard alone into dist/web when it is missing or older than web/ (the browser tests need it; the api
+ * they boot runs from src/ and serves dist/web). */
+function ensureWebBuilt() {
+  const index = path.join(ROOT, 'dist', 'web', 'index.html');
+  if (fs.existsSync(index) && mtime(index) > webSourcesMtime()) return;
+  log('building the dashboard (web/ -> dist/web)…');
+  run(process.execPath, [path.join(ROOT, 'scripts', 'build-web.js')]);
 }
 
 function freePort() {
@@ -182,4 +198,4 @@ function onStopSignal({ stoppers, dir, forward }) {
   process.on('SIGTERM', handler);
 }
 
-module.exports = { ROOT, INSTALL, log, run, ensureDependencies, ensureBuilt, ensureChromium, freePort, portOpen, startRedis, startPostgres, waitFor, onStopSignal };
+module.exports = { ROOT, INSTALL, log, run, ensureDependencies, ensureBuilt, ensureWebBuilt, ensureChromium, freePort, portOpen, startRedis, startPostgres, waitFor, onStopSignal };

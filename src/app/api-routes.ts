@@ -25,7 +25,8 @@ function errorsPage(): string | null {
 /**
  * Two answers for requests no operation handles, on the api process:
  * - a known path with another method (PUT /v1/qr-codes) is 405 `method_not_allowed` with an `Allow` header, not 404;
- * - `GET /` points at the documentation (a JSON body, like every other answer of the api);
+ * - `GET /` points at the documentation (a JSON body, like every other answer of the api); a browser (Accept: text/html)
+ *   is sent to the dashboard at /app/;
  * - `GET /docs/errors` is the error reference `doc_url` points at.
  * Call before Nest registers its routes (before app.init()): the `onRoute` hook sees every route as it is added.
  */
@@ -54,11 +55,17 @@ export function registerApiFallbacks(fastify: FastifyInstance, docs: { apiBaseUr
   const origin = new URL(docs.apiBaseUrl).origin;
   const page = errorsPage();
   if (page) fastify.get('/docs/errors', async (_req, reply) => reply.type('text/html; charset=utf-8').send(page));
-  fastify.get('/', async () => ({
+  fastify.get('/', async (req, reply) => {
+    // A browser opening the api's address lands on the dashboard; API clients (Accept: application/json, */*) keep
+    // the JSON pointer below.
+    if (/\btext\/html\b/.test(String(req.headers.accept ?? ''))) return reply.header('Cache-Control', 'no-store').redirect('/app/', 302);
+    return {
     object: 'api',
     name: 'Scanlink API',
     api: docs.apiBaseUrl.replace(/\/+$/, ''),
     docs: `${origin}/docs`,
     openapi: `${origin}/docs/openapi.json`,
-  }));
+    dashboard: `${origin}/app/`,
+    };
+  });
 }

@@ -23,6 +23,7 @@ import { registerMultipart } from '../modules/files/multipart-upload';
 import { type HotPathHandler, ScanHotPath } from '../modules/scan/scan-hot-path';
 import { ApiModule } from './api.module';
 import { registerApiFallbacks } from './api-routes';
+import { registerDashboard } from './dashboard';
 import { API_VERSION, BODY_LIMIT_BYTES, mountSwagger, UNPREFIXED_PATHS } from './openapi';
 import { mountQueueBoard } from './queue-board';
 import { ScanModule } from './scan.module';
@@ -207,6 +208,7 @@ export async function createApiApp(config: AppConfig, opts: BootOptions = {}): P
     return payload;
   });
   registerApiFallbacks(fastify, config);
+  registerDashboard(fastify, config);
   registerBodyParsers(app);
   await registerMultipart(fastify);
   app.setGlobalPrefix('v1', { exclude: UNPREFIXED_PATHS });

@@ -1,4 +1,10 @@
 import { Browser, BrowserContext, BrowserContextOptions, chromium, Page } from 'playwright-core';
+import { readFileSync } from 'node:fs';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { createApiApp } from '../../src/app/bootstrap';
+import { createOrg, eventually, isolatedRedisUrl, startScan, startWorker, testConfig, type TestApp, type TestOrg } from './app';
+import { addMember, lastMailTo, mailDataDir, PASSWORD } from './members';
+import { freePort } from './processes';
 
 export interface WatchedPage {
   browser: Browser;
@@ -29,4 +35,128 @@ export async function openWatchedPage(options: BrowserContextOptions = {}): Prom
   });
   page.on('pageerror', (e) => violations.push(e.message));
   return { browser, context, page, violations };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The dashboard harness: the real api, scan host and worker (in this process, each on its own port, on a Redis
+// database of the test file's own), a mail folder, Debian's Chromium, axe-core, and sign-in helpers.
+
+
+export const PHONE = { width: 375, height: 740 } as const;
+export const DESKTOP = { width: 1280, height: 800 } as const;
+
+export interface DashboardStack {
+  api: TestApp;
+  scan: TestApp;
+  worker: TestApp;
+  /** LOCAL_DATA_DIR of the api: its mail lands in `<dataDir>/mail/*.eml`. */
+  dataDir: string;
+  /** http://127.0.0.1:<api port>/app */
+  appUrl: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Boots the three processes the dashboard needs. `redisDb` is the file's own Redis database (isolatedRedisUrl): the
+ * scan stream and queues of this file stay apart from the others'. The api knows its own address (API_BASE_URL), so
+ * the links it mails point at it, and the scan host's (SCAN_BASE_URL, IMAGE_BASE_URL), so short URLs scan for real.
+ */
+export async function startDashboardStack(redisDb: number, overrides: Record<string, string> = {}): Promise<DashboardStack> {
+  const REDIS_URL = isolatedRedisUrl(redisDb);
+  const dataDir = mailDataDir();
+  const scan = await startScan({ REDIS_URL, LOCAL_DATA_DIR: dataDir, ...overrides });
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  const config = testConfig({ REDIS_URL, LOCAL_DATA_DIR: dataDir, API_BASE_URL: `${origin}/v1`, SCAN_BASE_URL: scan.origin, IMAGE_BASE_URL: `${scan.origin}/images`, ...overrides });
+  const app: NestFastifyApplication = await createApiApp(config, { logLevel: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  await app.listen(port, '127.0.0.1');
+  const api: TestApp = { app, config, origin, close: () => app.close() };
+  const worker = await startWorker({ REDIS_URL, LOCAL_DATA_DIR: dataDir, SCAN_BASE_URL: scan.origin, IMAGE_BASE_URL: `${scan.origin}/images`, ...overrides });
+  return {
+    api,
+    scan,
+    worker,
+    dataDir,
+    appUrl: `${origin}/app`,
+    close: async () => {
+      await worker.close();
+      await api.close();
+      await scan.close();
+    },
+  };
+}
+
+export interface Owner {
+  org: TestOrg;
+  email: string;
+  password: string;
+}
+
+let seq = 0;
+/** A fresh workspace (plan pro by default) whose owner has a password. */
+export async function freshOwner(stack: DashboardStack, plan: 'free' | 'plus' | 'pro' | 'ultra' | 'agency' = 'pro'): Promise<Owner> {
+  const org = await createOrg(stack.api, { plan, name: `Workspace ${++seq}` });
+  const email = `owner-${Date.now().toString(36)}-${seq}@example.com`;
+  await addMember(stack.api, org.organizationId, email, 'owner');
+  return { org, email, password: PASSWORD };
+}
+
+/**
+ * A page of its own (a fresh browser context: no cookies) at the given viewport. Requests carry an address of their own
+ * in X-Forwarded-For (the test api trusts loopback proxies), so sign-in limits per address do not trip across tests.
+ */
+export async function openDashboardPage(viewport: { width: number; height: number } = DESKTOP): Promise<WatchedPage> {
+  const watched = await openWatchedPage({ viewport });
+  await watched.context.setExtraHTTPHeaders({ 'x-forwarded-for': `198.51.100.${Math.floor(Math.random() * 250) + 1}` });
+  return watched;
+}
+
+/** Signs in through the sign-in screen with e-mail and password and waits for the codes list. */
+export async function signInWithPassword(page: Page, stack: DashboardStack, who: { email: string; password: string }): Promise<void> {
+  await page.goto(`${stack.appUrl}/sign-in`);
+  await page.getByLabel('E-mail').fill(who.email);
+  await page.getByLabel('Password').fill(who.password);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await page.getByRole('heading', { level: 1, name: 'QR codes' }).waitFor();
+}
+
+/** The newest link the api mailed to `to` (the local mail folder), waiting for it. */
+export async function mailedLink(stack: DashboardStack, to: string, since = 0): Promise<string> {
+  return eventually(
+    async () => {
+      const mail = lastMailTo(stack.dataDir, to);
+      const link = /https?:\/\/\S+?[?&]token=[0-9A-Za-z]+/.exec(mail ?? '')?.[0];
+      return link && Date.now() >= since ? link : undefined;
+    },
+    20_000,
+    `a mail to ${to}`,
+  );
+}
+
+interface AxeResult {
+  violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: unknown; failureSummary?: string }> }>;
+}
+
+const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+/**
+ * Runs axe-core on the page (WCAG 2.x A and AA rules) and fails with a readable list when any violation is serious or
+ * critical. axe is evaluated through the browser driver, not a script tag, so the page's CSP still applies to the app.
+ */
+export async function expectNoSeriousA11yViolations(page: Page, where: string): Promise<void> {
+  await page.evaluate(AXE_SOURCE + '\n;undefined');
+  const result = await page.evaluate<AxeResult>(
+    `axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] }, resultTypes: ['violations'] })`,
+  );
+  const serious = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  const report = serious.map((v) => `${v.impact} ${v.id}: ${v.help}\n  ${v.nodes.map((n) => `${JSON.stringify(n.target)} ${n.failureSummary ?? ''}`).join('\n  ')}`);
+  expect({ where, violations: report }).toEqual({ where, violations: [] });
+}
+
+/** Runs `check` at 375 px and at 1280 px wide (the page is resized, then reloaded from its current address). */
+export async function atBothWidths(page: Page, check: (width: number) => Promise<void>): Promise<void> {
+  for (const size of [PHONE, DESKTOP]) {
+    await page.setViewportSize(size);
+    await check(size.width);
+  }
 }

@@ -1,0 +1,198 @@
+import { http } from '../setup/app';
+import {
+  atBothWidths,
+  DESKTOP,
+  expectNoSeriousA11yViolations,
+  freshOwner,
+  mailedLink,
+  openDashboardPage,
+  PHONE,
+  signInWithPassword,
+  startDashboardStack,
+  type DashboardStack,
+  type WatchedPage,
+} from '../setup/browser';
+
+/** The dashboard at /app/: how the api serves it, signing in and out, and the shell every screen lives in. */
+describe('dashboard: serving, sign-in and shell', () => {
+  let stack: DashboardStack;
+  const pages: WatchedPage[] = [];
+  const open = async (viewport: { width: number; height: number } = DESKTOP) => {
+    const p = await openDashboardPage(viewport);
+    pages.push(p);
+    return p;
+  };
+
+  beforeAll(async () => {
+    stack = await startDashboardStack(20);
+  });
+  afterAll(async () => {
+    for (const p of pages) await p.browser.close().catch(() => undefined);
+    await stack?.close();
+  });
+
+  describe('GET /app/', () => {
+    it('answers index.html, not cached, with a CSP that allows no inline script', async () => {
+      const res = await fetch(`${stack.api.origin}/app/codes/qr_whatever`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(res.headers.get('cache-control')).toBe('no-cache');
+      const csp = res.headers.get('content-security-policy') ?? '';
+      expect(csp).toMatch(/script-src 'self'(;|$)/);
+      expect(csp).not.toContain('unsafe-inline');
+      expect(csp).toContain("frame-ancestors 'none'");
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      const html = await res.text();
+      expect(html).toContain('<div id="root">');
+      expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+    });
+
+    it('serves hashed assets immutable, with exactly one Cache-Control; a missing asset is a 404, not the page', async () => {
+      const html = await (await fetch(`${stack.api.origin}/app/`)).text();
+      const src = /<script[^>]*src="(\/app\/assets\/[^"]+\.js)"/.exec(html)?.[1];
+      expect(src).toBeDefined();
+      const res = await fetch(`${stack.api.origin}${src}`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^text\/javascript/);
+      expect(res.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+      const missing = await fetch(`${stack.api.origin}/app/assets/index-doesnotexist.js`);
+      expect(missing.status).toBe(404);
+    });
+
+    it('sends browsers from / to /app/; API clients keep the JSON pointer', async () => {
+      const browser = await fetch(`${stack.api.origin}/`, { headers: { accept: 'text/html,application/xhtml+xml' }, redirect: 'manual' });
+      expect(browser.status).toBe(302);
+      expect(browser.headers.get('location')).toBe('/app/');
+      const client = await http(stack.api.origin, 'GET', '/', { headers: { accept: 'application/json' } });
+      expect(client.status).toBe(200);
+      expect(client.body).toMatchObject({ object: 'api', name: 'Scanlink API' });
+    });
+  });
+
+  describe('sign-in', () => {
+    it('signs in by an e-mail link read from the mail folder, keeping the token in memory only', async () => {
+      const owner = await freshOwner(stack);
+      const { page, violations } = await open(PHONE);
+      await page.goto(`${stack.appUrl}/codes`);
+      // Not signed in: the sign-in screen, which remembers where the visitor was going.
+      await page.getByRole('heading', { level: 1, name: 'Sign in to Scanlink' }).waitFor();
+      expect(new URL(page.url()).searchParams.get('next')).toBe('/codes');
+      await expectNoSeriousA11yViolations(page, 'sign-in at 375 px');
+      await page.getByRole('button', { name: 'Sign in with an e-mail link instead' }).click();
+      await page.getByLabel('E-mail').fill(owner.email);
+      const asked = Date.now();
+      await page.getByRole('button', { name: 'E-mail me a sign-in link' }).click();
+      await page.getByText('a sign-in link is on its way').waitFor();
+      const link = await mailedLink(stack, owner.email, asked);
+      expect(link.startsWith(`${stack.appUrl}/sign-in?token=`)).toBe(true);
+      await page.goto(link);
+      await page.getByRole('heading', { level: 1, name: 'QR codes' }).waitFor();
+      // The JWT is nowhere in storage; the refresh cookie is httpOnly.
+      const stored = await page.evaluate<string>('JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie');
+      expect(stored).not.toMatch(/eyJ/);
+      const cookies = await page.context().cookies();
+      expect(cookies.find((c) => c.name === 'scanlink_refresh')).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
+      // A reload keeps the session (refresh cookie → new token in memory).
+      await page.reload();
+      await page.getByRole('heading', { level: 1, name: 'QR codes' }).waitFor();
+      expect(violations).toEqual([]);
+    });
+
+    it('shows the API error of a wrong password at the form, and no SSO button when none is configured', async () => {
+      const owner = await freshOwner(stack);
+      const { page } = await open();
+      await page.goto(`${stack.appUrl}/sign-in`);
+      await page.getByLabel('E-mail').fill(owner.email);
+      await page.getByLabel('Password').fill('not the password at all');
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+      await page.getByRole('alert').filter({ hasText: /password/i }).waitFor();
+      expect(await page.getByRole('link', { name: /single sign-on/i }).count()).toBe(0);
+    });
+  });
+
+  describe('shell', () => {
+    it('has a skip link, navigation to every screen, visible focus and no serious axe violations at 375 and 1280 px', async () => {
+      const owner = await freshOwner(stack);
+      const { page, violations } = await open();
+      await signInWithPassword(page, stack, owner);
+      await atBothWidths(page, async (width) => {
+        await page.goto(`${stack.appUrl}/codes`);
+        await page.getByRole('heading', { level: 1, name: 'QR codes' }).waitFor();
+        await expectNoSeriousA11yViolations(page, `codes list at ${width} px`);
+        // Keyboard: the first Tab reaches the skip link, which moves focus to the main region.
+        await page.keyboard.press('Tab');
+        expect(await page.evaluate<string>('document.activeElement.textContent')).toBe('Skip to main content');
+        const outline = await page.evaluate<string>('getComputedStyle(document.activeElement).outlineStyle');
+        expect(outline).not.toBe('none');
+        await page.keyboard.press('Enter');
+        expect(await page.evaluate<string>('document.activeElement.id')).toBe('main');
+        if (width < 800) await page.getByRole('button', { name: 'Menu' }).click();
+        const nav = page.getByRole('navigation', { name: 'Main' });
+        for (const name of ['QR codes', 'Analytics', 'Batches', 'Folders', 'Tags', 'Templates', 'Domains', 'Webhooks', 'Events', 'API keys', 'Members', 'Audit log', 'Trash']) {
+          await expect(nav.getByRole('link', { name, exact: true }).isVisible()).resolves.toBe(true);
+        }
+        // Every screen loads (on demand) and has its heading.
+        await nav.getByRole('link', { name: 'Trash', exact: true }).click();
+        await page.getByRole('heading', { level: 1, name: 'Trash' }).waitFor();
+      });
+      expect(violations).toEqual([]);
+    });
+
+    it('shows a 503 with a Retry that waits out Retry-After, never a blank screen', async () => {
+      const owner = await freshOwner(stack);
+      const { page, violations } = await open();
+      await signInWithPassword(page, stack, owner);
+      let failures = 1;
+      await page.route('**/v1/qr-codes?*', async (route) => {
+        if (failures-- > 0) {
+          await route.fulfill({ status: 503, headers: { 'content-type': 'application/json', 'retry-after': '2' }, body: JSON.stringify({ error: { code: 'service_unavailable', message: 'A backing service is unavailable', request_id: 'req_test' } }) });
+        } else await route.continue();
+      });
+      await page.goto(`${stack.appUrl}/codes`);
+      const alert = page.getByRole('alert').filter({ hasText: 'Service unavailable' });
+      await alert.waitFor();
+      const retry = alert.getByRole('button', { name: /Retry/ });
+      expect(await retry.isDisabled()).toBe(true);
+      await alert.getByRole('button', { name: 'Retry', exact: true }).waitFor();
+      await retry.click();
+      await page.getByText('No codes yet.').waitFor();
+      await page.unroute('**/v1/qr-codes?*');
+      expect(violations).toEqual([]);
+    });
+
+    it('on a 401 refreshes the session once and retries; when the refresh fails too, returns to sign-in', async () => {
+      const owner = await freshOwner(stack);
+      const { page } = await open();
+      await signInWithPassword(page, stack, owner);
+      const refreshes: number[] = [];
+      page.on('request', (r) => r.url().endsWith('/v1/session/refresh') && refreshes.push(Date.now()));
+      let rejected = 1;
+      await page.route('**/v1/qr-codes?*', async (route) => {
+        if (rejected-- > 0) await route.fulfill({ status: 401, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: { code: 'unauthorized', message: 'expired', request_id: 'req_test' } }) });
+        else await route.continue();
+      });
+      await page.getByRole('link', { name: 'Trash', exact: true }).click();
+      await page.getByRole('link', { name: 'QR codes', exact: true }).click();
+      await page.getByText('No codes yet.').waitFor();
+      expect(refreshes).toHaveLength(1);
+      // Now every list call is refused and so is the refresh: back to sign-in, remembering the page.
+      await page.unroute('**/v1/qr-codes?*');
+      await page.route('**/v1/qr-codes?*', (route) => route.fulfill({ status: 401, headers: { 'content-type': 'application/json' }, body: '{"error":{"code":"unauthorized","message":"expired","request_id":"req_test"}}' }));
+      await page.route('**/v1/session/refresh', (route) => route.fulfill({ status: 401, headers: { 'content-type': 'application/json' }, body: '{"error":{"code":"unauthorized","message":"no session","request_id":"req_test"}}' }));
+      await page.getByRole('link', { name: 'Trash', exact: true }).click();
+      await page.getByRole('link', { name: 'QR codes', exact: true }).click();
+      await page.getByRole('heading', { level: 1, name: 'Sign in to Scanlink' }).waitFor();
+      expect(new URL(page.url()).searchParams.get('next')).toBe('/codes');
+    });
+
+    it('signs out: the refresh cookie no longer works and the app returns to sign-in', async () => {
+      const owner = await freshOwner(stack);
+      const { page } = await open();
+      await signInWithPassword(page, stack, owner);
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Sign in to Scanlink' }).waitFor();
+      await page.goto(`${stack.appUrl}/codes`);
+      await page.getByRole('heading', { level: 1, name: 'Sign in to Scanlink' }).waitFor();
+    });
+  });
+});

@@ -1,0 +1,4 @@
+/** Placeholder: a tab of the code detail screen (codes/CodeDetail.tsx renders it when the code's type has it). */
+export default function ContentEditor({ codeId }: { codeId: string }) {
+  return <p data-code-id={codeId}>Editing this code's hosted-page content is coming soon.</p>;
+}
