@@ -7217,6 +7217,10 @@ export interface operations {
                 order?: "asc" | "desc";
                 /** @description Case-insensitive search in names */
                 search?: string;
+                /** @description Only codes carrying this tag (exact, case-sensitive, as stored) */
+                tag?: string;
+                /** @description Only codes of this target type (`url`, `wifi`, `vcard`, …) */
+                type?: string;
             };
             header?: never;
             path?: never;

@@ -127,6 +127,32 @@ describe('GET /v1/qr-codes', () => {
     expect(inFolder.every((c: { folder_id: string }) => c.folder_id === folderId)).toBe(true);
   });
 
+  it('filters by tag (exact, as stored) and by target type, paging within the filter; an unknown type is a 400', async () => {
+    const mk = async (name: string, body: Record<string, unknown>) =>
+      (await http(t.origin, 'POST', '/v1/qr-codes', { key: org.apiKey, body: { name, ...body } })).body as Code;
+    const other = await createOrg(t, { plan: 'pro' });
+    const tagged = [
+      await mk('tag-1', { target: { type: 'url', destination: 'https://example.com/1' }, tags: ['Spring', 'print'] }),
+      await mk('tag-2', { target: { type: 'wifi', ssid: 'Cafe', encryption: 'WPA', password: 'secret-pass' }, tags: ['Spring'] }),
+      await mk('tag-3', { target: { type: 'url', destination: 'https://example.com/3' }, tags: ['spring'] }),
+    ];
+    await http(t.origin, 'POST', '/v1/qr-codes', { key: other.apiKey, body: { name: 'foreign', target: { type: 'url', destination: 'https://example.com/x' }, tags: ['Spring'] } });
+    const spring = await walk('tag=Spring');
+    expect(spring.map((c) => c.name).sort()).toEqual(['tag-1', 'tag-2']);
+    const wifi = (await list('type=wifi&limit=100')).body.data.map((c: Code) => c.name);
+    expect(wifi).toEqual(['tag-2']);
+    const urlsTagged = (await list('type=url&tag=Spring&limit=100')).body.data.map((c: Code) => c.name);
+    expect(urlsTagged).toEqual(['tag-1']);
+    const first = await list('tag=Spring&limit=1');
+    const reused = await list(`tag=spring&limit=1&cursor=${encodeURIComponent(first.body.next_cursor)}`);
+    expect(reused.status).toBe(400);
+    expect(reused.body.error.field).toBe('cursor');
+    const bad = await list('type=fax');
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatchObject({ code: 'invalid_request', field: 'type' });
+    for (const c of tagged) await http(t.origin, 'DELETE', `/v1/qr-codes/${c.id}`, { key: org.apiKey });
+  });
+
   it('searches names case-insensitively, treating % and _ literally', async () => {
     const res = (await list('search=ALPHA')).body.data.map((c: Code) => c.name).sort();
     expect(res).toEqual(['Alpha', 'alpha']);

@@ -8,6 +8,7 @@ import type { ListQrCodesQueryDto } from './dto/qr-code.dto';
 import { QrCode } from './qr-code.entity';
 import { folderExists } from '../folders/folders.repository';
 import type { QrCodeDto } from './dto/qr-code-response.dto';
+import { TARGET_TYPES } from '../targets/registry';
 
 /** Sort key → column. Every one has an index (organization_id, status, <column>, id). */
 const SORT_COLUMNS: Record<string, { column: string; kind: 'time' | 'text' | 'int' }> = {
@@ -67,8 +68,17 @@ export async function listQrCodes(
     where.push(`lower(name) like ? escape '\\'`);
     params.push(`%${query.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
   }
+  if (query.tag !== undefined && query.tag !== '') {
+    where.push('? = any(tags)');
+    params.push(query.tag);
+  }
+  if (query.type !== undefined && query.type !== '') {
+    if (!TARGET_TYPES.includes(query.type)) throw ApiException.invalid('type', `type must be one of ${TARGET_TYPES.join(', ')}`);
+    where.push('type = ?');
+    params.push(query.type);
+  }
   const sort = SORT_COLUMNS[sortKey];
-  const fingerprint = queryFingerprint({ kind, status, sort: sortKey, order, folder_id: query.folder_id, search: query.search });
+  const fingerprint = queryFingerprint({ kind, status, sort: sortKey, order, folder_id: query.folder_id, search: query.search, tag: query.tag, type: query.type });
   if (query.cursor !== undefined) {
     const pos = codec.decode(query.cursor, fingerprint);
     const cmp = order === 'asc' ? '>' : '<';

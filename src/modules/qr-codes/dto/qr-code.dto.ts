@@ -118,6 +118,12 @@ export class ListQrCodesQueryDto {
   order?: string;
   @ApiPropertyOptional({ description: 'Case-insensitive search in names', maxLength: 255 }) @IsOmittable() @IsString() @MaxLength(255)
   search?: string;
+  @ApiPropertyOptional({ description: 'Only codes carrying this tag (exact, case-sensitive, as stored)', maxLength: 100 })
+  @IsOmittable() @IsString() @MaxLength(100)
+  tag?: string;
+  @ApiPropertyOptional({ description: 'Only codes of this target type (`url`, `wifi`, `vcard`, …)', maxLength: 32 })
+  @IsOmittable() @IsString() @MaxLength(32)
+  type?: string;
 }
 
 export class DownloadQueryDto {
