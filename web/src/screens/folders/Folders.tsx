@@ -8,6 +8,7 @@ import { FormError, TextField } from '../../components/FormField';
 import { useSession } from '../../components/session-context';
 import { Empty, ErrorState, Loading, PageHeader, Pager } from '../../components/States';
 import { useToast } from '../../components/Toasts';
+import '../../components/settings-screens.css';
 
 type Folder = Schemas['FolderDto'];
 type Errors = { fields: Record<string, string>; general?: string };
