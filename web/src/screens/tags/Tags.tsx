@@ -5,7 +5,7 @@ import { asApiError } from '../../api/errors';
 import { useLoad, usePagedList } from '../../api/paging';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { DataTable } from '../../components/DataTable';
-import { FormError, TextField } from '../../components/FormField';
+import { TextField } from '../../components/FormField';
 import { useSession } from '../../components/session-context';
 import { Empty, ErrorState, Loading, PageHeader, Pager } from '../../components/States';
 import { useToast } from '../../components/Toasts';

@@ -46,7 +46,10 @@ const EC = [
 ];
 const opts = (xs: string[]) => xs.map((x) => ({ value: x, label: x }));
 
-/** The preview the API draws of a design (`POST /v1/qr-codes/preview`, SVG), merged over `templateId` when given. */
+/**
+ * The preview the API draws of a design (`POST /v1/qr-codes/preview`), merged over `template_id` when given. PNG, not
+ * SVG: an SVG shown from a blob: URL inherits the page's CSP, which refuses the SVG's inline styles.
+ */
 export function usePreview(body: Record<string, unknown> | null): { url: string | null; error: string | null } {
   const [url, setUrl] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -56,7 +59,7 @@ export function usePreview(body: Record<string, unknown> | null): { url: string 
     let live = true;
     let made: string | null = null;
     const t = setTimeout(() => {
-      raw('/v1/qr-codes/preview?format=svg', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'image/svg+xml' }, body: key })
+      raw('/v1/qr-codes/preview?format=png&size=480', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'image/png' }, body: key })
         .then((res) => res.blob())
         .then((blob) => {
           if (!live) return;
