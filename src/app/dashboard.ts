@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, extname, join, relative, sep } from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -47,8 +48,19 @@ function load(root: string): Map<string, Asset> {
 }
 
 /**
+ * The two <style> elements react-aria-components adds to the page at run time (usePress: touch-action on pressable
+ * elements; usePreventScroll under a modal dialog), exactly as it writes them. Allowed by hash, so no other inline
+ * style is; a react-aria upgrade that changes them shows up as a CSP refusal in the browser tests.
+ */
+const RUNTIME_STYLES = [
+  '@layer {\n  [data-react-aria-pressable] {\n    touch-action: pan-x pan-y pinch-zoom;\n  }\n}',
+  '@layer {\n  * {\n    overscroll-behavior: contain;\n  }\n}',
+];
+const styleHashes = RUNTIME_STYLES.map((css) => `'sha256-${createHash('sha256').update(css).digest('base64')}'`).join(' ');
+
+/**
  * The dashboard's Content-Security-Policy: scripts and styles from the app's own origin only (no inline script, no
- * eval), API calls to the same origin, images from the app, the image host (codes' stored images) and blob:/data: (the
+ * eval; inline styles only the two above, by hash), API calls to the same origin, images from the app, the image host (codes' stored images) and blob:/data: (the
  * design editor's previews drawn by the API), no framing, no plugins, forms only to the app.
  */
 export function dashboardCsp(imageBaseUrl: string): string {
@@ -56,7 +68,7 @@ export function dashboardCsp(imageBaseUrl: string): string {
   return [
     "default-src 'self'",
     "script-src 'self'",
-    "style-src 'self'",
+    `style-src 'self' ${styleHashes}`,
     `img-src 'self' data: blob: ${images}`,
     "connect-src 'self'",
     "font-src 'self'",

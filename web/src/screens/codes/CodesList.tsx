@@ -1,28 +1,199 @@
-import { Link } from 'react-router';
-import { api, call } from '../../api/client';
+import { useState } from 'react';
+import { Link, useSearchParams } from 'react-router';
+import { api, call, rawJson, type Schemas } from '../../api/client';
+import { asApiError } from '../../api/errors';
 import { usePagedList } from '../../api/paging';
+import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { DataTable } from '../../components/DataTable';
+import { SelectField, TextField } from '../../components/FormField';
+import { useSession } from '../../components/session-context';
 import { Empty, ErrorState, Loading, PageHeader, Pager } from '../../components/States';
+import { useToast } from '../../components/Toasts';
+import { useFolders } from './FolderSelect';
+import { TARGET_TYPES, TYPE_LABELS } from './target-fields';
 
+type QrCode = Schemas['QrCodeDto'];
+type Status = 'all' | 'active' | 'inactive' | 'paused' | 'trashed';
+
+const STATUSES: ReadonlyArray<{ value: Status; label: string }> = [
+  { value: 'all', label: 'All live codes' },
+  { value: 'active', label: 'Active' },
+  { value: 'inactive', label: 'Paused by you' },
+  { value: 'paused', label: 'Paused by the plan' },
+  { value: 'trashed', label: 'In the Trash' },
+];
+
+/**
+ * The workspace's codes, one page (25) at a time by cursor, with search and filters kept in the address (so a filtered
+ * view can be bookmarked), row selection and bulk move / tag / pause / trash over the selected rows.
+ */
 export default function CodesList() {
-  const list = usePagedList((cursor) => call(api.GET('/v1/qr-codes', { params: { query: { cursor } } })), '');
+  const { canEdit } = useSession();
+  const toast = useToast();
+  const folders = useFolders();
+  const [params, setParams] = useSearchParams();
+  const filters = {
+    search: params.get('search') ?? '',
+    folder_id: params.get('folder') ?? '',
+    tag: params.get('tag') ?? '',
+    status: (params.get('status') ?? 'all') as Status,
+    type: params.get('type') ?? '',
+    kind: (params.get('kind') ?? 'all') as 'all' | 'dynamic' | 'static',
+  };
+  const [searchText, setSearchText] = useState(filters.search);
+  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const [bulkFolder, setBulkFolder] = useState('');
+  const [bulkTag, setBulkTag] = useState('');
+  const [confirmTrash, setConfirmTrash] = useState(false);
+  const [busy, setBusy] = useState(false);
+
+  const key = JSON.stringify(filters);
+  const list = usePagedList(
+    (cursor) =>
+      call(
+        api.GET('/v1/qr-codes', {
+          params: {
+            query: {
+              cursor,
+              limit: 25,
+              status: filters.status,
+              kind: filters.kind,
+              ...(filters.search && { search: filters.search }),
+              ...(filters.folder_id && { folder_id: filters.folder_id }),
+              ...(filters.tag && { tag: filters.tag }),
+              ...(filters.type && { type: filters.type }),
+            },
+          },
+        }),
+      ),
+    key,
+  );
+
+  const setFilter = (name: string, value: string) => {
+    const next = new URLSearchParams(params);
+    if (value && value !== 'all') next.set(name, value);
+    else next.delete(name);
+    setParams(next, { replace: true });
+    setSelected(new Set());
+  };
+
+  /** Runs one change per selected code, then reports how many worked (and the first error). */
+  const bulk = async (what: string, change: (c: QrCode) => Promise<unknown>) => {
+    setBusy(true);
+    const rows = list.items.filter((c) => selected.has(c.id));
+    let ok = 0;
+    let firstError: string | undefined;
+    for (const c of rows) {
+      try {
+        await change(c);
+        ok++;
+      } catch (err) {
+        firstError ??= `${c.name}: ${asApiError(err).message}`;
+      }
+    }
+    setBusy(false);
+    setSelected(new Set());
+    toast(`${what}: ${ok} of ${rows.length} codes`, firstError ? 'error' : 'success');
+    if (firstError) toast(firstError, 'error');
+    list.reload();
+  };
+  const patch = (c: QrCode, body: Record<string, unknown>) => rawJson(`/v1/qr-codes/${c.id}`, { method: 'PATCH', json: body });
+
   return (
     <>
-      <PageHeader title="QR codes" actions={<Link className="button" to="/codes/new">Create a code</Link>} />
+      <PageHeader
+        title="QR codes"
+        actions={
+          canEdit ? (
+            <Link className="button" to="/codes/new">
+              Create a code
+            </Link>
+          ) : (
+            <span className="hint">Viewers cannot create codes</span>
+          )
+        }
+      />
+      <form
+        className="filters"
+        role="search"
+        aria-label="Filter codes"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setFilter('search', searchText.trim());
+        }}
+      >
+        <TextField label="Search names" type="search" value={searchText} onChange={(e) => setSearchText(e.target.value)} />
+        <button type="submit" className="button secondary">
+          Search
+        </button>
+        <SelectField label="Folder" value={filters.folder_id} onChange={(e) => setFilter('folder', e.target.value)} options={[{ value: '', label: 'Any folder' }, ...folders.map((f) => ({ value: f.id, label: f.name }))]} />
+        <TextField label="Tag" value={filters.tag} onChange={(e) => setFilter('tag', e.target.value)} />
+        <SelectField label="Status" value={filters.status} onChange={(e) => setFilter('status', e.target.value)} options={STATUSES} />
+        <SelectField label="Type" value={filters.type} onChange={(e) => setFilter('type', e.target.value)} options={[{ value: '', label: 'Any type' }, ...TARGET_TYPES.map((t) => ({ value: t, label: TYPE_LABELS[t] }))]} />
+        <SelectField
+          label="Kind"
+          value={filters.kind}
+          onChange={(e) => setFilter('kind', e.target.value)}
+          options={[
+            { value: 'all', label: 'Dynamic and static' },
+            { value: 'dynamic', label: 'Dynamic' },
+            { value: 'static', label: 'Static' },
+          ]}
+        />
+      </form>
+
+      {canEdit && selected.size > 0 && (
+        <div className="bulkbar" role="region" aria-label="Bulk actions">
+          <span>{selected.size} selected</span>
+          {filters.status === 'trashed' ? (
+            <button type="button" className="button" disabled={busy} onClick={() => bulk('Restored', (c) => rawJson(`/v1/qr-codes/${c.id}/restore`, { method: 'POST' }))}>
+              Restore
+            </button>
+          ) : (
+            <>
+              <SelectField label="Move to folder" value={bulkFolder} onChange={(e) => setBulkFolder(e.target.value)} options={[{ value: '', label: 'No folder' }, ...folders.map((f) => ({ value: f.id, label: f.name }))]} />
+              <button type="button" className="button secondary" disabled={busy} onClick={() => bulk('Moved', (c) => patch(c, { folder_id: bulkFolder || null }))}>
+                Move
+              </button>
+              <TextField label="Add tag" value={bulkTag} onChange={(e) => setBulkTag(e.target.value)} />
+              <button type="button" className="button secondary" disabled={busy || !bulkTag.trim()} onClick={() => bulk('Tagged', (c) => patch(c, { tags: [...c.tags, bulkTag.trim()] }))}>
+                Tag
+              </button>
+              <button type="button" className="button secondary" disabled={busy} onClick={() => bulk('Paused', (c) => (c.kind === 'dynamic' ? patch(c, { is_active: false }) : Promise.reject(new Error('static codes cannot be paused'))))}>
+                Pause
+              </button>
+              <button type="button" className="button danger" disabled={busy} onClick={() => setConfirmTrash(true)}>
+                Move to Trash
+              </button>
+            </>
+          )}
+        </div>
+      )}
+      <ConfirmDialog isOpen={confirmTrash} onOpenChange={setConfirmTrash} title={`Move ${selected.size} codes to the Trash?`} confirmLabel="Move to Trash" destructive onConfirm={() => bulk('Moved to the Trash', (c) => rawJson(`/v1/qr-codes/${c.id}`, { method: 'DELETE' }))}>
+        <p>Their scans stop working at once. They can be restored from the Trash for 30 days.</p>
+      </ConfirmDialog>
+
       {list.error ? (
         <ErrorState error={list.error} onRetry={list.reload} />
-      ) : list.loading ? (
+      ) : list.loading && list.items.length === 0 ? (
         <Loading />
       ) : list.items.length === 0 ? (
-        <Empty>No codes yet.</Empty>
+        <Empty action={canEdit && filters.status !== 'trashed' ? <Link to="/codes/new">Create a code</Link> : undefined}>{key === JSON.stringify({ search: '', folder_id: '', tag: '', status: 'all', type: '', kind: 'all' }) ? 'No codes yet.' : 'No code matches these filters.'}</Empty>
       ) : (
         <DataTable
           caption="QR codes"
           rows={list.items}
           rowId={(c) => c.id}
+          rowLabel={(c) => c.name}
+          selected={canEdit ? selected : undefined}
+          onSelectedChange={canEdit ? setSelected : undefined}
           columns={[
             { key: 'name', header: 'Name', render: (c) => <Link to={`/codes/${c.id}`}>{c.name}</Link> },
-            { key: 'type', header: 'Type', render: (c) => c.type },
+            { key: 'type', header: 'Type', render: (c) => TYPE_LABELS[c.type] ?? c.type },
+            { key: 'status', header: 'Status', render: (c) => (c.deleted_at ? 'Trashed' : c.kind === 'static' ? 'Static' : c.is_active ? 'Active' : 'Paused') },
+            { key: 'scans', header: 'Scans', render: (c) => c.scan_count ?? '—' },
+            { key: 'tags', header: 'Tags', render: (c) => c.tags.join(', ') },
+            { key: 'created', header: 'Created', render: (c) => new Date(c.created_at).toLocaleDateString() },
           ]}
         />
       )}

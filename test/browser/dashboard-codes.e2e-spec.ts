@@ -1,0 +1,163 @@
+import { readFileSync } from 'node:fs';
+import { closeDecoders, decodeBoth } from '../../src/modules/rendering/testing/qr-decoders';
+import { eventually, http } from '../setup/app';
+import {
+  atBothWidths,
+  DESKTOP,
+  expectNoSeriousA11yViolations,
+  freshOwner,
+  openDashboardPage,
+  signInWithPassword,
+  startDashboardStack,
+  type DashboardStack,
+  type Owner,
+  type WatchedPage,
+} from '../setup/browser';
+
+/** The codes screens: create (URL, Wi-Fi), errors at their field, design with the API's preview, PNG download,
+ * re-pointing a code and scanning it on the scan host, the list's filters and bulk actions. */
+describe('dashboard: QR codes', () => {
+  let stack: DashboardStack;
+  let owner: Owner;
+  let watched: WatchedPage;
+
+  beforeAll(async () => {
+    stack = await startDashboardStack(21);
+    owner = await freshOwner(stack);
+    watched = await openDashboardPage(DESKTOP);
+    await signInWithPassword(watched.page, stack, owner);
+  });
+  afterAll(async () => {
+    await watched?.browser.close().catch(() => undefined);
+    await stack?.close();
+    await closeDecoders();
+  });
+
+  const codeByName = async (name: string) => {
+    const res = await http(stack.api.origin, 'GET', `/v1/qr-codes?search=${encodeURIComponent(name)}`, { key: owner.org.apiKey });
+    return res.body.data.find((c: { name: string }) => c.name === name);
+  };
+
+  it('creates a URL code, shows an API error at the field it names, and passes axe at 375 and 1280 px', async () => {
+    const { page, violations } = watched;
+    await page.goto(`${stack.appUrl}/codes`);
+    await page.getByRole('link', { name: 'Create a code' }).first().click();
+    await page.getByRole('heading', { level: 1, name: 'Create a QR code' }).waitFor();
+    await atBothWidths(page, async (w) => expectNoSeriousA11yViolations(page, `create form at ${w} px`));
+    await page.setViewportSize(DESKTOP);
+    await page.getByLabel('Name', { exact: true }).fill('Spring menu');
+    const destination = page.getByLabel('Destination URL (required)');
+    await destination.fill('ftp://example.com/menu');
+    await page.getByRole('button', { name: 'Create the code' }).click();
+    // The API's message, bound to the destination input.
+    await page.locator('.field-error').first().waitFor();
+    const described = await destination.getAttribute('aria-describedby');
+    const message = await page.locator(`[id="${described?.split(' ').pop()}"]`).textContent();
+    expect(message).toMatch(/destination/i);
+    expect(await destination.getAttribute('aria-invalid')).toBe('true');
+    await destination.fill('https://example.com/menu');
+    await page.getByRole('button', { name: 'Create the code' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Spring menu' }).waitFor();
+    const code = await codeByName('Spring menu');
+    expect(code).toMatchObject({ type: 'url', kind: 'dynamic', target: expect.objectContaining({ destination: 'https://example.com/menu' }) });
+    await atBothWidths(page, async (w) => expectNoSeriousA11yViolations(page, `code detail at ${w} px`));
+    expect(violations).toEqual([]);
+  });
+
+  it('creates a Wi-Fi code', async () => {
+    const { page } = watched;
+    await page.goto(`${stack.appUrl}/codes/new`);
+    await page.getByLabel('Type').selectOption('wifi');
+    await page.getByLabel('Name', { exact: true }).fill('Guest Wi-Fi');
+    await page.getByLabel('Network name (SSID) (required)').fill('Cafe Guests');
+    await page.getByLabel('Security').selectOption('WPA');
+    await page.getByLabel('Network password').fill('espresso-2026');
+    await page.getByRole('button', { name: 'Create the code' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Guest Wi-Fi' }).waitFor();
+    const code = await codeByName('Guest Wi-Fi');
+    expect(code).toMatchObject({ type: 'wifi', target: expect.objectContaining({ ssid: 'Cafe Guests', encryption: 'WPA' }) });
+  });
+
+  it('changes the design with a live preview, saves it, and downloads a PNG that decodes to the short URL', async () => {
+    const { page, violations } = watched;
+    const code = await codeByName('Spring menu');
+    await page.goto(`${stack.appUrl}/codes/${code.id}`);
+    await page.getByRole('tab', { name: 'Design' }).click();
+    const preview = page.getByRole('img', { name: 'Preview of the QR code with this design' });
+    await preview.waitFor();
+    const before = await preview.getAttribute('src');
+    await page.getByLabel('Foreground colour').fill('#1a4d8f');
+    await page.getByLabel('Body').selectOption('rounded');
+    // The preview is redrawn by the API after the change.
+    await eventually(async () => (await preview.getAttribute('src')) !== before, 20_000, 'a new preview');
+    // A background too close to the foreground: the API's contrast error appears at the colour fields.
+    await page.getByLabel('Background colour').fill('#1a4d90');
+    await page.locator('.field-error').filter({ hasText: /contrast/i }).first().waitFor();
+    await page.getByLabel('Background colour').fill('#ffffff');
+    await page.getByRole('button', { name: 'Save the design' }).click();
+    await page.getByText('Design saved').waitFor();
+    const saved = await codeByName('Spring menu');
+    expect(saved.design).toMatchObject({ colors: expect.objectContaining({ foreground: '#1a4d8f' }), shapes: expect.objectContaining({ body: 'rounded' }) });
+
+    await page.getByRole('tab', { name: 'Overview' }).click();
+    await page.getByLabel('Format').selectOption('png');
+    await page.getByLabel('Width in pixels').fill('600');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download' }).click()]);
+    expect(download.suggestedFilename()).toMatch(/\.png$/);
+    const png = readFileSync((await download.path())!);
+    expect(png.subarray(1, 4).toString()).toBe('PNG');
+    const decoded = await decodeBoth(png);
+    expect(decoded.zxing).toBe(saved.short_url);
+    expect(violations).toEqual([]);
+  });
+
+  it('re-points the code in Settings; the scan host redirects to the new destination', async () => {
+    const { page } = watched;
+    const code = await codeByName('Spring menu');
+    await page.goto(`${stack.appUrl}/codes/${code.id}`);
+    await page.getByRole('tab', { name: 'Settings' }).click();
+    await page.getByLabel('Destination URL (required)').fill('https://example.com/summer-menu');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByText('Changes saved').waitFor();
+    const scan = await fetch(`${stack.scan.origin}/${code.short_code}`, { redirect: 'manual', headers: { 'user-agent': 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X)' } });
+    expect(scan.status).toBe(302);
+    expect(scan.headers.get('location')).toMatch(/^https:\/\/example\.com\/summer-menu/);
+  });
+
+  it('filters the list by type and tag, and pauses and trashes codes in bulk', async () => {
+    const { page } = watched;
+    await page.goto(`${stack.appUrl}/codes?type=wifi`);
+    const table = page.getByRole('table', { name: 'QR codes' });
+    await table.getByRole('link', { name: 'Guest Wi-Fi' }).waitFor();
+    expect(await table.getByRole('link', { name: 'Spring menu' }).count()).toBe(0);
+    // Tag both codes in bulk, then filter by the tag.
+    await page.goto(`${stack.appUrl}/codes`);
+    await table.getByRole('link', { name: 'Spring menu' }).waitFor();
+    await page.getByRole('checkbox', { name: 'Select every row on this page' }).check();
+    await page.getByLabel('Add tag').fill('lobby');
+    await page.getByRole('button', { name: 'Tag', exact: true }).click();
+    await page.getByText('Tagged: 2 of 2 codes').waitFor();
+    await page.goto(`${stack.appUrl}/codes?tag=lobby`);
+    await table.getByRole('link', { name: 'Guest Wi-Fi' }).waitFor();
+    expect(await table.getByRole('row').count()).toBe(3);
+    // Pause one, by keyboard: select its row, then the bulk Pause button.
+    await page.getByRole('checkbox', { name: 'Select Guest Wi-Fi' }).focus();
+    await page.keyboard.press('Space');
+    await page.getByRole('button', { name: 'Pause' }).click();
+    await page.getByText('Paused: 1 of 1 codes').waitFor();
+    expect((await codeByName('Guest Wi-Fi')).is_active).toBe(false);
+    // Trash it (a confirm dialog first), then restore it from the trashed view.
+    await page.getByRole('checkbox', { name: 'Select Guest Wi-Fi' }).check();
+    await page.getByRole('button', { name: 'Move to Trash' }).click();
+    const dialog = page.getByRole('alertdialog');
+    await expectNoSeriousA11yViolations(page, 'trash confirmation');
+    await dialog.getByRole('button', { name: 'Move to Trash' }).click();
+    await page.getByText('Moved to the Trash: 1 of 1 codes').waitFor();
+    expect(await codeByName('Guest Wi-Fi')).toBeUndefined();
+    await page.goto(`${stack.appUrl}/codes?status=trashed`);
+    await page.getByRole('checkbox', { name: 'Select Guest Wi-Fi' }).check();
+    await page.getByRole('button', { name: 'Restore' }).click();
+    await page.getByText('Restored: 1 of 1 codes').waitFor();
+    expect(await codeByName('Guest Wi-Fi')).toMatchObject({ name: 'Guest Wi-Fi' });
+  });
+});
