@@ -152,6 +152,7 @@ describe('dashboard: workspace settings screens', () => {
       await expectNoSeriousA11yViolations(page, 'webhooks with the secret shown');
       await page.getByRole('link', { name: 'Open endpoint' }).click();
       await page.getByRole('heading', { level: 1, name: 'Webhook endpoint' }).waitFor();
+      const endpointPage = page.url();
       // The secret is not shown again anywhere.
       expect(await page.content()).not.toContain(secret);
       await page.getByRole('button', { name: 'Send test ping' }).click();
@@ -191,8 +192,7 @@ describe('dashboard: workspace settings screens', () => {
       await page.getByLabel('Event type').selectOption('qr.deleted');
       await page.getByText('No qr.deleted events in the last 30 days.').waitFor();
       // Delete the endpoint.
-      await page.goBack();
-      await page.goBack();
+      await page.goto(endpointPage);
       await page.getByRole('heading', { level: 1, name: 'Webhook endpoint' }).waitFor();
       await page.getByRole('button', { name: 'Delete', exact: true }).click();
       await page.getByRole('alertdialog').getByRole('button', { name: 'Delete endpoint' }).click();

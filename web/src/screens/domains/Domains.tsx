@@ -20,7 +20,8 @@ const STATUS_LABEL: Record<Domain['status'], string> = { pending: 'Pending verif
  * primary domain of new codes, delete.
  */
 export default function Domains() {
-  const { canManage } = useSession();
+  // Domains are changed with the qr:write scope: editors, admins and owners.
+  const { canEdit: canManage } = useSession();
   const toast = useToast();
   const list = usePagedList((cursor) => call(api.GET('/v1/domains', { params: { query: { cursor, limit: 25 } } })), '');
   const [hostname, setHostname] = useState('');
@@ -79,7 +80,7 @@ export default function Domains() {
           </button>
         </form>
       ) : (
-        <p className="hint">Only admins and owners add and verify domains.</p>
+        <p className="hint">Your role can view domains but not change them.</p>
       )}
       <h2>Your domains</h2>
       {list.error ? (
