@@ -32,6 +32,7 @@ async function tabTo(page: Page, name: RegExp, max = 60): Promise<void> {
 
 /** The workspace-settings screens: folders, tags, templates, domains, webhooks, events, members, audit log, trash. */
 describe('dashboard: workspace settings screens', () => {
+  jest.setTimeout(120_000);
   let stack: DashboardStack;
   let dns: TestDnsServer;
   const pages: WatchedPage[] = [];
@@ -89,7 +90,7 @@ describe('dashboard: workspace settings screens', () => {
       await atBothWidths(page, async (w) => expectNoSeriousA11yViolations(page, `${heading} at ${w} px`));
     }
     expect(violations).toEqual([]);
-  });
+  }, 240_000); // 18 axe runs: minutes on a loaded machine
 
   it('folders: create, rename and delete by keyboard alone', async () => {
     const owner = await freshOwner(stack);

@@ -10,20 +10,11 @@ import { useSession } from '../../components/session-context';
 import { Empty, ErrorState, Loading, PageHeader, Pager } from '../../components/States';
 import { useToast } from '../../components/Toasts';
 import '../../components/settings-screens.css';
+import { retag } from './retag';
 
 type Code = Schemas['QrCodeDto'];
 const SAMPLE = 100;
 const MAX_TAG = 50;
-
-/** A code's tags with `from` replaced by `to` (or removed when `to` is null), trimmed and without duplicates. */
-export function retag(tags: readonly string[], from: string, to: string | null): string[] {
-  const out: string[] = [];
-  for (const t of tags) {
-    const v = t === from ? to : t;
-    if (v !== null && !out.includes(v.trim())) out.push(v.trim());
-  }
-  return out;
-}
 
 /**
  * Tags label codes (up to 10 per code). They have no list of their own in the API: this screen shows the tags of the
@@ -82,7 +73,7 @@ export default function Tags() {
 
   const addTo = async (c: Code) => {
     try {
-      await call(api.PATCH('/v1/qr-codes/{id}', { params: { path: { id: c.id } }, body: { tags: retag([...(c.tags ?? []), tag], '', null) } as never }));
+      await call(api.PATCH('/v1/qr-codes/{id}', { params: { path: { id: c.id } }, body: { tags: retag([...(c.tags ?? []), tag], tag, tag) } as never }));
       toast(`“${tag}” added to ${c.name || c.id}`);
       codes.reload();
       recent.reload();
