@@ -7,6 +7,11 @@ const transform = {
   '^.+\\.js$': ['ts-jest', { tsconfig: { allowJs: true, module: 'commonjs', target: 'ES2022', esModuleInterop: true, isolatedModules: true } }],
 };
 const ESM_ONLY = ['file-type', 'strtok3', 'token-types', '@tokenizer', 'uint8array-extras', '@borewit'];
+// Single sign-on: openid-client 6 and what it brings (oauth4webapi, jose 6); the tests' OpenID provider (oidc-provider 8)
+// and its own ES-module dependencies.
+ESM_ONLY.push('openid-client', 'oauth4webapi', 'jose');
+ESM_ONLY.push('oidc-provider', 'got', 'nanoid', 'quick-lru', '@sindresorhus/is', '@szmarczak/http-timer', 'cacheable-lookup', 'cacheable-request');
+ESM_ONLY.push('form-data-encoder', 'lowercase-keys', 'mimic-response', 'normalize-url', 'p-cancelable', 'responselike');
 const esm = {
   transform,
   transformIgnorePatterns: [`/node_modules/(?!(${ESM_ONLY.join('|')})/)`],

@@ -16,8 +16,14 @@ sampler.unref();
 
 /** Runs `fn` repeatedly for about `ms` milliseconds (after a short warm-up) and returns operations per second. */
 async function opsPerSecond(fn: () => unknown, ms: number): Promise<number> {
-  for (let i = 0; i < 3; i++) await fn();
+  return (await measure(fn, ms)).ops;
+}
+
+/** As opsPerSecond, with the process's CPU seconds per operation (all threads: libvips encodes on its own). */
+async function measure(fn: () => unknown, ms: number): Promise<{ ops: number; cpu: number }> {
+  await fn();
   let n = 0;
+  const used = process.cpuUsage();
   const start = process.hrtime.bigint();
   const deadline = start + BigInt(ms) * 1_000_000n;
   let now = start;
@@ -27,7 +33,8 @@ async function opsPerSecond(fn: () => unknown, ms: number): Promise<number> {
     sampleRss();
     now = process.hrtime.bigint();
   }
-  return n / (Number(now - start) / 1e9);
+  const cpu = process.cpuUsage(used);
+  return { ops: n / (Number(now - start) / 1e9), cpu: (cpu.user + cpu.system) / 1e6 / n };
 }
 
 const fmt = (x: number) => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
@@ -74,25 +81,43 @@ async function main(): Promise<void> {
   const rendering = new RenderingService();
   sampleRss();
   console.log(`\nPeak RSS after the SVG figures: ${(peakRss / 1024 / 1024).toFixed(0)} MB`);
-  console.log('\nPNG: sharp encoding a raw one-channel buffer of the same size (the limit) vs rendered designs, same run');
-  console.log('(raw buffer: the plain design\'s own pixels, so both sides compress the same content)');
+  console.log('\nPNG: sharp encoding a raw one-channel buffer of the same size as a one-channel PNG (the limit) vs rendered designs, same run');
+  console.log("(raw buffer: the plain design's own pixels, so both sides compress the same content; measured in interleaved");
+  console.log(' rounds so a change in machine load hits every figure alike; cpu: process CPU time per image, libvips threads');
+  console.log(' included, which a loaded machine disturbs less than the wall clock)');
   const logo = await sharp({ create: { width: 300, height: 200, channels: 4, background: '#c62828' } }).png().toBuffer();
   const [label, payload] = payloads[0];
   const designs: Array<[string, Design, Buffer | null]> = [
     ['plain', parseDesign({}), null],
     ['logo', parseDesign({ logo: { url: 'https://example.com/logo.png' } }), logo],
     ['framed', parseDesign({ frame: { style: 'banner_bottom', text: 'Scan for the menu' } }), null],
-    ['styled (dots, gradient)', styled, null],
+    ['gradient (dots, round eyes)', styled, null],
   ];
   for (const size of [300, 1000, 4000]) {
     const t = size === 4000 ? budget * 2 : budget;
     const pixels = await sharp(await rendering.renderPng(payload, designs[0][1], null, size)).greyscale().raw().toBuffer();
-    const raw = await opsPerSecond(() => sharp(pixels, { raw: { width: size, height: size, channels: 1 } }).png({ compressionLevel: 6 }).toBuffer(), t);
-    console.log(`  ${label} ${String(size).padStart(4)} px  raw encode ${fmt(raw).padStart(6)} /s`);
-    for (const [name, design, withLogo] of designs) {
-      const ops = await opsPerSecond(() => rendering.renderPng(payload, design, withLogo, size), t);
-      console.log(`    ${name.padEnd(24)} ${fmt(ops).padStart(6)} /s   ${fmt(1000 / ops).padStart(6)} ms each   ${((ops / raw) * 100).toFixed(0).padStart(3)} % of raw`);
+    const variants: Array<() => Promise<unknown>> = [
+      // toColourspace('b-w'): without it sharp writes the one channel out as an RGB PNG, a slower encode than the limit.
+      () => sharp(pixels, { raw: { width: size, height: size, channels: 1 } }).toColourspace('b-w').png({ compressionLevel: 6 }).toBuffer(),
+      ...designs.map(([, design, withLogo]) => () => rendering.renderPng(payload, design, withLogo, size)),
+    ];
+    const wall = variants.map(() => 0);
+    const cpu = variants.map(() => 0);
+    for (let r = 0; r < rounds; r++) {
+      for (let i = 0; i < variants.length; i++) {
+        const m = await measure(variants[i], t / rounds);
+        wall[i] += m.ops / rounds;
+        cpu[i] += m.cpu / rounds;
+      }
     }
+    console.log(`  ${label} ${String(size).padStart(4)} px  raw encode ${fmt(wall[0]).padStart(6)} /s   cpu ${fmt(cpu[0] * 1000).padStart(6)} ms each`);
+    designs.forEach(([name], j) => {
+      const i = j + 1;
+      console.log(
+        `    ${name.padEnd(28)} ${fmt(wall[i]).padStart(6)} /s   ${fmt(1000 / wall[i]).padStart(6)} ms each   ${((wall[i] / wall[0]) * 100).toFixed(0).padStart(3)} % of raw` +
+          `   cpu ${fmt(cpu[i] * 1000).padStart(6)} ms each, ${((cpu[0] / cpu[i]) * 100).toFixed(0).padStart(3)} % of raw`,
+      );
+    });
   }
   sampleRss();
   console.log(`\nPeak RSS (whole run, 4000 px PNGs included): ${(peakRss / 1024 / 1024).toFixed(0)} MB`);

@@ -15,18 +15,22 @@
  *    long (default 20,000 requests, about 15 minutes a run on a 2-core VM).
  *    SCAN_FLUSH_INTERVAL_MS is 60 s there so that the scan buffer flushes at 500 scans, as it does at full speed,
  *    rather than every few dozen scans at valgrind's pace.
+ *  - BENCH_CPU_PROFILE=1 (not with callgrind): each scan process runs with `--cpu-prof` and its profile is summarized
+ *    (top frames by self time, bench/cpu-profile.ts) into bench/scan-cpu-profile-<n>.txt, n the revision's position.
  */
 import 'reflect-metadata';
 import type { ChildProcess } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/common/config/config';
+import { summarizeCpuProfile } from './cpu-profile';
 import { BARE_SERVER, compileProcesses, seedRedirect } from './scan-seed';
 import { autocannon, freePort, median, ROOT, startChild, stopChild } from './scan-load';
 
 const CALLGRIND = process.env.BENCH_CALLGRIND === '1';
+const PROFILE = !CALLGRIND && process.env.BENCH_CPU_PROFILE === '1';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (CALLGRIND ? 2 : 5));
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? (CALLGRIND ? 20_000 : 100_000));
 const WARM_UP = Number(process.env.BENCH_WARM_UP ?? (CALLGRIND ? 20_000 : 50_000));
@@ -80,7 +84,8 @@ async function main() {
     const build = join(data, `build-${i}`);
     compileProcesses(revision, build);
     const scanPort = await freePort();
-    const child = await startChild([join(build, 'src', 'main.scan.js')], { ...env, SCAN_PORT: String(scanPort) }, `scan process (${revision})`, wrapper(`scan-${i}`));
+    const profile = PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${join(data, `profile-${i}`)}`] : [];
+    const child = await startChild([...profile, join(build, 'src', 'main.scan.js')], { ...env, SCAN_PORT: String(scanPort) }, `scan process (${revision})`, wrapper(`scan-${i}`));
     targets.push({ name: `scan ${revision}`, child, url: `http://127.0.0.1:${scanPort}/${shortCode}`, figures: [] });
   }
   console.log(`${CALLGRIND ? 'instructions' : 'CPU µs'} per request, ${REQUESTS} requests a round, ${ROUNDS} rounds, warm-up ${WARM_UP} (${load()})`);
@@ -103,6 +108,16 @@ async function main() {
     }
   }
   for (const t of targets) await stopChild(t.child);
+  if (PROFILE) {
+    for (const [i, revision] of revisions.entries()) {
+      const dir = join(data, `profile-${i}`);
+      const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
+      if (!file) continue;
+      const out = join(ROOT, 'bench', `scan-cpu-profile-${i}.txt`);
+      writeFileSync(out, `revision ${revision}\n${summarizeCpuProfile(join(dir, file), 60)}`);
+      console.log(`CPU profile of scan ${revision}: ${out}`);
+    }
+  }
 
   const [bare, first] = targets.map((t) => median(t.figures));
   console.log(`\n=== median of ${ROUNDS} rounds: ${CALLGRIND ? 'instructions' : 'CPU µs'} per request ===`);

@@ -22,6 +22,7 @@ import { Migration20261125151000_domain_claims } from './Migration20261125151000
 import { Migration20261125160000_members } from './Migration20261125160000_members';
 import { Migration20261125161000_audit_log } from './Migration20261125161000_audit_log';
 import { Migration20261125170000_gs1_reservations } from './Migration20261125170000_gs1_reservations';
+import { Migration20261125190000_storage_pins } from './Migration20261125190000_storage_pins';
 
 /** Applied in this order by `npm run migrate`, the local runner and the test runner. */
 export const migrationsList = [
@@ -49,4 +50,5 @@ export const migrationsList = [
   { name: 'Migration20261125160000_members', class: Migration20261125160000_members },
   { name: 'Migration20261125161000_audit_log', class: Migration20261125161000_audit_log },
   { name: 'Migration20261125170000_gs1_reservations', class: Migration20261125170000_gs1_reservations },
+  { name: 'Migration20261125190000_storage_pins', class: Migration20261125190000_storage_pins },
 ];

@@ -18,5 +18,12 @@ export default defineConfig({
     // The CSP of /app/ allows no inline script: never inline the module preload polyfill or small assets as data: URLs of scripts.
     modulePreload: { polyfill: false },
     assetsInlineLimit: 0,
+    rolldownOptions: {
+      // react-router marks its modules "use client" (for React Server Components); meaningless in a browser bundle.
+      onwarn(warning, warn) {
+        if (warning.code === 'MODULE_LEVEL_DIRECTIVE') return;
+        warn(warning);
+      },
+    },
   },
 });

@@ -7,7 +7,7 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppConfig } from '../common/config/config';
 import { setRateLimitHeaders } from '../common/auth/api-key.guard';
-import { parseTrustProxy, type TrustProxy } from '../common/http/client-address';
+import { parseTrustProxy, STRICT_TRANSPORT_SECURITY, type TrustProxy } from '../common/http/client-address';
 import { createValidationPipe } from '../common/errors/validation';
 import { assertDepth, assertNoPrototypeKeys } from '../common/errors/input-rules';
 import { docUrl, setDocsBaseUrl } from '../common/errors/error-codes';
@@ -144,8 +144,6 @@ function registerBodyParsers(app: NestFastifyApplication): void {
  * request duration metric by route template.
  * Errors raised before routing (malformed JSON, oversized body) reach the global filter through Nest's own Fastify
  * error handler. */
-/** Strict-Transport-Security on answers to requests that arrived over https (one year). */
-const HSTS = 'max-age=31536000';
 
 function instrument(fastify: FastifyInstance, logger: PinoLoggerService, processName: string): void {
   fastify.addHook('onRequest', (req, reply, done) => {
@@ -160,7 +158,7 @@ function instrument(fastify: FastifyInstance, logger: PinoLoggerService, process
   fastify.addHook('onSend', (req, reply, payload, done) => {
     if (!reply.hasHeader('x-content-type-options')) void reply.header('X-Content-Type-Options', 'nosniff');
     if (!reply.hasHeader('referrer-policy')) void reply.header('Referrer-Policy', 'strict-origin-when-cross-origin');
-    if (req.protocol === 'https' && !reply.hasHeader('strict-transport-security')) void reply.header('Strict-Transport-Security', HSTS);
+    if (req.protocol === 'https' && !reply.hasHeader('strict-transport-security')) void reply.header('Strict-Transport-Security', STRICT_TRANSPORT_SECURITY);
     if (processName === 'api' && String(reply.getHeader('content-type') ?? '').startsWith('text/html')) {
       const csp = reply.getHeader('content-security-policy');
       if (!csp) void reply.header('Content-Security-Policy', "frame-ancestors 'none'");

@@ -58,6 +58,9 @@ const NO_CREDENTIAL_OPERATIONS = new Set([
   'POST /v1/session/link',
   'POST /v1/session/link/verify',
   'POST /v1/invitations/accept',
+  'GET /v1/session/providers',
+  'GET /v1/session/sso',
+  'GET /v1/session/sso/callback',
 ]);
 
 /** Errors only some operations answer, by `METHOD path` (`POST *`: every POST). */

@@ -138,6 +138,53 @@ describe('dashboard: serving, sign-in and shell', () => {
       expect(violations).toEqual([]);
     });
 
+    it('shows a 503 with a Retry that waits out Retry-After, never a blank screen', async () => {
+      const owner = await freshOwner(stack);
+      const { page, violations } = await open();
+      await signInWithPassword(page, stack, owner);
+      let failures = 1;
+      await page.route('**/v1/qr-codes?*', async (route) => {
+        if (failures-- > 0) {
+          await route.fulfill({ status: 503, headers: { 'content-type': 'application/json', 'retry-after': '2' }, body: JSON.stringify({ error: { code: 'service_unavailable', message: 'A backing service is unavailable', request_id: 'req_test' } }) });
+        } else await route.continue();
+      });
+      await page.goto(`${stack.appUrl}/codes`);
+      const alert = page.getByRole('alert').filter({ hasText: 'Service unavailable' });
+      await alert.waitFor();
+      const retry = alert.getByRole('button', { name: /Retry/ });
+      expect(await retry.isDisabled()).toBe(true);
+      await alert.getByRole('button', { name: 'Retry', exact: true }).waitFor();
+      await retry.click();
+      await page.getByText('No codes yet.').waitFor();
+      await page.unroute('**/v1/qr-codes?*');
+      expect(violations).toEqual([]);
+    });
+
+    it('on a 401 refreshes the session once and retries; when the refresh fails too, returns to sign-in', async () => {
+      const owner = await freshOwner(stack);
+      const { page } = await open();
+      await signInWithPassword(page, stack, owner);
+      const refreshes: number[] = [];
+      page.on('request', (r) => r.url().endsWith('/v1/session/refresh') && refreshes.push(Date.now()));
+      let rejected = 1;
+      await page.route('**/v1/qr-codes?*', async (route) => {
+        if (rejected-- > 0) await route.fulfill({ status: 401, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: { code: 'unauthorized', message: 'expired', request_id: 'req_test' } }) });
+        else await route.continue();
+      });
+      await page.getByRole('link', { name: 'Trash', exact: true }).click();
+      await page.getByRole('link', { name: 'QR codes', exact: true }).click();
+      await page.getByText('No codes yet.').waitFor();
+      expect(refreshes).toHaveLength(1);
+      // Now every list call is refused and so is the refresh: back to sign-in, remembering the page.
+      await page.unroute('**/v1/qr-codes?*');
+      await page.route('**/v1/qr-codes?*', (route) => route.fulfill({ status: 401, headers: { 'content-type': 'application/json' }, body: '{"error":{"code":"unauthorized","message":"expired","request_id":"req_test"}}' }));
+      await page.route('**/v1/session/refresh', (route) => route.fulfill({ status: 401, headers: { 'content-type': 'application/json' }, body: '{"error":{"code":"unauthorized","message":"no session","request_id":"req_test"}}' }));
+      await page.getByRole('link', { name: 'Trash', exact: true }).click();
+      await page.getByRole('link', { name: 'QR codes', exact: true }).click();
+      await page.getByRole('heading', { level: 1, name: 'Sign in to Scanlink' }).waitFor();
+      expect(new URL(page.url()).searchParams.get('next')).toBe('/codes');
+    });
+
     it('signs out: the refresh cookie no longer works and the app returns to sign-in', async () => {
       const owner = await freshOwner(stack);
       const { page } = await open();

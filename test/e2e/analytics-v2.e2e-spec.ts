@@ -198,6 +198,80 @@ describe('analytics: uniques, time zones, filters, workspace', () => {
       expect(week.body.by_hour_of_week.reduce((a: number, b: number) => a + b, 0)).toBe(6);
     });
 
+    it('breaks a DST-crossing range down by the local days of the zone, not by UTC days', async () => {
+      const code = await createCode();
+      await ingest([
+        scan(code, '2026-10-23T21:30:00.000Z', { country: 'US', device: 'Desktop' }), // Paris 23:30 on the 23rd: before the range
+        scan(code, '2026-10-23T22:30:00.000Z', { country: 'DE', language: 'de', rule_id: 'rule_a', arm: 0 }), // Paris 00:30 on the 24th (+02:00)
+        scan(code, '2026-10-24T12:00:00.000Z', { country: 'FR' }),
+        scan(code, '2026-10-25T01:30:00.000Z', { country: 'FR' }), // the repeated 02:30 (+01:00)
+        scan(code, '2026-10-26T22:30:00.000Z', { country: 'GB', language: 'en' }), // Paris 23:30 on the 26th (+01:00)
+        scan(code, '2026-10-26T23:30:00.000Z', { country: 'ES', device: 'Tablet' }), // Paris 00:30 on the 27th: after the range
+        scan(code, '2026-10-26T22:45:00.000Z', { country: 'IT', expired: true }), // expired: never in a breakdown
+      ]);
+      const res = await analytics(code.id, '?from=2026-10-24&to=2026-10-26&timezone=Europe/Paris');
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ total_scans: 4, expired_scans: 1 });
+      expect(res.body.countries).toEqual([
+        { name: 'FR', count: 2 },
+        { name: 'DE', count: 1 },
+        { name: 'GB', count: 1 },
+      ]);
+      expect(res.body.devices).toEqual([{ name: 'Mobile', count: 4 }]);
+      expect(res.body.languages).toEqual([
+        { name: 'fr', count: 2 },
+        { name: 'de', count: 1 },
+        { name: 'en', count: 1 },
+      ]);
+      expect(res.body.rules).toEqual([{ rule_id: 'rule_a', arm: 0, name: null, count: 1 }]);
+      // Every list adds up to total_scans, as the series does.
+      for (const list of ['countries', 'cities', 'devices', 'operating_systems', 'browsers', 'referrers', 'languages']) {
+        expect(res.body[list].reduce((a: number, b: { count: number }) => a + b.count, 0)).toBe(4);
+      }
+      expect(res.body.scans_by_day).toEqual([
+        { date: '2026-10-24', count: 2 },
+        { date: '2026-10-25', count: 1 },
+        { date: '2026-10-26', count: 1 },
+      ]);
+
+      // The same dates in UTC are other instants: the ES scan is in, the DE one (the 23rd in UTC) is out.
+      const utc = await analytics(code.id, '?from=2026-10-24&to=2026-10-26');
+      expect(utc.body.countries).toEqual([
+        { name: 'FR', count: 2 },
+        { name: 'ES', count: 1 },
+        { name: 'GB', count: 1 },
+      ]);
+
+      // One local day of 23 hours west of UTC (New York, spring): it starts and ends inside UTC days.
+      const ny = await createCode();
+      await ingest([
+        scan(ny, '2026-03-08T04:59:00.000Z', { country: 'CA' }), // New York 23:59 on the 7th (-05:00)
+        scan(ny, '2026-03-08T05:00:00.000Z', { country: 'US' }), // 00:00 on the 8th
+        scan(ny, '2026-03-09T03:59:00.000Z', { country: 'MX' }), // 23:59 on the 8th (-04:00)
+        scan(ny, '2026-03-09T04:00:00.000Z', { country: 'BR' }), // 00:00 on the 9th
+      ]);
+      const spring = await analytics(ny.id, '?from=2026-03-08&to=2026-03-08&timezone=America/New_York');
+      expect(spring.body.total_scans).toBe(2);
+      expect(spring.body.countries).toEqual([
+        { name: 'MX', count: 1 },
+        { name: 'US', count: 1 },
+      ]);
+      const hours = await analytics(ny.id, '?from=2026-03-08&to=2026-03-08&timezone=America/New_York&interval=hour');
+      expect(hours.body.scans_by_interval).toHaveLength(23);
+      expect(hours.body.scans_by_interval[2].start).toBe('2026-03-08T03:00:00-04:00');
+      expect(hours.body.countries).toEqual(spring.body.countries);
+      // Hour of week in the zone: Sunday 00:00 and Sunday 23:00 (New York), whatever the UTC day.
+      expect(spring.body.by_hour_of_week[6 * 24]).toBe(1);
+      expect(spring.body.by_hour_of_week[6 * 24 + 23]).toBe(1);
+      expect(spring.body.by_hour_of_week.reduce((a: number, b: number) => a + b, 0)).toBe(2);
+      // A half-hour zone: the breakdowns still follow its local day (Kolkata, +05:30).
+      const kolkata = await analytics(ny.id, '?from=2026-03-09&to=2026-03-09&timezone=Asia/Kolkata');
+      expect(kolkata.body.countries).toEqual([
+        { name: 'BR', count: 1 },
+        { name: 'MX', count: 1 },
+      ]);
+    });
+
     it('starts weeks on Monday and months on the 1st, zero-filled', async () => {
       const code = await createCode();
       await ingest([scan(code, '2026-09-30T12:00:00.000Z'), scan(code, '2026-10-05T12:00:00.000Z'), scan(code, '2026-10-06T12:00:00.000Z')]);

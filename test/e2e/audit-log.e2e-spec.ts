@@ -1,6 +1,6 @@
 import { randomBase62 } from '../../src/common/ids';
-import { createOrg, addKey, http, startApi, TestApp } from '../setup/app';
-import { addMember, signIn } from '../setup/members';
+import { createOrg, addKey, db, http, startApi, TestApp } from '../setup/app';
+import { addMember, PASSWORD, signIn } from '../setup/members';
 
 const email = (who: string) => `${who}-${randomBase62(8).toLowerCase()}@example.com`;
 
@@ -40,6 +40,45 @@ describe('audit log', () => {
     // Filters: by actor and action.
     const byActor = await http(api.origin, 'GET', `/v1/audit-log?actor_id=${s.body.user.id}&action=qr_code.updated`, { key: s.token });
     expect(byActor.body.data.map((e: any) => e.id)).toEqual([updated.id]);
+  });
+
+  it('records the country of the client address (never the address), for changes and sign-ins', async () => {
+    const org = await createOrg(api, { plan: 'pro' });
+    const ip = '81.2.69.160'; // a GeoLite2 address in GB
+    const created = await http(api.origin, 'POST', '/v1/qr-codes', { key: org.apiKey, headers: { 'x-forwarded-for': ip }, body: { type: 'dynamic', target: { type: 'url', destination: 'https://a.example.com/' } } });
+    expect(created.status).toBe(201);
+    const patched = await http(api.origin, 'PATCH', `/v1/qr-codes/${created.body.id}`, { key: org.apiKey, headers: { 'x-forwarded-for': ip }, body: { name: 'Renamed' } });
+    expect(patched.status).toBe(200);
+    const owner = email('own');
+    await addMember(api, org.organizationId, owner, 'owner');
+    const signedIn = await http(api.origin, 'POST', '/v1/session', { headers: { 'x-forwarded-for': ip }, body: { email: owner, password: PASSWORD } });
+    expect(signedIn.status).toBe(200);
+    // From a private address (here: loopback, no forwarding) there is no country.
+    const local = await http(api.origin, 'PATCH', `/v1/qr-codes/${created.body.id}`, { key: org.apiKey, body: { name: 'Again' } });
+    expect(local.status).toBe(200);
+
+    const log = await http(api.origin, 'GET', '/v1/audit-log?limit=100', { key: org.apiKey });
+    const entry = (requestId: string | null) => log.body.data.find((e: any) => e.request_id === requestId);
+    expect(entry(created.headers.get('request-id'))).toMatchObject({ action: 'qr_code.created', ip_country: 'GB' });
+    expect(entry(patched.headers.get('request-id'))).toMatchObject({ action: 'qr_code.updated', ip_country: 'GB' });
+    expect(entry(signedIn.headers.get('request-id'))).toMatchObject({ action: 'session.created', ip_country: 'GB', actor: { type: 'user', email: owner } });
+    expect(entry(local.headers.get('request-id'))).toMatchObject({ action: 'qr_code.updated', ip_country: null });
+    expect(JSON.stringify(log.body)).not.toContain(ip);
+    const rows = await db(api).execute('select * from audit_log where organization_id = ?', [org.organizationId]);
+    expect(rows.length).toBeGreaterThanOrEqual(4);
+    expect(JSON.stringify(rows)).not.toContain(ip);
+  });
+
+  it('records changes made in plain SQL: a custom domain removed', async () => {
+    const org = await createOrg(api, { plan: 'agency' });
+    const hostname = `links-${randomBase62(8).toLowerCase()}.audit.example`;
+    const made = await http(api.origin, 'POST', '/v1/domains', { key: org.apiKey, body: { hostname } });
+    expect(made.status).toBe(201);
+    const removed = await http(api.origin, 'DELETE', `/v1/domains/${made.body.id}`, { key: org.apiKey });
+    expect(removed.status).toBe(200);
+    const log = await http(api.origin, 'GET', `/v1/audit-log?resource_id=${made.body.id}`, { key: org.apiKey });
+    expect(log.body.data.map((e: any) => e.action)).toEqual(['domain.deleted', 'domain.created']);
+    expect(log.body.data[0]).toMatchObject({ actor: { type: 'api_key', id: org.keyId }, changes: { hostname: [hostname, null] }, request_id: removed.headers.get('request-id') });
   });
 
   it('redacts secrets: a new API key and a webhook secret appear as "[redacted]"; a password never appears', async () => {

@@ -1,6 +1,7 @@
 import sharp from 'sharp';
 import { TestReceiver, waitFor } from '../../src/modules/webhooks/testing/receiver';
-import { BatchRunnerService } from '../../src/modules/batches/batch-runner.service';
+import { BatchRunnerService, CHUNK_SIZE } from '../../src/modules/batches/batch-runner.service';
+import { claimItems } from '../../src/modules/batches/batch-items.repository';
 import { createOrg, db, eventually, http, isolatedRedisUrl, startApi, startWorker, TestApp, TestOrg, writePlans } from '../setup/app';
 import { zipEntries, zipEntry } from '../setup/zip';
 
@@ -171,4 +172,61 @@ describe('batches at work', () => {
     expect(zipEntry(sized, svg[0].name)!.toString('utf8')).toBe(zipEntry(svgZip, svg[0].name)!.toString('utf8'));
     expect((await fetch(`${t.origin}/v1/batches/${res.body.id}/download?format=svg&size=99999`, { headers: { authorization: `Bearer ${org.apiKey}` } })).status).toBe(200);
   });
+
+  it('shows a 1,000-item batch progressing chunk by chunk in GET /v1/batches/{id} while it runs', async () => {
+    const big = await createOrg(t, { plan: 'agency' });
+    const items = Array.from({ length: 1000 }, (_, i) => ({ name: `progress ${i}`, target: { type: 'url', destination: `https://example.com/progress/${i}` } }));
+    const res = await http(t.origin, 'POST', '/v1/batches', { key: big.apiKey, body: { items } });
+    expect(res.status).toBe(202);
+    const seen: number[] = [];
+    const done = await eventually(async () => {
+      const b = (await http(t.origin, 'GET', `/v1/batches/${res.body.id}`, { key: big.apiKey })).body;
+      seen.push(b.completed_count);
+      if (b.status === 'processing') expect(b.items.filter((i: { status: string }) => i.status === 'completed')).toHaveLength(b.completed_count);
+      return b.status !== 'processing' ? b : undefined;
+    }, 240_000, `batch ${res.body.id}`);
+    expect(done).toMatchObject({ status: 'completed', completed_count: 1000, error_count: 0 });
+    // Recorded per chunk: a user polling the batch sees it part-way, in steps of at most one chunk per worker.
+    const between = seen.filter((n) => n > 0 && n < 1000);
+    expect(between.length).toBeGreaterThan(0);
+    expect(between.every((n) => n % CHUNK_SIZE === 0)).toBe(true);
+  }, 300_000);
+
+  it('claims one chunk at a time even when the table statistics make a new batch look small', async () => {
+    // An api on its own Redis: no worker runs these batches; the test claims by hand.
+    const api = await startApi({ REDIS_URL: isolatedRedisUrl(3) });
+    const o = await createOrg(api, { plan: 'agency' });
+    const ids: string[] = [];
+    const post = async (tag: string) => {
+      const items = Array.from({ length: 1000 }, (_, i) => ({ target: { type: 'text', text: `${tag} ${i}` }, type: 'static' }));
+      const res = await http(api.origin, 'POST', '/v1/batches', { key: o.apiKey, body: { items } });
+      expect(res.status).toBe(202);
+      ids.push(res.body.id);
+      // Held, so that the stalled-batch sweepers of other workers leave them alone.
+      await db(api).execute(`update batch_items set claim = 'held', claimed_until = now() + interval '1 hour' where batch_id = ?`, [res.body.id]);
+      return res.body.id as string;
+    };
+    try {
+      await post('known');
+      // Statistics taken before the batch under test exists: the planner then expects about one row of it, the case in
+      // which a claim written as `idx in (select … limit n for update skip locked)` ran its subquery once per row.
+      await db(api).execute('analyze batch_items');
+      const id = await post('new');
+      // One transaction, ended by failing the batch: no other worker ever sees its items free.
+      const { first, second, claimed } = await db(api).transactional(async (tx) => {
+        await tx.execute(`update batch_items set claim = null, claimed_until = null where batch_id = ?`, [id]);
+        const one = await claimItems(tx, id, 'probe-1', CHUNK_SIZE, 60_000);
+        const two = await claimItems(tx, id, 'probe-2', CHUNK_SIZE, 60_000);
+        const [row] = await tx.execute<{ n: string }[]>(`select count(*) as n from batch_items where batch_id = ? and claim like 'probe-%'`, [id]);
+        await tx.execute(`update batches set status = 'failed', failure_reason = 'test' where id = ?`, [id]);
+        return { first: one.map((i) => i.idx), second: two.map((i) => i.idx), claimed: Number(row.n) };
+      });
+      expect(first).toEqual(Array.from({ length: CHUNK_SIZE }, (_, i) => i));
+      expect(second).toEqual(Array.from({ length: CHUNK_SIZE }, (_, i) => CHUNK_SIZE + i));
+      expect(claimed).toBe(2 * CHUNK_SIZE);
+    } finally {
+      await db(api).execute(`update batches set status = 'failed', failure_reason = 'test' where id in (?, ?)`, [ids[0] ?? '', ids[1] ?? '']);
+      await api.close();
+    }
+  }, 120_000);
 });

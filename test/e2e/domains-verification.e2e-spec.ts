@@ -52,6 +52,11 @@ describe('Custom domain verification (worker re-check, TLS ask)', () => {
     expect(jobs.filter((j) => j.name === 'domain-recheck')).toHaveLength(1);
     await eventually(async () => (await status(published.id)) === 'verified', 20_000, 'the re-check to verify the domain');
     expect(await status(silent.id)).toBe('pending');
+    // The worker's verification is in the audit log, by the system; a check that changed nothing is not.
+    const audit = await http(api.origin, 'GET', `/v1/audit-log?resource_id=${published.id}&action=domain.updated`, { key: org.apiKey });
+    expect(audit.body.data).toHaveLength(1);
+    expect(audit.body.data[0]).toMatchObject({ actor: { type: 'system', id: 'system' }, changes: { status: ['pending', 'verified'] } });
+    expect((await http(api.origin, 'GET', `/v1/audit-log?resource_id=${silent.id}&action=domain.updated`, { key: org.apiKey })).body.data).toEqual([]);
   });
 
   it('marks a domain failed after 7 days without the record; a later verify call still succeeds', async () => {
@@ -62,11 +67,16 @@ describe('Custom domain verification (worker re-check, TLS ask)', () => {
     await worker.app.get(DomainRecheckProcessor).recheck();
     expect(await status(old.id)).toBe('failed');
     expect(await status(young.id)).toBe('pending');
+    const expired = await http(api.origin, 'GET', `/v1/audit-log?resource_id=${old.id}`, { key: org.apiKey });
+    expect(expired.body.data[0]).toMatchObject({ action: 'domain.updated', actor: { type: 'system' }, changes: { status: ['pending', 'failed'] } });
     // A verify call after the window without the record leaves it failed; with the record it verifies.
     expect((await http(api.origin, 'POST', `/v1/domains/${old.id}/verify`, { key: org.apiKey })).body.status).toBe('failed');
     dns.setTxt(old.verification.name, old.verification.value);
     const res = await http(api.origin, 'POST', `/v1/domains/${old.id}/verify`, { key: org.apiKey });
     expect(res.body).toMatchObject({ status: 'verified', verified_at: expect.any(String) });
+    // Asked for through the API: the key is the actor.
+    const verified = await http(api.origin, 'GET', `/v1/audit-log?resource_id=${old.id}&limit=1`, { key: org.apiKey });
+    expect(verified.body.data[0]).toMatchObject({ action: 'domain.updated', actor: { type: 'api_key', id: org.keyId }, changes: { status: ['failed', 'verified'] } });
     // Failed domains are not re-checked by the worker.
     const other = await create();
     await age(other.id, 8);

@@ -7,6 +7,7 @@ import sharp from 'sharp';
 import { ImagesService } from '../../src/modules/images/images.service';
 import { QrCodeImagesService } from '../../src/modules/qr-codes/qr-code-images.service';
 import { purgeTrash } from '../../src/modules/qr-codes/qr-lifecycle';
+import type { Design } from '../../src/modules/rendering/design';
 import { createOrg, db, http, startApi, TestApp, TestOrg } from '../setup/app';
 
 /** Stored logos and images are shared by the codes that use them, deleted when the last one stops, and a failed
@@ -33,8 +34,14 @@ describe('Image and logo references', () => {
 
   beforeAll(async () => {
     const logo = await sharp({ create: { width: 96, height: 96, channels: 4, background: '#1a5276' } }).png().toBuffer();
+    // Other logos for the tests that need one no earlier test's code still uses.
+    const others: Record<string, Buffer> = {
+      '/logo-b.png': await sharp({ create: { width: 96, height: 96, channels: 4, background: '#7b241c' } }).png().toBuffer(),
+      '/logo-c.png': await sharp({ create: { width: 96, height: 96, channels: 4, background: '#145a32' } }).png().toBuffer(),
+    };
     server = createServer((req, res) => {
       if (req.url === '/logo.png') res.writeHead(200, { 'content-type': 'image/png' }).end(logo);
+      else if (req.url && others[req.url]) res.writeHead(200, { 'content-type': 'image/png' }).end(others[req.url]);
       else res.writeHead(404).end();
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -50,10 +57,10 @@ describe('Image and logo references', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const create = async (n: number) => {
+  const create = async (n: number, logo = '/logo.png') => {
     const res = await http(api.origin, 'POST', '/v1/qr-codes', {
       key: org.apiKey,
-      body: { target: { type: 'url', destination: `https://example.com/shared/${n}` }, design: { logo: { url: `${origin}/logo.png` } } },
+      body: { target: { type: 'url', destination: `https://example.com/shared/${n}` }, design: { logo: { url: `${origin}${logo}` } } },
     });
     expect(res.status).toBe(201);
     remember();
@@ -131,5 +138,79 @@ describe('Image and logo references', () => {
     expect(existsSync(join(dir, logoFile))).toBe(true);
     expect(await queued()).toEqual([]);
     expect((await http(api.origin, 'GET', `/v1/qr-codes/${b}`, { key: org.apiKey })).status).toBe(200);
+  });
+
+  it('keeps a logo a new code is about to use while the last code using it is purged (stored before referenced)', async () => {
+    const before = new Set(pngs());
+    const a = await create(5, '/logo-b.png');
+    const [logoFile] = pngs().filter((f) => !before.has(f));
+    expect((await http(api.origin, 'DELETE', `/v1/qr-codes/${a}`, { key: org.apiKey })).status).toBe(200);
+    const images = api.app.get(QrCodeImagesService, { strict: false });
+    // B's creation stores the (same, content-addressed) logo and its image, then waits just before the transaction that
+    // records its reference; meanwhile A, the logo's only user, is purged and its orphans deleted.
+    const original = images.hold.bind(images);
+    let reached!: () => void;
+    const atHold = new Promise<void>((r) => (reached = r));
+    let go!: () => void;
+    const gate = new Promise<void>((r) => (go = r));
+    const spy = jest.spyOn(images, 'hold').mockImplementationOnce(async (tx, keys) => {
+      reached();
+      await gate;
+      return original(tx, keys);
+    });
+    try {
+      const creating = create(6, '/logo-b.png');
+      await atHold;
+      const purged = await purgeTrash(db(api), { organizationId: org.organizationId });
+      expect(purged.orphanKeys).toContain(logoFile);
+      await images.deleteQueued(purged.orphanKeys);
+      expect(existsSync(join(dir, logoFile))).toBe(true);
+      go();
+      const b = await creating;
+      expect(existsSync(join(dir, logoFile))).toBe(true);
+      expect(await queued()).toEqual([]);
+      const [row] = await db(api).execute<{ logo_key: string }[]>('select logo_key from qr_codes where id = ?', [b]);
+      expect(row.logo_key).toBe(logoFile);
+
+      // B was the logo's last use: deleted and purged, the logo goes.
+      expect((await http(api.origin, 'DELETE', `/v1/qr-codes/${b}`, { key: org.apiKey })).status).toBe(200);
+      const last = await purgeTrash(db(api), { organizationId: org.organizationId });
+      await images.deleteQueued(last.orphanKeys);
+      expect(existsSync(join(dir, logoFile))).toBe(false);
+      expect(await queued()).toEqual([]);
+    } finally {
+      go();
+      spy.mockRestore();
+    }
+  });
+
+  it('deletes what a writer stored and never referenced once it unpins, or once its pin runs out when it died', async () => {
+    const images = api.app.get(QrCodeImagesService, { strict: false });
+    const design = { logo: { url: `${origin}/logo-c.png` } } as unknown as Design;
+    // A writer that gives up: a release while it is pinned waits; its unpin deletes the object.
+    const pins = images.pins();
+    const key = (await images.prepareLogo(design, pins))!;
+    remember();
+    expect(existsSync(join(dir, key))).toBe(true);
+    await images.release([key]);
+    expect(existsSync(join(dir, key))).toBe(true);
+    await images.unpin(pins);
+    expect(existsSync(join(dir, key))).toBe(false);
+    expect(await queued()).toEqual([]);
+
+    // A writer that died after storing: nothing deletes the object while its pin holds; the sweep does once it ran out.
+    const dead = images.pins();
+    const again = (await images.prepareLogo(design, dead))!;
+    expect(again).toBe(key);
+    expect(mine(await images.deleteQueued([again]))).toEqual({ deleted: [], failed: [] });
+    expect(existsSync(join(dir, key))).toBe(true);
+    expect((await queued()).map((r) => r.key)).toEqual([key]);
+    await db(api).execute(`update storage_pins set until = now() - interval '1 second' where token = ?`, [dead.token]);
+    await db(api).execute(`update storage_deletes set due_at = now() - interval '1 second' where key = ?`, [key]);
+    expect(mine(await images.deleteQueued())).toEqual({ deleted: [key], failed: [] });
+    expect(existsSync(join(dir, key))).toBe(false);
+    expect(await queued()).toEqual([]);
+    const [{ n }] = await db(api).execute<{ n: string }[]>('select count(*) as n from storage_pins where token = ?', [dead.token]);
+    expect(Number(n)).toBe(0);
   });
 });

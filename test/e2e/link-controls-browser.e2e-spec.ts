@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { PAGE_CSS_HASH } from '../../src/modules/hosted-pages/layout';
 import { openWatchedPage } from '../setup/browser';
@@ -82,5 +83,39 @@ describe('password-protected code in a browser at 375 px', () => {
     const other = await createCode(api, org, { target: { type: 'text', text: 'Other secret' }, password: 'another one' });
     await page.goto(`${scan.origin}/${other.short_code}`);
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('This code is protected');
+  });
+
+  /** axe-core's rules on the page as it is now (axe runs through the browser's debugging protocol, which the page's CSP
+   * does not govern); the serious and critical violations, with their targets. */
+  async function axeViolations(): Promise<string[]> {
+    if (!(await page.evaluate('typeof window.axe !== "undefined"'))) await page.evaluate(readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8'));
+    const result = (await page.evaluate('axe.run(document, { resultTypes: ["violations"] })')) as {
+      violations: { id: string; impact: string | null; nodes: { target: unknown[] }[] }[];
+      passes: unknown[];
+    };
+    expect(result.passes.length).toBeGreaterThan(0); // axe ran its rules on this page
+    return result.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`);
+  }
+
+  it('the password page (also after a wrong password) and the expired page pass axe at 375 px: no serious or critical violation', async () => {
+    const code = await createCode(api, org, { target: { type: 'url', destination: 'https://example.com/axe' }, password: 'axe check 2026' });
+    expect((await page.goto(`${scan.origin}/${code.short_code}`))!.status()).toBe(200);
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('This code is protected');
+    expect(await axeViolations()).toEqual([]);
+
+    await page.getByLabel('Password').fill('not the one');
+    const [wrong] = await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Continue' }).click()]);
+    expect(wrong!.status()).toBe(400);
+    expect(await page.getByRole('alert').textContent()).toContain('Wrong password');
+    expect(await axeViolations()).toEqual([]);
+
+    const expired = await createCode(api, org, { target: { type: 'url', destination: 'https://example.com/axe' }, max_scans: 1 });
+    // The one scan it allows (not followed: the destination is off-site).
+    expect((await fetch(`${scan.origin}/${expired.short_code}`, { redirect: 'manual', headers: { 'user-agent': IPHONE } })).status).toBe(302);
+    expect((await page.goto(`${scan.origin}/${expired.short_code}`))!.status()).toBe(410);
+    expect(await axeViolations()).toEqual([]);
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(375);
   });
 });

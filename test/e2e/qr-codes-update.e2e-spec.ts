@@ -214,5 +214,9 @@ describe('PATCH, DELETE and restore /v1/qr-codes/{id}', () => {
     const purged = await purgeTrash(em, { organizationId: o.organizationId });
     expect(purged.deleted).toBe(1);
     expect((await http(t.origin, 'GET', '/v1/qr-codes?status=paused', { key: o.apiKey })).body.data).toHaveLength(1);
+    // The permanent deletion is in the audit log, by the system (outside any request).
+    const audit = await http(t.origin, 'GET', `/v1/audit-log?resource_id=${ids[0]}&action=qr_code.purged`, { key: o.apiKey });
+    expect(audit.body.data).toHaveLength(1);
+    expect(audit.body.data[0]).toMatchObject({ actor: { type: 'system', id: 'system' }, resource: { type: 'qr_code', id: ids[0] }, changes: { status: ['trashed', null] } });
   });
 });

@@ -115,3 +115,61 @@ describe('security headers', () => {
     expect(head).toMatch(/^x-content-type-options: nosniff$/im);
   });
 });
+
+/** HSTS on the scan host's hot path (short-code redirects, hosted and status pages, the GS1 resolver) when the scan
+ * arrived over https through a trusted proxy (docs/security.md "Security headers"). */
+describe('scan host: Strict-Transport-Security over https', () => {
+  let api: TestApp;
+  let scan: TestApp;
+  /** A scan host that trusts no proxy (the product's default), so X-Forwarded-Proto means nothing there. */
+  let untrusting: TestApp;
+  let shortCode: string;
+  let pageCode: string;
+  let lockedCode: string;
+  let gtin: string;
+
+  beforeAll(async () => {
+    [api, scan, untrusting] = await Promise.all([startApi(), startScan(), startScan({ TRUST_PROXY: '' })]);
+    const org = await createOrg(api, { plan: 'pro' });
+    shortCode = (await createCode(api, org, { target: { type: 'url', destination: 'https://example.com/hsts' } })).short_code;
+    pageCode = (await createCode(api, org, { target: { type: 'text', text: 'Hello over https' } })).short_code;
+    lockedCode = (await createCode(api, org, { target: { type: 'url', destination: 'https://example.com/locked' }, password: 'hsts test' })).short_code;
+    gtin = randomGtin();
+    await createCode(api, org, { type: 'gs1', primary_key: { ai: '01', value: gtin }, destination: 'https://example.com/p' });
+  });
+  afterAll(async () => {
+    await Promise.all([scan?.close(), untrusting?.close(), api?.close()]);
+  });
+
+  const get = async (origin: string, path: string, proto?: string) => {
+    const res = await fetch(`${origin}${path}`, { redirect: 'manual', headers: proto ? { 'x-forwarded-proto': proto } : {} });
+    await res.arrayBuffer();
+    return { status: res.status, hsts: res.headers.get('strict-transport-security') };
+  };
+
+  it('short-code redirects: HSTS when the trusted proxy says https, none over plain http', async () => {
+    expect(await get(scan.origin, `/${shortCode}`, 'https')).toEqual({ status: 302, hsts: 'max-age=31536000' });
+    expect(await get(scan.origin, `/${shortCode}`)).toEqual({ status: 302, hsts: null });
+    expect(await get(scan.origin, `/${shortCode}`, 'http')).toEqual({ status: 302, hsts: null });
+    // The nearest proxy's entry (the last) decides, as for Fastify's routes.
+    expect(await get(scan.origin, `/${shortCode}`, 'http, https')).toEqual({ status: 302, hsts: 'max-age=31536000' });
+    expect(await get(scan.origin, `/${shortCode}`, 'https, http')).toEqual({ status: 302, hsts: null });
+  });
+
+  it('hosted pages, the password page, the 404 page and the GS1 resolver carry it over https only', async () => {
+    for (const path of [`/${pageCode}`, `/${lockedCode}`, '/zzzzzzz', `/01/${gtin}`]) {
+      const https = await get(scan.origin, path, 'https');
+      expect([path, https.hsts]).toEqual([path, 'max-age=31536000']);
+      // The resolver's answer is memoized after the first request: HSTS is added per request, never kept in the memo.
+      const plain = await get(scan.origin, path);
+      expect([path, plain.status, plain.hsts]).toEqual([path, https.status, null]);
+    }
+    expect((await get(scan.origin, `/${lockedCode}`, 'https')).status).toBe(200);
+    expect((await get(scan.origin, `/01/${gtin}`, 'https')).status).toBe(307);
+  });
+
+  it('ignores X-Forwarded-Proto from a peer that is not a trusted proxy', async () => {
+    expect(await get(untrusting.origin, `/${shortCode}`, 'https')).toEqual({ status: 302, hsts: null });
+    expect(await get(untrusting.origin, `/01/${gtin}`, 'https')).toEqual({ status: 307, hsts: null });
+  });
+});

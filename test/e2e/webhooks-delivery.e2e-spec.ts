@@ -152,6 +152,16 @@ describe('Webhook delivery (worker)', () => {
       const second = (await deliveriesOf(ep.id)).find((d: { status: string; attempts: number }) => d.attempts === 3);
       expect(second).toMatchObject({ status: 'failed', next_attempt_at: null });
       expect(rx.forPath('/dead')).toHaveLength(10);
+      // The audit log says the system turned it off, and why.
+      const audit = await http(t.origin, 'GET', `/v1/audit-log?resource_id=${ep.id}&action=webhook_endpoint.updated`, { key: org.apiKey });
+      expect(audit.status).toBe(200);
+      expect(audit.body.data).toHaveLength(1);
+      expect(audit.body.data[0]).toMatchObject({
+        actor: { type: 'system', id: 'system' },
+        resource: { type: 'webhook_endpoint', id: ep.id },
+        changes: { status: ['enabled', 'auto_disabled'], disabled_reason: [null, 'sustained_failures'] },
+        request_id: null,
+      });
 
       const mail = await waitFor(() => {
         const files = existsSync(mailDir) ? readdirSync(mailDir, { withFileTypes: true }).filter((f) => f.name.endsWith('.eml')) : [];

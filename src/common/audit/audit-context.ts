@@ -10,6 +10,9 @@ export interface AuditActor {
 export interface AuditScope {
   actor: AuditActor;
   requestId?: string;
+  /** The country of the request's client address (ISO 3166-1 alpha-2), looked up when an entry is first written;
+   * the address itself never reaches the audit log. */
+  ipCountry?: () => string | null;
 }
 
 /** The actor of the work under way: set around each API request (after authentication), each CLI command and each
@@ -22,7 +25,9 @@ export function currentAuditScope(): AuditScope {
   return auditScope.getStore() ?? { actor: SYSTEM_ACTOR };
 }
 
-/** Runs `fn` with this actor (the CLI: `{type: 'system', id: 'cli'}`). */
+/** Runs `fn` with this actor (the CLI: `{type: 'system', id: 'cli'}`; an MCP tool call: its key). Inside a request
+ * (MCP over HTTP), the request's id and country stay. */
 export function asActor<T>(actor: AuditActor, fn: () => T, requestId?: string): T {
-  return auditScope.run({ actor, requestId }, fn);
+  const outer = auditScope.getStore();
+  return auditScope.run({ actor, requestId: requestId ?? outer?.requestId, ipCountry: outer?.ipCountry }, fn);
 }

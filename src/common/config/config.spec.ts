@@ -52,4 +52,16 @@ describe('loadConfig', () => {
     expect(c.webhookRetryDelaysMs).toEqual([10, 20]);
     expect(c.webhookAllowHosts).toEqual(['localhost', '127.0.0.1']);
   });
+
+  it('single sign-on takes OIDC_ISSUER_URL, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET together, over https in production', () => {
+    const oidc = { OIDC_ISSUER_URL: 'https://login.example.com/realms/acme', OIDC_CLIENT_ID: 'scanlink', OIDC_CLIENT_SECRET: 'a-client-secret' };
+    expect(loadConfig(base).oidc).toBeUndefined();
+    expect(loadConfig({ ...base, ...oidc }).oidc).toEqual({ issuerUrl: 'https://login.example.com/realms/acme', clientId: 'scanlink', clientSecret: 'a-client-secret' });
+    expect(() => loadConfig({ ...base, ...oidc, OIDC_CLIENT_SECRET: '' })).toThrow(/required together/);
+    expect(() => loadConfig({ ...base, ...oidc, NODE_ENV: 'production', OIDC_ISSUER_URL: 'http://keycloak:8080/realms/acme' })).toThrow(/https in production/);
+    expect(loadConfig({ ...base, ...oidc, OIDC_ISSUER_URL: 'http://keycloak:8080/realms/acme' }).oidc?.issuerUrl).toBe('http://keycloak:8080/realms/acme');
+    expect(() => loadConfig({ ...base, ...oidc, DASHBOARD_JWT_SECRET: undefined, DASHBOARD_JWKS_URL: 'https://idp.example.com/jwks.json' })).toThrow(/needs DASHBOARD_JWT_SECRET/);
+    // The secret never appears in a configuration error.
+    expect(() => loadConfig({ ...base, ...oidc, OIDC_ISSUER_URL: 'not a url' })).toThrow(/OIDC_ISSUER_URL/);
+  });
 });

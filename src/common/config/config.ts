@@ -54,6 +54,9 @@ class EnvironmentVariables {
   @IsUrl(urlOpts) @IsOptional() DASHBOARD_JWKS_URL?: string;
   @IsString() @IsOptional() DASHBOARD_JWT_ISSUER?: string;
   @IsString() @IsOptional() DASHBOARD_JWT_AUDIENCE?: string;
+  @Transform(emptyIsUnset) @IsUrl(urlOpts) @IsOptional() OIDC_ISSUER_URL?: string;
+  @Transform(emptyIsUnset) @IsString() @IsOptional() OIDC_CLIENT_ID?: string;
+  @Transform(emptyIsUnset) @IsString() @IsOptional() OIDC_CLIENT_SECRET?: string;
   @IsString() @MinLength(16, { message: 'APP_SECRET must be at least 16 characters' }) @IsOptional()
   APP_SECRET?: string;
   @IsString() @IsOptional() PLANS_FILE?: string;
@@ -118,6 +121,8 @@ export interface AppConfig {
   /** When set, dashboard tokens must carry this `iss` / `aud` (checked with a small clock skew). */
   dashboardJwtIssuer?: string;
   dashboardJwtAudience?: string;
+  /** OpenID Connect single sign-on: set when OIDC_ISSUER_URL, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET all are. */
+  oidc?: { issuerUrl: string; clientId: string; clientSecret: string };
   appSecret: string;
   plansFile?: string;
   trashRetentionDays: number;
@@ -183,6 +188,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       '  DASHBOARD_JWT_SECRET or DASHBOARD_JWKS_URL is required (verifies dashboard session tokens); `npm run local` generates a secret',
   ].filter(Boolean);
   if (missing.length > 0) throw new ConfigError(`Invalid configuration:\n${missing.join('\n')}`);
+  const oidcError = checkOidc(raw, nodeEnv);
+  if (oidcError) throw new ConfigError(`Invalid configuration:\n  ${oidcError}`);
   const dnsServers = parseDnsServers(raw.DOMAIN_DNS_SERVERS ?? '');
   if ('error' in dnsServers) throw new ConfigError(`Invalid configuration:\n  ${dnsServers.error}`);
   const localDataDir = resolve(raw.LOCAL_DATA_DIR ?? '.local');
@@ -228,6 +235,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     dashboardJwksUrl: raw.DASHBOARD_JWKS_URL,
     dashboardJwtIssuer: raw.DASHBOARD_JWT_ISSUER || undefined,
     dashboardJwtAudience: raw.DASHBOARD_JWT_AUDIENCE || undefined,
+    oidc:
+      raw.OIDC_ISSUER_URL && raw.OIDC_CLIENT_ID && raw.OIDC_CLIENT_SECRET
+        ? { issuerUrl: raw.OIDC_ISSUER_URL, clientId: raw.OIDC_CLIENT_ID, clientSecret: raw.OIDC_CLIENT_SECRET }
+        : undefined,
     appSecret: raw.APP_SECRET as string,
     plansFile: raw.PLANS_FILE,
     trashRetentionDays: raw.TRASH_RETENTION_DAYS ?? 30,
@@ -253,6 +264,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     domainDnsServers: dnsServers.servers,
     logLevel: raw.LOG_LEVEL ?? (nodeEnv === 'test' ? 'warn' : 'info'),
   };
+}
+
+/** Single sign-on takes all three OIDC_* variables or none; in production the issuer must be served over https. */
+function checkOidc(raw: EnvironmentVariables, env: AppConfig['env']): string | undefined {
+  const set = [raw.OIDC_ISSUER_URL, raw.OIDC_CLIENT_ID, raw.OIDC_CLIENT_SECRET].filter(Boolean).length;
+  if (set === 0) return undefined;
+  if (set < 3) return 'OIDC_ISSUER_URL, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET are required together (single sign-on)';
+  const issuer = new URL(raw.OIDC_ISSUER_URL as string);
+  if (issuer.search || issuer.hash || issuer.username || issuer.password) return 'OIDC_ISSUER_URL must be the issuer identifier: no query, fragment or credentials';
+  if (env === 'production' && issuer.protocol !== 'https:') return 'OIDC_ISSUER_URL must use https in production';
+  if (!raw.DASHBOARD_JWT_SECRET) return 'OIDC_ISSUER_URL needs DASHBOARD_JWT_SECRET (single sign-on ends in a Scanlink session)';
+  return undefined;
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');

@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import type { TLSSocket } from 'node:tls';
 import proxyaddr from '@fastify/proxy-addr';
 
 export type TrustProxy = boolean | ((addr: string, hop: number) => boolean);
@@ -21,6 +22,26 @@ export function parseTrustProxy(value: string): TrustProxy {
 export function clientIp(req: IncomingMessage, trust: TrustProxy): string | undefined {
   if (trust === false || req.headers['x-forwarded-for'] === undefined) return req.socket.remoteAddress;
   return proxyaddr(req, trust === true ? () => true : trust);
+}
+
+/** `Strict-Transport-Security` on every answer to a request that arrived over https (one year). */
+export const STRICT_TRANSPORT_SECURITY = 'max-age=31536000';
+
+/**
+ * Whether the request arrived over https: TLS on the socket itself, or `X-Forwarded-Proto: https` (its last entry, the
+ * nearest proxy's) from a peer TRUST_PROXY trusts. The same rule as Fastify's `request.protocol` with the same trust
+ * function, so the hot path and Fastify's routes agree. Two property reads when no proxy header is present.
+ */
+export function arrivedOverHttps(req: IncomingMessage, trust: TrustProxy): boolean {
+  const proto = req.headers['x-forwarded-proto'];
+  if (typeof proto === 'string' && trust !== false) {
+    const address = req.socket.remoteAddress;
+    if (address !== undefined && (trust === true || trust(address, 0))) {
+      const last = proto.lastIndexOf(',');
+      return (last === -1 ? proto : proto.slice(last + 1)).trim().toLowerCase() === 'https';
+    }
+  }
+  return (req.socket as TLSSocket).encrypted === true;
 }
 
 /** A client address as it may be kept in a short-lived rate-limit key: an HMAC with APP_SECRET, never the address. */

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiException } from '../../common/errors/api.exception';
-import { dayNumber, dayString, resolveRange } from './analytics-range';
+import { dayNumber, dayString, resolveRange, splitUtcDays } from './analytics-range';
 import { checkSeriesPoints, FILTER_DIMENSIONS, rfc3339, type AnalyticsRequest } from './analytics-query';
 import type { AnalyticsBody, BreakdownItemDto, IntervalPointDto, RuleItemDto } from './analytics.dto';
 
@@ -30,13 +30,15 @@ export interface CodeSet {
 
 /**
  * Every `?` of the statement reads from one parameter row `p` (bound once, in order), so the pieces below can be
- * composed freely. Columns: ids, lo/hi (instants of the filter, hi exclusive, null = open), dlo/dhi (the same as UTC
- * dates, for the daily rollups), tz, slo/shi (instants of the series), llo/lhi (local wall times of the series, lhi
- * exclusive), unit, and one lower-cased value per dimension filter.
+ * composed freely. Columns: ids, lo/hi (instants of the filter, hi exclusive, null = open), dlo/dhi (the whole UTC
+ * days inside lo..hi, for the daily rollups), elo/ehi (where the lower edge ends and the upper one starts: the partial
+ * UTC days of a zone other than UTC, read from raw scans; see splitUtcDays), tz, slo/shi (instants of the series),
+ * llo/lhi (local wall times of the series, lhi exclusive), unit, and one lower-cased value per dimension filter.
  */
 const PARAMS = `p as materialized (
   select array(select jsonb_array_elements_text(?::jsonb)) as ids, ?::timestamptz as lo, ?::timestamptz as hi, ?::date as dlo, ?::date as dhi, ?::text as tz,
          ?::timestamptz as slo, ?::timestamptz as shi, ?::timestamp as llo, ?::timestamp as lhi, ?::text as unit,
+         ?::timestamptz as elo, ?::timestamptz as ehi,
          ${FILTER_DIMENSIONS.map((d) => `?::text as f_${d}`).join(', ')}
 )`;
 const P = (col: string) => `(select ${col} from p)`;
@@ -53,6 +55,29 @@ const RAW = (filters: string[]) => `f as materialized (
    where s.${CODES} and ${IN_FILTER('s.scanned_at')}
      ${filters.map((d) => `and lower(coalesce(s.${d}, '${UNKNOWN.toLowerCase()}')) = ${P(`f_${d}`)}`).join(' ')}
 )`;
+
+/**
+ * The counted raw scans of the range's edges (the parts of partial UTC days, each shorter than a day), so that
+ * breakdowns of a bounded range in a zone other than UTC cover exactly its local days: whole UTC days come from the
+ * daily rollups, the edges from here. Two index ranges on (qr_code_id, scanned_at).
+ */
+const EDGES = `e as materialized (
+  select s.country, s.city, s.device, s.os, s.browser, s.referrer, s.language, s.rule_id, s.arm
+    from scans s
+   where s.${CODES} and not s.expired and ${P('lo')} is not null
+     and s.scanned_at >= ${P('lo')} and s.scanned_at < least(${P('hi')}, ${P('elo')})
+  union all
+  select s.country, s.city, s.device, s.os, s.browser, s.referrer, s.language, s.rule_id, s.arm
+    from scans s
+   where s.${CODES} and not s.expired and ${P('hi')} is not null
+     and s.scanned_at >= greatest(${P('lo')}, ${P('elo')}, ${P('ehi')}) and s.scanned_at < ${P('hi')}
+)`;
+
+/** One row per scan and dimension of a raw scan relation `r` (value '' = unknown; rule `<rule_id>:<arm>`). */
+const RAW_VALUES = (r: string) => `select case x.dimension
+           ${FILTER_DIMENSIONS.map((d) => `when '${d}' then coalesce(${r}.${d}, '')`).join(' ')}
+           when 'rule' then case when ${r}.rule_id is null then null else ${r}.rule_id || ':' || coalesce(${r}.arm::text, '') end
+         end as value, 1::bigint as count`;
 
 /** The local bucket (wall time) of an instant column for day/week/month, or the series hour it falls in. */
 const BUCKET = (col: string, hourly: boolean) =>
@@ -80,7 +105,7 @@ select x.dimension, t.name, t.n
 type Row = {
   totals: { total: string | number | null; uniques: string | number | null; expired: string | number | null; first_at: string | null; last_at: string | null };
   series: { l: string; off: number; scans: string | number; uniques: string | number }[];
-  how: { d: number; h: number; n: string | number }[];
+  how: { i: number; n: string | number }[];
   top: { dimension: string; name: string; n: string | number }[];
   codes: { id: string; n: string | number }[];
 };
@@ -107,14 +132,16 @@ export async function analyticsOver(em: EntityManager, codes: CodeSet, req: Anal
     JSON.stringify(codes.ids),
     null, // lo: below
     null, // hi
-    range.filter.from,
-    range.filter.to,
+    null, // dlo: below
+    null, // dhi
     req.timezone,
     null, // slo
     null, // shi
     `${range.series.from}T00:00:00`,
     `${nextDay(range.series.to)}T00:00:00`,
     req.interval,
+    null, // elo: below
+    null, // ehi
     ...FILTER_DIMENSIONS.map((d) => (req.filters[d] === undefined ? null : req.filters[d]!.toLowerCase())),
   ];
   const local = (d: string | null) => (d === null ? null : `${d}T00:00:00`);
@@ -124,10 +151,17 @@ export async function analyticsOver(em: EntityManager, codes: CodeSet, req: Anal
     local(range.series.from),
     local(nextDay(range.series.to)),
   ]);
+  const days = splitUtcDays(lo, hi);
   params[1] = lo;
   params[2] = hi;
+  params[3] = days.fromDay;
+  params[4] = days.toDay;
   params[6] = slo;
   params[7] = shi;
+  params[11] = days.fromAt;
+  params[12] = days.afterAt;
+  // A bounded range in another zone starts or ends inside UTC days: its breakdowns add those edges from raw scans.
+  const edges = !raw && bounded && !req.utc;
 
   // Totals: the daily rollups when UTC days are the boundaries (or all time), else the hourly ones; filters: raw.
   const useDays = !raw && (req.utc || !bounded);
@@ -135,10 +169,9 @@ export async function analyticsOver(em: EntityManager, codes: CodeSet, req: Anal
     ? `select count(*) filter (where not expired) as total, count(*) filter (where visit_unique) as uniques, count(*) filter (where expired) as expired,
               min(scanned_at) filter (where not expired) as first_at, max(scanned_at) filter (where not expired) as last_at from f`
     : useDays
-      ? `select sum(count) as total, sum(uniques) as uniques, (select sum(expired) from scan_hours where ${CODES} and ${IN_FILTER('hour')}) as expired,
+      ? `select sum(count) as total, sum(uniques) as uniques, (select sum(expired) from h) as expired,
                 min(first_at) as first_at, max(last_at) as last_at from scan_days where ${CODES} and ${IN_DAYS}`
-      : `select sum(count) as total, sum(uniques) as uniques, sum(expired) as expired, min(first_at) as first_at, max(last_at) as last_at
-           from scan_hours where ${CODES} and ${IN_FILTER('hour')}`;
+      : `select sum(count) as total, sum(uniques) as uniques, sum(expired) as expired, min(first_at) as first_at, max(last_at) as last_at from h`;
 
   const seriesRows = raw
     ? `select ${BUCKET('scanned_at', hourly)} as k, count(*) filter (where not expired) as scans, count(*) filter (where visit_unique) as uniques
@@ -153,22 +186,20 @@ export async function analyticsOver(em: EntityManager, codes: CodeSet, req: Anal
                          coalesce(r.scans, 0) as scans, coalesce(r.uniques, 0) as uniques
                     from (${SLOTS(hourly)}) s left join (${seriesRows}) r on r.k = s.k order by s.i`;
 
+  // Hour of the week of an instant, Monday 00:00 = 0: from the seconds of its local wall time since 1970-01-01 (a
+  // Thursday, hence + 72 hours), one zone conversion per row and none in UTC (hourly rows of a year: 8,760 of them).
+  const HOW = (col: string) =>
+    `((floor(extract(epoch from ${req.utc ? col : `(${col} at time zone ${P('tz')})`}) / 3600)::bigint + 72) % 168)::int`;
   const how = raw
-    ? `select extract(isodow from scanned_at at time zone ${P('tz')})::int as d, extract(hour from scanned_at at time zone ${P('tz')})::int as h, count(*) as n
-         from f where not expired group by 1, 2`
-    : `select extract(isodow from hour at time zone ${P('tz')})::int as d, extract(hour from hour at time zone ${P('tz')})::int as h, sum(count) as n
-         from scan_hours where ${CODES} and ${IN_FILTER('hour')} and count > 0 group by 1, 2`;
+    ? `select ${HOW('scanned_at')} as i, count(*) as n from f where not expired group by 1`
+    : `select ${HOW('hour')} as i, sum(count) as n from h where count > 0 group by 1`;
 
   const top = raw
-    ? topSql(`select value, count from (
-                select case x.dimension
-                       ${FILTER_DIMENSIONS.map((d) => `when '${d}' then coalesce(f.${d}, '')`).join(' ')}
-                       when 'rule' then case when f.rule_id is null then null else f.rule_id || ':' || coalesce(f.arm::text, '') end
-                     end as value, 1::bigint as count
-                from f where not f.expired) z where value is not null`)
+    ? topSql(`select value, count from (${RAW_VALUES('f')} from f where not f.expired) z where value is not null`)
     : !bounded
       ? topSql(`select value, count from scan_value_totals where ${CODES} and dimension = x.dimension`)
-      : topSql(`select value, count from scan_day_values where ${CODES} and dimension = x.dimension and ${IN_DAYS}`);
+      : topSql(`select value, count from scan_day_values where ${CODES} and dimension = x.dimension and ${IN_DAYS}
+                ${edges ? `union all select value, count from (${RAW_VALUES('e')} from e) z where value is not null` : ''}`);
 
   const perCode = !withCodes
     ? `select null::text as id, 0 as n where false`
@@ -176,9 +207,13 @@ export async function analyticsOver(em: EntityManager, codes: CodeSet, req: Anal
       ? `select qr_code_id as id, count(*) as n from f where not expired group by 1 order by 2 desc, 1 limit ${TOP_VALUES}`
       : useDays
         ? `select qr_code_id as id, sum(count) as n from scan_days where ${CODES} and ${IN_DAYS} group by 1 having sum(count) > 0 order by 2 desc, 1 limit ${TOP_VALUES}`
-        : `select qr_code_id as id, sum(count) as n from scan_hours where ${CODES} and ${IN_FILTER('hour')} group by 1 having sum(count) > 0 order by 2 desc, 1 limit ${TOP_VALUES}`;
+        : `select qr_code_id as id, sum(count) as n from h group by 1 having sum(count) > 0 order by 2 desc, 1 limit ${TOP_VALUES}`;
 
-  const sql = `with ${PARAMS}${raw ? `, ${RAW(filters)}` : ''}
+  // The hourly rollups of the filter range, read once for expired_scans, by_hour_of_week and (in another zone) the
+  // totals and the per-code counts.
+  const hours = `h as materialized (
+    select qr_code_id, hour, count, uniques, expired, first_at, last_at from scan_hours where ${CODES} and ${IN_FILTER('hour')})`;
+  const sql = `with ${PARAMS}${raw ? `, ${RAW(filters)}` : `, ${hours}`}${edges ? `, ${EDGES}` : ''}
 select (select row_to_json(t) from (${totals}) t) as totals,
        (select coalesce(json_agg(s), '[]'::json) from (${series}) s) as series,
        (select coalesce(json_agg(w), '[]'::json) from (${how}) w) as how,
@@ -201,7 +236,7 @@ select (select row_to_json(t) from (${totals}) t) as totals,
   rules.sort((a, b) => b.count - a.count || String(a.rule_id ?? '').localeCompare(String(b.rule_id ?? '')) || (a.arm ?? -1) - (b.arm ?? -1));
 
   const byHourOfWeek = new Array<number>(168).fill(0);
-  for (const h of row.how) byHourOfWeek[(h.d - 1) * 24 + h.h] += num(h.n);
+  for (const h of row.how) byHourOfWeek[h.i] += num(h.n);
 
   const points: IntervalPointDto[] = row.series.map((s) => ({ start: rfc3339(s.l, s.off), scans: num(s.scans), unique_scans: num(s.uniques) }));
   const t = row.totals;

@@ -1,5 +1,5 @@
 import { ApiException } from '../../common/errors/api.exception';
-import { dayNumber, parseRange, resolveRange, zeroFill } from './analytics-range';
+import { dayNumber, parseRange, resolveRange, splitUtcDays, zeroFill } from './analytics-range';
 
 const TODAY = '2026-11-23';
 
@@ -70,5 +70,37 @@ describe('analytics date ranges', () => {
       { date: '2026-01-01', count: 0 },
       { date: '2026-01-02', count: 0 },
     ]);
+  });
+});
+
+describe('splitUtcDays', () => {
+  it('keeps UTC midnights as whole days with no edges', () => {
+    expect(splitUtcDays('2026-11-01T00:00:00Z', '2026-11-04T00:00:00Z')).toEqual({
+      fromDay: '2026-11-01',
+      toDay: '2026-11-03',
+      fromAt: '2026-11-01T00:00:00Z',
+      afterAt: '2026-11-04T00:00:00Z',
+    });
+  });
+
+  it('leaves the partial UTC days of a zone east of UTC to the edges, across the autumn DST change', () => {
+    // Europe/Paris 2026-10-24 00:00 (+02:00) to 2026-10-27 00:00 (+01:00)
+    expect(splitUtcDays('2026-10-23T22:00:00Z', '2026-10-26T23:00:00Z')).toEqual({
+      fromDay: '2026-10-24',
+      toDay: '2026-10-25',
+      fromAt: '2026-10-24T00:00:00Z',
+      afterAt: '2026-10-26T00:00:00Z',
+    });
+  });
+
+  it('gives no whole day for one local day of 23 hours west of UTC (the edges then cover it)', () => {
+    // America/New_York 2026-03-08 (23 hours): 05:00Z to 04:00Z the next day
+    const s = splitUtcDays('2026-03-08T05:00:00Z', '2026-03-09T04:00:00Z');
+    expect(s).toEqual({ fromDay: '2026-03-09', toDay: '2026-03-08', fromAt: '2026-03-09T00:00:00Z', afterAt: '2026-03-09T00:00:00Z' });
+  });
+
+  it('leaves open ends open', () => {
+    expect(splitUtcDays(null, '2026-11-04T01:00:00Z')).toEqual({ fromDay: null, toDay: '2026-11-03', fromAt: null, afterAt: '2026-11-04T00:00:00Z' });
+    expect(splitUtcDays('2026-11-01T01:00:00Z', null)).toEqual({ fromDay: '2026-11-02', toDay: null, fromAt: '2026-11-02T00:00:00Z', afterAt: null });
   });
 });

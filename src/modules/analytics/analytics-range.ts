@@ -96,3 +96,23 @@ export function zeroFill(series: { from: string; to: string }, counts: Map<strin
   }
   return out;
 }
+
+/**
+ * How an instant range [lo, hi) (ISO, `…Z`, null = open) splits into whole UTC days, which the daily rollups answer,
+ * and at most two edges shorter than a day, which only the raw scans can answer exactly (a local day in a zone other
+ * than UTC starts and ends inside UTC days). `fromDay`..`toDay` are the whole UTC days (null = open; empty when
+ * fromDay > toDay); the lower edge is [lo, min(hi, fromDay 00:00Z)), the upper one [max(lo, fromDay, toDay + 1
+ * 00:00Z), hi): together with the days they cover [lo, hi) exactly once.
+ */
+export function splitUtcDays(lo: string | null, hi: string | null): { fromDay: string | null; toDay: string | null; fromAt: string | null; afterAt: string | null } {
+  const date = (iso: string) => iso.slice(0, 10);
+  const midnight = (iso: string) => /T00:00:00(\.0+)?Z$/.test(iso);
+  const fromDay = lo === null ? null : midnight(lo) ? date(lo) : dayString(dayNumber(date(lo))! + 1);
+  const toDay = hi === null ? null : dayString(dayNumber(date(hi))! - 1);
+  return {
+    fromDay,
+    toDay,
+    fromAt: fromDay === null ? null : `${fromDay}T00:00:00Z`,
+    afterAt: hi === null ? null : `${date(hi)}T00:00:00Z`,
+  };
+}

@@ -33,13 +33,14 @@ export function csvField(value: unknown): string {
 
 export const csvLine = (row: ScanRow): string => `${CSV_COLUMNS.map((c) => csvField(row[c])).join(',')}\r\n`;
 
-type DbRow = Omit<ScanRow, 'object' | 'scanned_at' | 'rule_id'> & { scanned_at: string | Date; rule_id: string | null; at: string };
+type DbRow = Omit<ScanRow, 'object' | 'rule_id'> & { rule_id: string | null };
 
+// Built field by field in the ScanRow order (JSON key order), with no Date round trip: the database formats the time.
 const toRow = (r: DbRow): ScanRow => ({
   id: r.id,
   object: 'scan',
   qr_code_id: r.qr_code_id,
-  scanned_at: new Date(r.scanned_at).toISOString(),
+  scanned_at: r.scanned_at,
   country: r.country,
   city: r.city,
   device: r.device,
@@ -74,22 +75,27 @@ export async function scanPage(
   limit: number,
 ): Promise<(ScanRow & { at: string })[]> {
   const cmp = order === 'asc' ? '>' : '<';
+  const ids = sel.ids.filter((id) => /^[0-9A-Za-z_]+$/.test(id));
   const rows = await em.execute<DbRow[]>(
-    `select id, qr_code_id, scanned_at, to_char(scanned_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as at,
+    `select id, qr_code_id, to_char(scanned_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as scanned_at,
             country, city, device, os, browser, referrer, language, rule_id, arm, visit_unique as "unique", expired
        from scans
-      where organization_id = ? and qr_code_id in (select jsonb_array_elements_text(?::jsonb))
+      where organization_id = ? and qr_code_id = any(?::text[])
         and scanned_at >= coalesce(?::timestamptz, '-infinity') and scanned_at < coalesce(?::timestamptz, 'infinity')
         ${after ? `and (scanned_at, id) ${cmp} (?::timestamptz, ?)` : ''}
       order by scanned_at ${order}, id ${order}
       limit ${Math.floor(limit)}`,
     [
       sel.organizationId,
-      JSON.stringify(sel.ids),
+      // A constant array (ids are [0-9A-Za-z_] only): PostgreSQL then hashes it and estimates the selection, so a
+      // whole workspace reads scans_org_time_idx in order and stops at the page's end instead of sorting the range
+      // (a semi-join with an unknown row count did: about a second a page at 1 M scans).
+      `{${ids.join(',')}}`,
       sel.lo,
       sel.hi,
       ...(after ? [after.at, after.id] : []),
     ],
   );
-  return rows.map((r) => ({ ...toRow(r), at: r.at }));
+  // scanned_at is stored with milliseconds (timestamptz(3)): its text is also the keyset position.
+  return rows.map((r) => ({ ...toRow(r), at: r.scanned_at }));
 }

@@ -82,16 +82,25 @@ export class ScansService {
     const em = this.em.fork();
     async function* chunks(): AsyncGenerator<string> {
       if (format === 'csv') yield `${CSV_COLUMNS.join(',')}\r\n`;
-      let after: { at: string; id: string } | null = null;
-      for (;;) {
-        const page = await scanPage(em, sel, 'asc', after, EXPORT_PAGE);
+      // The next page is asked for before this one is formatted and sent, so the database and the api work at once;
+      // at most two pages are in memory.
+      type Page = (ScanRow & { at: string })[];
+      // A page fetched ahead of a client that went away must not become an unhandled rejection (it is awaited, and
+      // rejects there, when the export goes on).
+      const ahead = (after: { at: string; id: string } | null): Promise<Page> => {
+        const p = scanPage(em, sel, 'asc', after, EXPORT_PAGE);
+        p.catch(() => undefined);
+        return p;
+      };
+      let next: Promise<Page> | null = ahead(null);
+      while (next) {
+        const page: Page = await next;
+        const last = page[page.length - 1];
+        next = page.length === EXPORT_PAGE ? ahead({ at: last.at, id: last.id }) : null;
         if (page.length === 0) return;
         let out = '';
         for (const { at: _at, ...row } of page) out += format === 'csv' ? csvLine(row) : `${JSON.stringify(row)}\n`;
         yield out;
-        if (page.length < EXPORT_PAGE) return;
-        const last = page[page.length - 1];
-        after = { at: last.at, id: last.id };
       }
     }
     return { format, stream: Readable.from(chunks(), { objectMode: false }) };

@@ -93,6 +93,7 @@ export class AuditSubscriber implements EventSubscriber {
       resourceId: entity.id,
       changes,
       requestId: scope.requestId ?? null,
+      ipCountry: scope.ipCountry?.() ?? null,
     });
     return entry;
   }

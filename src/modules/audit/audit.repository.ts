@@ -48,11 +48,12 @@ export async function recordAudit(em: EntityManager, ...inputs: AuditInput[]): P
       input.resource.id,
       JSON.stringify(changes),
       scope.requestId ?? null,
+      scope.ipCountry?.() ?? null,
     );
   }
   await em.execute(
-    `insert into audit_log (id, organization_id, actor_type, actor_id, actor_email, action, resource_type, resource_id, changes, request_id)
-     values ${inputs.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?)').join(', ')}`,
+    `insert into audit_log (id, organization_id, actor_type, actor_id, actor_email, action, resource_type, resource_id, changes, request_id, ip_country)
+     values ${inputs.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?)').join(', ')}`,
     values,
   );
 }

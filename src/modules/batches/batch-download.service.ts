@@ -38,8 +38,9 @@ export class BatchDownloadService {
     return { filename: `${batch.id}.zip`, archive };
   }
 
-  /** Draws ahead of the archive by at most `ahead` images (one at 4,000 px, so a single rasterization is in memory)
-   * and writes each once the archive has room for it: the pace is the client's. */
+  /** Draws ahead of the archive by at most `ahead` images (two above 1,000 px: the PNG child process draws two at
+   * once, and only their encoded bytes reach the api) and writes each once the archive has room for it: the pace is
+   * the client's. */
   private async fill(auth: AuthContext, batchId: string, items: BatchItemRow[], archive: Archiver, req: ImageRequest): Promise<void> {
     const { format, size } = req;
     try {
@@ -50,7 +51,7 @@ export class BatchDownloadService {
       const completed = items.filter((i) => i.status === 'completed');
       const names = new Map(completed.map((i) => [i.qr_code_id, i.name]));
       const source = this.qrCodes.downloadables(auth, completed.map((i) => i.qr_code_id));
-      const ahead = (format === 'png' || format === 'webp') && size > 1000 ? 1 : 3;
+      const ahead = (format === 'png' || format === 'webp') && size > 1000 ? 2 : 3;
       const pending: Array<Promise<Drawn>> = [];
       let exhausted = false;
       const top = async () => {

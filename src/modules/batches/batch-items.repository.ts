@@ -17,16 +17,24 @@ export interface ItemOutcome {
 }
 
 /** Claims up to `limit` pending items nobody holds (never claimed, or their claim ran out: a killed worker's), in index
- * order, for `ttlMs`. Two workers never claim the same item at once (`for update skip locked`). */
+ * order, for `ttlMs`. Two workers never claim the same item at once (`for update skip locked`).
+ *
+ * The pick is a MATERIALIZED CTE, evaluated exactly once. Written as `update … where idx in (select … limit ? for update
+ * skip locked)`, PostgreSQL may plan a nested-loop semi join that runs the subquery again for every row of the batch:
+ * each run skips the rows this very statement has just updated and returns the next `limit`, so one claim took every
+ * item of the batch (seen once `batch_items` had statistics in which a new batch looks small). The whole batch then ran
+ * as one chunk, one transaction: no progress visible until the end, and other workers had nothing to share. */
 export async function claimItems(em: EntityManager, batchId: string, claim: string, limit: number, ttlMs: number): Promise<ClaimedItem[]> {
   const rows = await em.execute<ClaimedItem[]>(
-    `update batch_items set claim = ?, claimed_until = now() + (? || ' milliseconds')::interval, attempts = attempts + 1
-      where batch_id = ? and idx in (
-        select idx from batch_items
-         where batch_id = ? and status = 'pending' and (claimed_until is null or claimed_until < now())
-         order by idx limit ? for update skip locked)
-      returning idx, request, qr_code_id, attempts`,
-    [claim, ttlMs, batchId, batchId, limit],
+    `with picked as materialized (
+       select idx from batch_items
+        where batch_id = ? and status = 'pending' and (claimed_until is null or claimed_until < now())
+        order by idx limit ? for update skip locked)
+     update batch_items b set claim = ?, claimed_until = now() + (? || ' milliseconds')::interval, attempts = b.attempts + 1
+       from picked
+      where b.batch_id = ? and b.idx = picked.idx
+      returning b.idx, b.request, b.qr_code_id, b.attempts`,
+    [batchId, limit, claim, ttlMs, batchId],
   );
   return rows.sort((a, b) => a.idx - b.idx);
 }

@@ -9,7 +9,7 @@ import { findOrganization } from '../accounts/organizations.repository';
 import { PLAN_CATALOG, PlanCatalog } from '../accounts/plans';
 import { EventsService } from '../events/events.service';
 import { lockCapacity, releaseReservation, settleReservation } from '../qr-codes/capacity.repository';
-import { CodeDraft, QrCodeCreationService } from '../qr-codes/qr-code-creation.service';
+import { CodeDraft, QrCodeCreationService, type StoragePins } from '../qr-codes/qr-code-creation.service';
 import type { QrCode } from '../qr-codes/qr-code.entity';
 import { planCountOf, planLimitError } from '../qr-codes/qr-code-limits';
 import { existingCodeIds } from '../qr-codes/qr-codes.repository';
@@ -54,6 +54,8 @@ export class BatchRunnerService {
       const batch = await em.findOne(Batch, { id: batchId });
       if (!batch || batch.status !== 'processing') return;
       const logos = new Map<string, Promise<string | null>>();
+      // Everything this run stores (its logo, each chunk's images) is pinned until the run ends (see QrCodeImagesService).
+      const pins = this.creation.pins();
       try {
         const org = await findOrganization(em, batch.organizationId);
         if (!org) throw new Error(`the workspace ${batch.organizationId} of batch ${batch.id} is gone`);
@@ -71,7 +73,7 @@ export class BatchRunnerService {
         for (;;) {
           const items = await claimItems(em, batch.id, claim, CHUNK_SIZE, this.config.batchClaimTtlMs);
           if (items.length > 0) {
-            await this.runChunk(em, auth, batch, claim, items, design, logos);
+            await this.runChunk(em, auth, batch, claim, items, design, logos, pins);
             continue;
           }
           const { left, nextFreeAt } = await pendingLeft(em, batch.id);
@@ -93,11 +95,13 @@ export class BatchRunnerService {
       } catch (err) {
         this.logger.error(`batch ${batchId} failed: ${(err as Error).stack ?? err}`);
         await this.fail(batch.id, (err as Error).message);
+      } finally {
+        await this.creation.unpin(pins);
       }
     });
   }
 
-  private async runChunk(em: EntityManager, auth: AuthContext, batch: Batch, claim: string, items: ClaimedItem[], design: Design | undefined, logos: Map<string, Promise<string | null>>): Promise<void> {
+  private async runChunk(em: EntityManager, auth: AuthContext, batch: Batch, claim: string, items: ClaimedItem[], design: Design | undefined, logos: Map<string, Promise<string | null>>, pins: StoragePins): Promise<void> {
     const outcomes = new Map<number, ItemOutcome>();
     const failed = (item: ClaimedItem, err: unknown) => {
       const known = itemError(err);
@@ -124,10 +128,10 @@ export class BatchRunnerService {
           const url = p.draft.design.logo?.url;
           let logoKey: string | null = null;
           if (url) {
-            if (!logos.has(url)) logos.set(url, this.creation.logoOf(p.draft));
+            if (!logos.has(url)) logos.set(url, this.creation.logoOf(p.draft, pins));
             logoKey = await logos.get(url)!;
           }
-          p.code = await this.creation.render(auth, p.draft, logoKey, p.item.qr_code_id);
+          p.code = await this.creation.render(auth, p.draft, logoKey, pins, p.item.qr_code_id);
         } catch (err) {
           failed(p.item, err);
         }

@@ -2,11 +2,45 @@ import { ForeignKeyConstraintViolationException, UniqueConstraintViolationExcept
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Environment } from '../../common/auth/api-key-format';
 import { lockOrganization } from '../accounts/organizations.repository';
+import { recordAudit, type AuditInput } from '../audit/audit.repository';
+import { SYSTEM_ACTOR } from '../../common/audit/audit-context';
 import type { CursorCodec } from '../../common/http/cursor';
 import type { ListEnvelope } from '../../common/http/list';
 import { pageByCreatedAt } from '../../common/http/pagination';
 import { Domain } from './domain.entity';
 import type { ChallengeResult } from './domain-dns';
+
+/** A domain row before and after a status statement (what its audit entry records). */
+interface StatusChange {
+  id: string;
+  organization_id: string;
+  hostname: string;
+  old_status: string;
+  status: string;
+  old_error: string | null;
+  last_error: string | null;
+}
+
+/** Audit entries (`domain.updated`) for the rows whose status changed (with the check's error as context); a check
+ * that leaves the status as it was is bookkeeping, not a change. The actor is the scope's: the member or key that
+ * asked for a check, else `system` (the worker). */
+function statusChanges(rows: StatusChange[]): AuditInput[] {
+  return rows
+    .filter((r) => r.old_status !== r.status)
+    .map((r) => {
+      const changes: Record<string, [unknown, unknown]> = {};
+      if (r.old_status !== r.status) changes.status = [r.old_status, r.status];
+      if (r.old_error !== r.last_error) changes.last_error = [r.old_error, r.last_error];
+      return { organizationId: r.organization_id, action: 'domain.updated', resource: { type: 'domain', id: r.id }, changes };
+    });
+}
+
+const isPrimaryChange = (organizationId: string, id: string, was: boolean, now: boolean): AuditInput => ({
+  organizationId,
+  action: 'domain.updated',
+  resource: { type: 'domain', id },
+  changes: { is_primary: [was, now] },
+});
 
 export class DomainTakenError extends Error {}
 export class DomainInUseError extends Error {}
@@ -62,13 +96,19 @@ export class DomainsRepository {
   /** Makes `domain` the only primary of its workspace and environment, or clears its flag. Call inside a transaction
    * after lockWorkspace (the partial unique index allows one primary). */
   async setPrimary(domain: Domain, primary: boolean): Promise<void> {
-    if (primary) {
-      await this.em.execute(
-        'update domains set is_primary = false, updated_at = now() where organization_id = ? and environment = ? and is_primary and id <> ?',
-        [domain.organizationId, domain.environment, domain.id],
-      );
-    }
-    await this.em.execute('update domains set is_primary = ?, updated_at = now() where id = ?', [primary, domain.id]);
+    const demoted = primary
+      ? await this.em.execute<{ id: string }[]>(
+          'update domains set is_primary = false, updated_at = now() where organization_id = ? and environment = ? and is_primary and id <> ? returning id',
+          [domain.organizationId, domain.environment, domain.id],
+        )
+      : [];
+    const [row] = await this.em.execute<{ was: boolean }[]>(
+      'update domains d set is_primary = ?, updated_at = now() from domains old where d.id = ? and old.id = d.id returning old.is_primary as was',
+      [primary, domain.id],
+    );
+    const changed = demoted.map((d) => isPrimaryChange(domain.organizationId, d.id, true, false));
+    if (row && row.was !== primary) changed.push(isPrimaryChange(domain.organizationId, domain.id, row.was, primary));
+    await recordAudit(this.em, ...changed);
     await this.em.refresh(domain);
   }
 
@@ -83,43 +123,58 @@ export class DomainsRepository {
     // checked_at from this process's clock: the re-check loop compares it with its own start time.
     const now = new Date();
     if (result.found) {
-      let rows: { hostname: string }[];
+      let rows: StatusChange[];
       try {
-        rows = await this.em.execute<{ hostname: string }[]>(
-          `update domains set status = 'verified', verified_at = ?, checked_at = ?, last_error = null, updated_at = ?
-            where id = ? and status <> 'verified' returning hostname`,
+        rows = await this.em.execute<StatusChange[]>(
+          `update domains d set status = 'verified', verified_at = ?, checked_at = ?, last_error = null, updated_at = ?
+             from domains old where d.id = ? and d.status <> 'verified' and old.id = d.id
+           returning d.id, d.organization_id, d.hostname, old.status as old_status, d.status, old.last_error as old_error, d.last_error`,
           [now, now, now, id],
         );
       } catch (err) {
         if (!(err instanceof UniqueConstraintViolationException)) throw err;
-        await this.em.execute(`update domains set status = 'failed', last_error = 'taken', checked_at = ?, updated_at = ? where id = ? and status <> 'verified'`, [now, now, id]);
+        const taken = await this.em.execute<StatusChange[]>(
+          `update domains d set status = 'failed', last_error = 'taken', checked_at = ?, updated_at = ?
+             from domains old where d.id = ? and d.status <> 'verified' and old.id = d.id
+           returning d.id, d.organization_id, d.hostname, old.status as old_status, d.status, old.last_error as old_error, d.last_error`,
+          [now, now, id],
+        );
+        await recordAudit(this.em, ...statusChanges(taken));
         return 'taken';
       }
       if (rows.length === 0) return null;
-      await this.em.execute(
-        `update domains set status = 'failed', last_error = 'taken', updated_at = ? where hostname = ? and id <> ? and status <> 'verified'`,
+      const others = await this.em.execute<StatusChange[]>(
+        `update domains d set status = 'failed', last_error = 'taken', updated_at = ?
+           from domains old where d.hostname = ? and d.id <> ? and d.status <> 'verified' and old.id = d.id
+         returning d.id, d.organization_id, d.hostname, old.status as old_status, d.status, old.last_error as old_error, d.last_error`,
         [now, rows[0].hostname, id],
       );
+      // Claims of other workspaces lost the name to this one: their logs say `system`, never who verified it here.
+      await recordAudit(this.em, ...statusChanges(rows), ...statusChanges(others).map((e) => ({ ...e, actor: SYSTEM_ACTOR })));
       return 'verified';
     }
-    await this.em.execute(
-      `update domains set checked_at = ?, last_error = case when last_error = 'taken' then last_error else ? end,
-              status = case when status = 'pending' and created_at < ? then 'failed' else status end,
-              updated_at = case when status = 'pending' and created_at < ? then ? else updated_at end
-        where id = ? and status <> 'verified'`,
+    const checked = await this.em.execute<StatusChange[]>(
+      `update domains d set checked_at = ?, last_error = case when d.last_error = 'taken' then d.last_error else ? end,
+              status = case when d.status = 'pending' and d.created_at < ? then 'failed' else d.status end,
+              updated_at = case when d.status = 'pending' and d.created_at < ? then ? else d.updated_at end
+         from domains old where d.id = ? and d.status <> 'verified' and old.id = d.id
+       returning d.id, d.organization_id, d.hostname, old.status as old_status, d.status, old.last_error as old_error, d.last_error`,
       [now, result.error, failBefore, failBefore, now, id],
     );
+    await recordAudit(this.em, ...statusChanges(checked));
     return null;
   }
 
   /** Pending claims older than `failBefore` become `failed` (`last_error` kept, `expired` when none was recorded):
    * a claim does not stay pending past its 7 days even when no check of it ran. Returns how many. */
   async expirePending(failBefore: Date): Promise<number> {
-    const rows = await this.em.execute<{ id: string }[]>(
-      `update domains set status = 'failed', last_error = coalesce(last_error, 'expired'), updated_at = now()
-        where status = 'pending' and created_at < ? returning id`,
+    const rows = await this.em.execute<StatusChange[]>(
+      `update domains d set status = 'failed', last_error = coalesce(d.last_error, 'expired'), updated_at = now()
+         from domains old where d.status = 'pending' and d.created_at < ? and old.id = d.id
+       returning d.id, d.organization_id, d.hostname, old.status as old_status, d.status, old.last_error as old_error, d.last_error`,
       [failBefore],
     );
+    await recordAudit(this.em, ...statusChanges(rows));
     return rows.length;
   }
 
@@ -136,7 +191,10 @@ export class DomainsRepository {
   /** Deletes the domain; DomainInUseError when a code still names it (the foreign key from qr_codes). */
   async delete(domain: Domain): Promise<void> {
     try {
-      await this.em.execute('delete from domains where id = ? and organization_id = ?', [domain.id, domain.organizationId]);
+      const gone = await this.em.execute<{ hostname: string }[]>('delete from domains where id = ? and organization_id = ? returning hostname', [domain.id, domain.organizationId]);
+      if (gone[0]) {
+        await recordAudit(this.em, { organizationId: domain.organizationId, action: 'domain.deleted', resource: { type: 'domain', id: domain.id }, changes: { hostname: [gone[0].hostname, null] } });
+      }
     } catch (err) {
       if (err instanceof ForeignKeyConstraintViolationException) throw new DomainInUseError(domain.id);
       throw err;

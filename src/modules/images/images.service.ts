@@ -28,10 +28,12 @@ export class ImagesService implements OnModuleDestroy {
     await this.agent.close();
   }
 
-  /** Fetches the logo once, checks and normalizes it, stores it; returns its storage key (a PNG). */
-  async prepareLogo(url: string): Promise<string> {
+  /** Fetches the logo once, checks and normalizes it, stores it; returns its storage key (a PNG). `beforeStore` runs
+   * once the key is known and before the object is written (the caller pins the key against concurrent deletes). */
+  async prepareLogo(url: string, beforeStore?: (key: string) => Promise<void>): Promise<string> {
     const png = await this.loadLogo(url);
     const key = contentKey(png, 'png');
+    await beforeStore?.(key);
     await this.storage.put(key, png, 'image/png');
     return key;
   }
@@ -53,9 +55,10 @@ export class ImagesService implements OnModuleDestroy {
     return stored.bytes;
   }
 
-  /** Stores an SVG under its content hash; returns the key. */
-  async storeSvg(svg: string): Promise<string> {
+  /** Stores an SVG under its content hash; returns the key. `beforeStore` as for prepareLogo. */
+  async storeSvg(svg: string, beforeStore?: (key: string) => Promise<void>): Promise<string> {
     const key = contentKey(svg, 'svg');
+    await beforeStore?.(key);
     await this.storage.put(key, Buffer.from(svg), 'image/svg+xml');
     return key;
   }

@@ -118,9 +118,10 @@ export class McpService implements OnModuleInit {
       }
       this.checkRoute(tool.route, auth);
       const input = await this.parse(tool, args ?? {});
-      // The audit log names the key (or member) behind the tool call, over HTTP and stdio alike.
+      // The audit log names the key (or member) behind the tool call, over HTTP and stdio alike, and the tool call's
+      // request id (the one its log line and error envelope carry).
       const actor = auth.actor ? { type: 'user' as const, id: auth.actor.id, email: auth.actor.email } : { type: 'api_key' as const, id: auth.keyId };
-      const result = await asActor(actor, () => RequestContext.create(this.em, () => tool.run(this.services, auth, input)));
+      const result = await asActor(actor, () => RequestContext.create(this.em, () => tool.run(this.services, auth, input)), requestId);
       this.logger.log({ request_id: requestId, tool: name, ms: Date.now() - started }, 'tool call');
       return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result as Record<string, unknown> };
     } catch (err) {

@@ -8,6 +8,7 @@ import { MembersService } from './members.service';
 import { SessionAuthService } from './session-auth.service';
 import { SessionController } from './session.controller';
 import { SessionsService } from './sessions.service';
+import { SsoService } from './sso.service';
 
 /** API process: sign-in and sessions, members and invitations, the signed-in user. Global so that the request guards
  * (and key management's guard) find the session authenticator. */
@@ -15,7 +16,7 @@ import { SessionsService } from './sessions.service';
 @Module({
   imports: [TokensApiModule, MailModule],
   controllers: [SessionController, MembersController, InvitationsController, UsersController],
-  providers: [ManagerGuard, SessionsService, MembersService, SessionAuthService, { provide: SESSION_AUTHENTICATOR, useExisting: SessionAuthService }],
+  providers: [ManagerGuard, SessionsService, SsoService, MembersService, SessionAuthService, { provide: SESSION_AUTHENTICATOR, useExisting: SessionAuthService }],
   exports: [SESSION_AUTHENTICATOR],
 })
 export class MembersApiModule {}

@@ -222,7 +222,7 @@ export class MembersService {
         passwordHash ?? null,
         user.id,
       ]);
-      return this.sessions.start(em, reply, { ...user, name }, row.organization_id);
+      return this.sessions.start(em, reply, { ...user, name }, row.organization_id, 'invitation');
     });
   }
 

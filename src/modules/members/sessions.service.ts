@@ -38,6 +38,8 @@ export const REFRESH_TTL_MS = 30 * 86_400_000;
 /** Failed sign-ins allowed per minute, per e-mail address and per client address. */
 export const SIGN_IN_FAILURES_PER_MINUTE = 10;
 
+export type SignInMethod = 'password' | 'email_link' | 'invitation' | 'sso';
+
 const INVALID = 'The e-mail address or password is not correct';
 
 /** Sign-in (password, e-mail link), the short-lived session JWT and the rotating refresh cookie. */
@@ -53,6 +55,11 @@ export class SessionsService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
+  /** Whether Scanlink issues sessions itself (DASHBOARD_JWT_SECRET): password, link and single sign-on need it. */
+  get issuesSessions(): boolean {
+    return this.config.dashboardJwtSecret !== undefined;
+  }
+
   async signInWithPassword(req: FastifyRequest, reply: FastifyReply, body: { email: string; password: string; organization_id?: string }): Promise<SessionDto> {
     const email = normalizeEmail(body.email);
     await this.refuseWhenThrottled(email, req.ip);
@@ -64,7 +71,7 @@ export class SessionsService {
       await this.countFailure(email, req.ip);
       throw new ApiException('invalid_credentials', INVALID);
     }
-    return this.start(em, reply, user, body.organization_id);
+    return this.start(em, reply, user, body.organization_id, 'password');
   }
 
   /** Sends a sign-in link when the address belongs to a user; the answer never says whether it did. */
@@ -93,11 +100,12 @@ export class SessionsService {
     const used = await consumeAuthToken(em, 'sign_in', token);
     const user = used && (await findUser(em, used.user_id));
     if (!user) throw new ApiException('unauthorized', 'This sign-in link is unknown, used or expired: ask for a new one');
-    return this.start(em, reply, user);
+    return this.start(em, reply, user, undefined, 'email_link');
   }
 
-  /** A session for this user in the named workspace, or in the first one they belong to. */
-  async start(em: EntityManager, reply: FastifyReply, user: UserRow, organizationId?: string): Promise<SessionDto> {
+  /** A session for this user in the named workspace, or in the first one they belong to. `method` (how they proved who
+   * they are) goes to the audit entry. */
+  async start(em: EntityManager, reply: FastifyReply, user: UserRow, organizationId?: string, method?: SignInMethod): Promise<SessionDto> {
     const memberships = await activeMembershipsOf(em, user.id);
     const membership = organizationId ? memberships.find((m) => m.organization_id === organizationId) : memberships[0];
     if (!membership) {
@@ -109,6 +117,7 @@ export class SessionsService {
       organizationId: membership.organization_id,
       action: 'session.created',
       resource: { type: 'session', id: refresh.id },
+      changes: method ? { method: [null, method] } : undefined,
       actor: { type: 'user', id: user.id, email: user.email },
     });
     this.setRefreshCookie(reply, refresh.token);

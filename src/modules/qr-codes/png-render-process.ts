@@ -8,33 +8,50 @@ import type { RasterFormat } from '../rendering/rendering.service';
 
 /** PNGs wider than this are drawn in the child process; smaller ones cost little memory and stay in-process. */
 export const OUT_OF_PROCESS_PNG_SIZE = 1500;
-/** The child is replaced after this many images, and stopped when idle, so its memory is given back. */
-const RENDERS_PER_CHILD = 10;
+/** The child is replaced after this many images, and stopped when idle, so its memory is given back. Images are drawn
+ * straight into a raw buffer (no librsvg surface), so the child's memory stays level and it can serve many. */
+const RENDERS_PER_CHILD = 200;
+/** Images the child draws at once: two use both cores of a small machine (one encodes while the other draws). */
+const IN_FLIGHT = 2;
 const IDLE_MS = 10_000;
 
 type Pending = { child: ChildProcess; resolve(png: Buffer): void; reject(err: Error): void };
 type Reply = { id: number; png?: Uint8Array; error?: { code?: ErrorCode; message: string; field?: string } };
 
 /**
- * Large PNGs (a 4,000 px rasterization holds several hundred MB of native memory, which the allocator keeps after)
- * are drawn in one child process (png-render.child.ts), one image at a time: the api's memory stays flat however many
- * images a ZIP holds, and the child is recycled every RENDERS_PER_CHILD images (its memory is given back) and after IDLE_MS of quiet.
+ * Large PNGs (a 4,000 px image is a 16–64 MB pixel buffer plus the encoder's memory, which the allocator keeps after)
+ * are drawn in one child process (png-render.child.ts), at most IN_FLIGHT at a time: the api's memory stays flat however
+ * many images a ZIP holds, and the child is recycled every RENDERS_PER_CHILD images (its memory is given back, once
+ * the images it is drawing are answered) and after IDLE_MS of quiet.
  */
 export class PngRenderProcess {
   private child: ChildProcess | null = null;
   private served = 0;
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
-  private queue: Promise<unknown> = Promise.resolve();
   private idle: NodeJS.Timeout | null = null;
+  private inFlight = 0;
+  private readonly waiting: Array<() => void> = [];
+  /** Children replaced while they were still drawing: each exits once its last image is answered. */
+  private readonly retiring = new Set<ChildProcess>();
 
-  constructor(private readonly rendersPerChild = RENDERS_PER_CHILD) {}
+  constructor(
+    private readonly rendersPerChild = RENDERS_PER_CHILD,
+    private readonly inFlightMax = IN_FLIGHT,
+  ) {}
 
-  /** One at a time, in order: the child never holds two rasterizations. */
-  render(payload: string, design: Design, logo: Buffer | null, size: number, format: RasterFormat = 'png'): Promise<Buffer> {
-    const run = this.queue.then(() => this.send(payload, design, logo, size, format));
-    this.queue = run.catch(() => undefined);
-    return run;
+  /** At most IN_FLIGHT at once, the others wait in order. */
+  async render(payload: string, design: Design, logo: Buffer | null, size: number, format: RasterFormat = 'png'): Promise<Buffer> {
+    if (this.inFlight >= this.inFlightMax) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    else this.inFlight++;
+    try {
+      return await this.send(payload, design, logo, size, format);
+    } finally {
+      // A finishing request hands its place straight to the next one, so the count never overshoots.
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.inFlight--;
+    }
   }
 
   stop(): void {
@@ -43,11 +60,28 @@ export class PngRenderProcess {
     const child = this.child;
     this.child = null;
     if (child && child.exitCode === null) child.kill();
+    for (const old of this.retiring) if (old.exitCode === null) old.kill();
+    this.retiring.clear();
+  }
+
+  private pendingOn(child: ChildProcess): number {
+    let count = 0;
+    for (const p of this.pending.values()) if (p.child === child) count++;
+    return count;
+  }
+
+  /** Replaces the child: it exits now if it has nothing to answer, else after its last answer. */
+  private retire(): void {
+    const child = this.child;
+    this.child = null;
+    if (!child) return;
+    if (this.pendingOn(child) === 0) child.kill();
+    else this.retiring.add(child);
   }
 
   private send(payload: string, design: Design, logo: Buffer | null, size: number, format: RasterFormat): Promise<Buffer> {
     if (this.idle) clearTimeout(this.idle);
-    if (this.child && this.served >= this.rendersPerChild) this.stop();
+    if (this.child && this.served >= this.rendersPerChild) this.retire();
     const child = this.child ?? this.start();
     this.served++;
     const id = this.nextId++;
@@ -55,7 +89,12 @@ export class PngRenderProcess {
       this.pending.set(id, { child, resolve, reject });
       child.send({ id, payload, design, logo, size, format });
     }).finally(() => {
-      this.idle = setTimeout(() => this.stop(), IDLE_MS);
+      if (this.retiring.has(child) && this.pendingOn(child) === 0) {
+        this.retiring.delete(child);
+        child.kill();
+      }
+      if (this.idle) clearTimeout(this.idle);
+      this.idle = setTimeout(() => this.pending.size === 0 && this.stop(), IDLE_MS);
       this.idle.unref();
     });
   }
@@ -82,6 +121,7 @@ export class PngRenderProcess {
     });
     child.once('exit', () => {
       if (this.child === child) this.child = null;
+      this.retiring.delete(child);
       // Only this child's requests: a recycled child exits while its successor may already be drawing.
       for (const [id, waiting] of this.pending) {
         if (waiting.child !== child) continue;

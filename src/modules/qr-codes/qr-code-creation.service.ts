@@ -6,7 +6,9 @@ import { newId, newShortCode } from '../../common/ids';
 import { EventsService } from '../events/events.service';
 import type { Design } from '../rendering/design';
 import { QrCode, type QrKind } from './qr-code.entity';
-import { QrCodeImagesService } from './qr-code-images.service';
+import { QrCodeImagesService, type StoragePins } from './qr-code-images.service';
+
+export type { StoragePins };
 import { presentQrCode, scanOrigin, shortUrl } from './qr-code.presenter';
 import type { QrCodeDto } from './dto/qr-code-response.dto';
 import { assertGs1IdentifierFree, assertRoomFor, planCountOf } from './qr-code-limits';
@@ -52,13 +54,23 @@ export class QrCodeCreationService {
     return presentQrCode(code, { scanBaseUrl: this.config.scanBaseUrl, imageUrl: (k) => this.images.url(k) });
   }
 
-  /** The stored logo of the draft's design (fetched, checked and stored), or null without a logo. */
-  logoOf(draft: CodeDraft): Promise<string | null> {
-    return this.images.prepareLogo(draft.design);
+  /** New pins for what a writer stores (see QrCodeImagesService.pins); unpin them once its codes are committed. */
+  pins(): StoragePins {
+    return this.images.pins();
   }
 
-  /** The new code, not yet inserted: a fresh short code, its SVG drawn and stored. `id` reserves the id (batches). */
-  async render(auth: AuthContext, draft: CodeDraft, logoKey: string | null, id?: string): Promise<QrCode> {
+  unpin(pins: StoragePins): Promise<void> {
+    return this.images.unpin(pins);
+  }
+
+  /** The stored logo of the draft's design (fetched, checked, pinned and stored), or null without a logo. */
+  logoOf(draft: CodeDraft, pins: StoragePins): Promise<string | null> {
+    return this.images.prepareLogo(draft.design, pins);
+  }
+
+  /** The new code, not yet inserted: a fresh short code, its SVG drawn, pinned and stored. `id` reserves the id
+   * (batches). */
+  async render(auth: AuthContext, draft: CodeDraft, logoKey: string | null, pins: StoragePins, id?: string): Promise<QrCode> {
     const prefix = draft.kind === 'dynamic' ? 'qr' : 'sqr';
     const shortCode = newShortCode();
     const now = new Date();
@@ -83,7 +95,7 @@ export class QrCodeCreationService {
     );
     const payload = this.payloadOf(code);
     if (draft.namedAfterPayload && draft.values.name === undefined) code.name = payload.slice(0, 255);
-    code.imageKey = await this.images.store(payload, draft.design, logoKey);
+    code.imageKey = await this.images.store(payload, draft.design, logoKey, pins);
     return code;
   }
 
@@ -128,10 +140,19 @@ export class QrCodeCreationService {
     const gs1Key = draft.values.gs1Key ?? null;
     const domainId = draft.values.domainId ?? null;
     if (which) await this.em.transactional((em) => assertRoomFor(em, auth, which));
-    const logoKey = draft.design.logo ? await this.logoOf(draft) : null;
+    const pins = this.pins();
+    try {
+      return await this.createPinned(auth, draft, pins, which, gs1Key, domainId);
+    } finally {
+      await this.unpin(pins);
+    }
+  }
+
+  private async createPinned(auth: AuthContext, draft: CodeDraft, pins: StoragePins, which: ReturnType<typeof planCountOf>, gs1Key: string | null, domainId: string | null): Promise<QrCode> {
+    const logoKey = draft.design.logo ? await this.logoOf(draft, pins) : null;
     try {
       for (let attempt = 0; attempt < 5; attempt++) {
-        const code = await this.render(auth, draft, logoKey);
+        const code = await this.render(auth, draft, logoKey, pins);
         const ok = await this.em
           .transactional(async (em) => {
             if (which) await assertRoomFor(em, auth, which);

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/postgresql';
 import { ImagesService } from '../images/images.service';
@@ -5,8 +6,14 @@ import type { Design } from '../rendering/design';
 import type { ImageRequest } from '../rendering/image-request';
 import { RenderingService } from '../rendering/rendering.service';
 import { decodeImage, type ScannabilityReport } from '../rendering/scannability';
-import { holdKeys, queueUnusedKeys, sweepStorageDeletes } from './image-references.repository';
+import { holdKeys, pinKeys, queueUnusedKeys, sweepStorageDeletes, unpinKeys } from './image-references.repository';
 import { OUT_OF_PROCESS_PNG_SIZE, PngRenderProcess } from './png-render-process';
+
+/** A writer's pins: every object it stores is pinned under its token (image-references.repository.ts) until unpin(),
+ * so no concurrent delete of the same content-addressed key removes it before the writer's code refers to it. */
+export interface StoragePins {
+  readonly token: string;
+}
 
 /**
  * The images of QR codes: the stored SVG behind image_url and the design's logo. Rendering draws (pure), the images
@@ -38,14 +45,27 @@ export class QrCodeImagesService implements OnModuleDestroy {
     this.fitting.add(key);
   }
 
-  /** The stored logo of a design (fetched, checked and stored once), or null when it has none. */
-  async prepareLogo(design: Design): Promise<string | null> {
-    return design.logo ? this.images.prepareLogo(design.logo.url) : null;
+  /** New pins for a writer: pass them to prepareLogo and store, and unpin them once its codes are committed (or it
+   * gave up), in a `finally`. */
+  pins(): StoragePins {
+    return { token: randomUUID() };
   }
 
-  /** Draws the code's SVG and stores it; returns its key. */
-  async store(payload: string, design: Design, logoKey: string | null): Promise<string> {
-    return this.images.storeSvg(await this.rendering.renderSvg(payload, design, await this.logo(design, logoKey)));
+  /** The writer is done: its pins go, and what it stored but did not reference is deleted now (unless shared). */
+  async unpin(pins: StoragePins): Promise<void> {
+    const left = await unpinKeys(this.em.fork(), pins.token);
+    if (left.length) await this.deleteQueued(left);
+  }
+
+  /** The stored logo of a design (fetched, checked, pinned and stored once), or null when it has none. */
+  async prepareLogo(design: Design, pins: StoragePins): Promise<string | null> {
+    return design.logo ? this.images.prepareLogo(design.logo.url, (key) => pinKeys(this.em.fork(), pins.token, [key])) : null;
+  }
+
+  /** Draws the code's SVG, pins and stores it; returns its key. */
+  async store(payload: string, design: Design, logoKey: string | null, pins: StoragePins): Promise<string> {
+    const svg = await this.rendering.renderSvg(payload, design, await this.logo(design, logoKey));
+    return this.images.storeSvg(svg, (key) => pinKeys(this.em.fork(), pins.token, [key]));
   }
 
   onModuleDestroy(): void {

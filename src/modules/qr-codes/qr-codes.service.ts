@@ -25,7 +25,7 @@ import type { CreateGs1QrCodeDto } from '../gs1/gs1.dto';
 import { assertGs1IdentifierFree, assertGs1PrefixGranted, assertRoomFor, countLive, gs1TakenError, isGs1KeyConflict, planCountOf } from './qr-code-limits';
 import { gs1Kind } from '../gs1/gs1-kind';
 import { targetDraft } from './qr-code-draft';
-import { QrCodeImagesService } from './qr-code-images.service';
+import { QrCodeImagesService, type StoragePins } from './qr-code-images.service';
 import { listQrCodes } from './qr-codes.list';
 import { type CodeDraft, QrCodeCreationService } from './qr-code-creation.service';
 import { templateDesign } from '../templates/templates.repository';
@@ -148,6 +148,16 @@ export class QrCodesService {
   }
 
   async update(auth: AuthContext, id: string, body: UpdateQrCodeDto): Promise<QrCodeDto> {
+    // A new image or logo is pinned from before it is stored until the code's new row is committed (or refused).
+    const pins = this.images.pins();
+    try {
+      return await this.updateWith(auth, id, body, pins);
+    } finally {
+      await this.images.unpin(pins);
+    }
+  }
+
+  private async updateWith(auth: AuthContext, id: string, body: UpdateQrCodeDto, pins: StoragePins): Promise<QrCodeDto> {
     const code = await this.findLive(auth, id);
     // A target-typed code is patched through its handler; a GS1 code (no handler) through its kind's own fields.
     const handler = gs1Kind.owns(code) ? null : storedHandler(code.type);
@@ -193,7 +203,7 @@ export class QrCodesService {
       else {
         // Refusals first, so that a refused request leaves no fetched logo behind.
         this.images.assertFits(this.payloadOf(code), design);
-        if (design.logo?.url !== current.logo?.url) logoKey = await this.images.prepareLogo(design);
+        if (design.logo?.url !== current.logo?.url) logoKey = await this.images.prepareLogo(design, pins);
       }
     }
 
@@ -215,7 +225,7 @@ export class QrCodesService {
       changes.design = design as unknown as Record<string, unknown>;
       changes.logoKey = logoKey;
       const payload = this.payloadOf(code); // fits: checked before the logo was fetched
-      newImageKey = await this.images.store(payload, design, logoKey);
+      newImageKey = await this.images.store(payload, design, logoKey, pins);
       if (newImageKey !== code.imageKey) changes.imageKey = newImageKey;
     }
     if (Object.keys(changes).length === 0) return this.present(code);

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { lockOrganization } from '../accounts/organizations.repository';
+import { recordAudit } from '../audit/audit.repository';
 import { GS1_CODES_SQL } from '../gs1/gs1-codes';
 import { queueUnusedKeys } from './image-references.repository';
 
@@ -66,18 +67,32 @@ export async function purgeTrash(
       conditions.push('deleted_at < ?');
       params.push(opts.olderThan);
     }
-    const rows = await em.execute<PurgedCode[]>(
-      `with d as (
-         delete from qr_codes where id in (select id from qr_codes where ${conditions.join(' and ')} limit ?)
-         returning id, image_key, logo_key, domain_id, gs1_key
-       ), retired as (
-         insert into gs1_retired_identifiers (domain_key, gs1_key, retired_until)
-         select distinct coalesce(domain_id, ''), gs1_key, now() + make_interval(days => ?) from d where gs1_key is not null
-         on conflict (domain_key, gs1_key) do update set retired_until = greatest(gs1_retired_identifiers.retired_until, excluded.retired_until)
-       )
-       select id, image_key, logo_key from d`,
-      [...params, opts.batch ?? 500, opts.gs1RetirementDays ?? 365],
-    );
+    // Each round deletes and records its deletions in one transaction (the audit log names every purged code; the
+    // actor is the scope's: `system` for the worker's retention, `cli` for the operator's command).
+    const rows = await em.transactional(async (tx) => {
+      const purged = await tx.execute<Array<PurgedCode & { organization_id: string; short_code: string }>>(
+        `with d as (
+           delete from qr_codes where id in (select id from qr_codes where ${conditions.join(' and ')} limit ?)
+           returning id, organization_id, short_code, image_key, logo_key, domain_id, gs1_key
+         ), retired as (
+           insert into gs1_retired_identifiers (domain_key, gs1_key, retired_until)
+           select distinct coalesce(domain_id, ''), gs1_key, now() + make_interval(days => ?) from d where gs1_key is not null
+           on conflict (domain_key, gs1_key) do update set retired_until = greatest(gs1_retired_identifiers.retired_until, excluded.retired_until)
+         )
+         select id, organization_id, short_code, image_key, logo_key from d`,
+        [...params, opts.batch ?? 500, opts.gs1RetirementDays ?? 365],
+      );
+      await recordAudit(
+        tx,
+        ...purged.map((r) => ({
+          organizationId: r.organization_id,
+          action: 'qr_code.purged',
+          resource: { type: 'qr_code', id: r.id },
+          changes: { status: ['trashed', null] as [unknown, unknown], short_code: [r.short_code, null] as [unknown, unknown] },
+        })),
+      );
+      return purged;
+    });
     deleted += rows.length;
     for (const r of rows) {
       if (r.image_key) orphanKeys.add(r.image_key);

@@ -92,6 +92,12 @@ function textPath(text: string, band: Rect): string {
   return out.join('');
 }
 
+/** How far (module units) the frame's coloured shape reaches inside the symbol's square [0, t]²: the rounded box's
+ * hole has rounded corners, so its corners paint into the quiet zone's outer corners; 0 for the other styles. */
+export function frameInset(t: number, frame: Frame): number {
+  return frame.style === 'rounded_box' ? (t * 0.07) / 2 : 0;
+}
+
 /**
  * The frame around a symbol whose image (symbol + quiet zone) is `t` modules wide. Proportions follow `t`, so a frame
  * looks the same on a short URL and on a 1,000-character text. `box`/`rounded_box`: a border with the text in a band

@@ -140,7 +140,39 @@ describe('PDF', () => {
   });
 });
 
-describe('PNG drawn straight into pixels (whole-module designs)', () => {
+describe('PNG drawn straight into pixels (every design)', () => {
+  it.each([
+    ['dots, rounded eyes, linear gradient', { shapes: { body: 'dots', eye_frame: 'rounded', eye_ball: 'circle' }, gradient: { start: '#0b3d91', end: '#8b0000', type: 'linear' } }, false],
+    ['rounded, circle eyes, radial gradient', { shapes: { body: 'rounded', eye_frame: 'circle', eye_ball: 'square' }, gradient: { start: '#000000', end: '#1a237e', type: 'radial' } }, false],
+    ['classy with eye colours', { shapes: { body: 'classy', eye_frame: 'square', eye_ball: 'rounded' }, eye_colors: { frame: '#004d40', ball: '#b71c1c' } }, false],
+    ['extra-rounded, transparent, logo', { shapes: { body: 'extra-rounded', eye_frame: 'circle', eye_ball: 'circle' }, transparent_background: true, logo: { url: 'https://example.com/l.png' } }, true],
+    ['banner_bottom frame', { frame: { style: 'banner_bottom', text: 'Scan for the menu' } }, false],
+    ['banner_top frame', { frame: { style: 'banner_top', text: 'Menu' } }, false],
+    ['box frame, logo', { frame: { style: 'box', text: 'Scan me' }, logo: { url: 'https://example.com/l.png', clear_background: false } }, true],
+    ['rounded_box frame, colours, transparent', { frame: { style: 'rounded_box', text: LONG_TEXT, color: '#004d40', text_color: '#fffde7' }, colors: { foreground: '#1a237e' }, transparent_background: true }, false],
+  ] as const)('%s: matches what librsvg draws from the SVG, within edge pixels', async (_label, fields, withLogo) => {
+    const design = parseDesign(fields);
+    for (const size of [300, 1000]) {
+      const png = await rendering.renderPng(URL, design, withLogo ? logo : null, size);
+      const fast = await sharp(png).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+      const slow = await sharp(Buffer.from(await rendering.renderSvg(URL, design, withLogo ? logo : null, size))).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+      expect([fast.info.width, fast.info.height]).toEqual([slow.info.width, slow.info.height]);
+      let differing = 0;
+      for (let i = 0; i < fast.data.length; i++) if (Math.abs(fast.data[i] - slow.data[i]) > 64) differing++;
+      // Modules are snapped to whole pixels here; only pixels along edges may differ.
+      expect(differing / fast.data.length).toBeLessThan(0.05);
+      // A transparent background keeps its alpha channel; an opaque one has none.
+      expect((await sharp(png).metadata()).hasAlpha).toBe(design.transparent_background);
+      await expectDecodes(png, URL, `${_label} ${size}`);
+    }
+  });
+
+  it('keeps a black-on-white framed code one channel, and a coloured one three', async () => {
+    expect((await sharp(await rendering.renderPng(URL, framed('box'), null, 600)).metadata()).channels).toBe(1);
+    const coloured = parseDesign({ frame: { style: 'box', color: '#004d40' } });
+    expect((await sharp(await rendering.renderPng(URL, coloured, null, 600)).metadata()).channels).toBe(3);
+  });
+
   it('matches what librsvg draws from the SVG, within edge pixels', async () => {
     for (const size of [300, 1000]) {
       const design = parseDesign({ eye_colors: { frame: '#1a237e', ball: '#b71c1c' }, colors: { foreground: '#222222', background: '#fafafa' } });

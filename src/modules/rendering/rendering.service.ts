@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import sharp from 'sharp';
 import { ApiException } from '../../common/errors/api.exception';
 import type { Design } from './design';
 import { logoImage } from './logo-image';
 import { type ScannabilityReport, scannabilityReport } from './scannability';
-import { fastRaster, fastRasterEligible } from './qr-raster';
+import { drawRaster } from './qr-raster';
 import { PRINT_MM_MAX, PRINT_MM_MIN, sceneToPdf } from './qr-pdf';
 import { buildScene, drawSvg, encodeMatrix, imageCanvas, longestSide, minPixelsPerModule, type Matrix } from './qr-svg';
 
@@ -107,15 +106,8 @@ export class RenderingService {
   async renderRaster(format: RasterFormat, payload: string, design: Design, logo: Buffer | null, size: number): Promise<Buffer> {
     const matrix = this.checkRasterSize(payload, design, size);
     const image = design.logo && logo ? logoImage(logo) : null;
-    // Whole-module designs are drawn straight into pixels: no SVG, no librsvg (several times faster at every size).
-    if (fastRasterEligible(design)) return this.pngSlots.run(() => fastRaster(matrix, design, image, image ? logo : null, size, format));
-    const svg = drawSvg(matrix, design, { size, logo: image });
-    // A 4000 px rasterization holds a few hundred MB for a moment: at most PNG_CONCURRENCY run at once per process.
-    return this.pngSlots.run(() => {
-      let image = sharp(Buffer.from(svg), { density: 72 });
-      if (!design.transparent_background) image = image.removeAlpha();
-      // WebP: lossless (a QR code is flat colour; lossy artefacts blur module edges), low effort (speed over bytes).
-      return (format === 'webp' ? image.webp({ lossless: true, effort: 1 }) : image.png({ compressionLevel: 6 })).toBuffer();
-    });
+    // Drawn straight into pixels (qr-raster.ts): no SVG, no librsvg. A 4000 px image is a 16–64 MB buffer plus the
+    // encoder's: at most PNG_CONCURRENCY run at once per process.
+    return this.pngSlots.run(() => drawRaster(matrix, design, image, image ? logo : null, size, format));
   }
 }

@@ -1,6 +1,7 @@
 import { isbot } from 'isbot';
 import { UAParser } from 'ua-parser-js';
 import type { ScanContext } from './scan-contract';
+import { loadGeoIp } from '../../common/geo/geoip';
 
 export interface ScanRequestFacts {
   userAgent?: string;
@@ -49,17 +50,8 @@ export function primaryLanguage(acceptLanguage: string | undefined): string | nu
   return /^[a-z]{2,3}$/.test(primary) ? primary : null;
 }
 
-type GeoIp = typeof import('geoip-lite');
-let geoIp: GeoIp | undefined;
-
-/**
- * geoip-lite, loaded on first use: requiring it reads its whole database into memory (about 150 MB and 300 ms), which
- * only the processes that geolocate (the scan host) should pay. The scan host calls this when it starts.
- */
-export function loadGeoIp(): GeoIp {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return (geoIp ??= require('geoip-lite') as GeoIp);
-}
+// geoip-lite is loaded once per process, on first use (common/geo: the api's audit log uses it too).
+export { loadGeoIp };
 
 /** Where a scan came from, as far as the address tells. */
 export interface Place {

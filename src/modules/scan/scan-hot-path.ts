@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
 import { REDIS } from '../../common/redis/redis.provider';
 import { VisitorSalts } from './visitor-salt';
 import { APP_CONFIG, AppConfig } from '../../common/config/config';
-import { clientIp, parseTrustProxy, type TrustProxy } from '../../common/http/client-address';
+import { arrivedOverHttps, clientIp, parseTrustProxy, STRICT_TRANSPORT_SECURITY, type TrustProxy } from '../../common/http/client-address';
 import { countScanAnswer } from '../../common/metrics/metrics';
 import { DomainHostCache } from '../domains/domain-host-cache';
 import { hostnameOf, malformedHost, siteKey } from '../domains/scan-site';
@@ -25,7 +25,7 @@ import { ownPathsOf } from '../qr-codes/code-kinds';
 import { DOWNLOAD_SUFFIXES } from '../targets/registry';
 import type { OwnPaths } from '../targets/target-handler';
 import { OwnPathMemo } from './own-path-memo';
-import { copyForeignHeaders, ownPathAnswer, type OwnPathResult, prepareOwnPathAnswer, type PreparedAnswer, writePreparedAnswer } from './scan-own-paths';
+import { copyForeignHeaders, ownPathAnswer, type OwnPathResult, prepareOwnPathAnswer, type PreparedAnswer, SCAN_SECURITY_HEADERS, writePreparedAnswer } from './scan-own-paths';
 
 /** `/{short_code}` and `/{short_code}<suffix>` for the download suffixes the target types serve (`.vcf`, `.ics`), with
  * an optional trailing slash and any query string (ignored); `/metrics` (seven characters too, never a short code) goes
@@ -118,7 +118,7 @@ export class ScanHotPath implements OnModuleInit, OnApplicationShutdown {
       // Two Host headers (joined by the server with ', '), a malformed port or name: 400 before any route or cache
       // sees the value (every request of the scan host passes here, Nest's routes included).
       if (malformedHost(req.headers.host)) {
-        writePreparedAnswer(req, res, badHost, pooledId('req'));
+        writePreparedAnswer(req, res, badHost, pooledId('req'), arrivedOverHttps(req, this.trust));
         return true;
       }
       const method = req.method;
@@ -144,7 +144,7 @@ export class ScanHotPath implements OnModuleInit, OnApplicationShutdown {
       } else {
         this.cache.load(site, shortCode).then(
           (loaded) => this.answer(req, res, loaded, suffix, version, done),
-          (err: Error) => this.unavailable(res, err, version, done),
+          (err: Error) => this.unavailable(req, res, err, version, done),
         );
       }
       return true;
@@ -190,7 +190,7 @@ export class ScanHotPath implements OnModuleInit, OnApplicationShutdown {
       countable = answer.countable;
       if (answer.location !== undefined) {
         status = 302;
-        res.writeHead(302, {
+        const headers: OutgoingHttpHeaders = {
           Location: answer.location,
           'Cache-Control': 'no-store',
           'Content-Length': '0',
@@ -198,13 +198,17 @@ export class ScanHotPath implements OnModuleInit, OnApplicationShutdown {
           'Referrer-Policy': 'strict-origin-when-cross-origin',
           'Request-Id': requestId,
           'Scanlink-Version': version,
-        });
+        };
+        // HSTS when the scan arrived over https (TLS here, or X-Forwarded-Proto from a trusted proxy).
+        if (arrivedOverHttps(req, this.trust)) headers['Strict-Transport-Security'] = STRICT_TRANSPORT_SECURITY;
+        res.writeHead(302, headers);
         res.end();
       } else {
         const page = answer.page;
         const body = typeof page.body === 'string' ? Buffer.from(page.body) : page.body;
         const headers: OutgoingHttpHeaders = { 'Content-Length': String(body.length), 'Request-Id': requestId, 'Scanlink-Version': version };
         copyForeignHeaders(page.headers, headers);
+        if (arrivedOverHttps(req, this.trust)) headers['Strict-Transport-Security'] = STRICT_TRANSPORT_SECURITY;
         status = page.status;
         res.writeHead(status, headers);
         res.end(req.method === 'HEAD' ? undefined : body);
@@ -212,7 +216,7 @@ export class ScanHotPath implements OnModuleInit, OnApplicationShutdown {
     } catch (err) {
       this.logger.error(`scan answer failed (request ${requestId}): ${(err as Error).stack ?? String(err)}`);
       if (!res.headersSent) {
-        res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store', 'Request-Id': requestId, 'Scanlink-Version': version });
+        res.writeHead(500, this.errorHeaders(req, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store', 'Request-Id': requestId, 'Scanlink-Version': version }));
       }
       res.end(req.method === 'HEAD' ? undefined : 'Internal error');
       countScanAnswer(500);
@@ -232,7 +236,7 @@ export class ScanHotPath implements OnModuleInit, OnApplicationShutdown {
   private ownPath(paths: OwnPaths, req: IncomingMessage, res: ServerResponse, version: string, done: Done): true {
     const write = (prepared: PreparedAnswer, counted: CachedCode | undefined, expired = false): void => {
       const requestId = pooledId('req');
-      done(writePreparedAnswer(req, res, prepared, requestId), requestId);
+      done(writePreparedAnswer(req, res, prepared, requestId, arrivedOverHttps(req, this.trust)), requestId);
       if (counted && req.method === 'GET') this.count(req, counted, req.headers['user-agent'], expired);
     };
     // Host → site, as for short codes: an unknown host gets the 404 page; a custom domain is its own resolver root.
@@ -257,28 +261,38 @@ export class ScanHotPath implements OnModuleInit, OnApplicationShutdown {
     };
     try {
       const result = ownPathAnswer(paths, req, site, origin, this.cache);
-      if ('then' in result) result.then(decided, (err: Error) => this.unavailable(res, err, version, done));
+      if ('then' in result) result.then(decided, (err: Error) => this.unavailable(req, res, err, version, done));
       else decided(result);
     } catch (err) {
-      this.unavailable(res, err as Error, version, done);
+      this.unavailable(req, res, err as Error, version, done);
     }
     return true;
   }
 
   /** Postgres (and so the code) unreachable on a cache miss: a retryable 503, nothing counted. */
-  private unavailable(res: ServerResponse, err: Error, version: string, done: Done): void {
+  private unavailable(req: IncomingMessage, res: ServerResponse, err: Error, version: string, done: Done): void {
     const requestId = pooledId('req');
     this.logger.error(`code lookup failed (request ${requestId}): ${err.message}`);
-    res.writeHead(503, {
-      'Content-Type': 'text/plain; charset=utf-8',
-      'Cache-Control': 'no-store',
-      'Retry-After': '5',
-      'Request-Id': requestId,
-      'Scanlink-Version': version,
-    });
+    res.writeHead(
+      503,
+      this.errorHeaders(req, {
+        'Content-Type': 'text/plain; charset=utf-8',
+        'Cache-Control': 'no-store',
+        'Retry-After': '5',
+        'Request-Id': requestId,
+        'Scanlink-Version': version,
+      }),
+    );
     res.end('Temporarily unavailable, please try again.');
     countScanAnswer(503);
     done(503, requestId);
+  }
+
+  /** The headers of a 500 or 503 answer, with the security headers every answer of the scan host carries. */
+  private errorHeaders(req: IncomingMessage, headers: OutgoingHttpHeaders): OutgoingHttpHeaders {
+    Object.assign(headers, SCAN_SECURITY_HEADERS);
+    if (arrivedOverHttps(req, this.trust)) headers['Strict-Transport-Security'] = STRICT_TRANSPORT_SECURITY;
+    return headers;
   }
 
   /** What link controls and rules ask about this request (only built for codes that have them). */

@@ -1,4 +1,5 @@
 import type { IncomingMessage, OutgoingHttpHeader, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { STRICT_TRANSPORT_SECURITY } from '../../common/http/client-address';
 import { type ScanSite, siteKey } from '../domains/scan-site';
 import type { OwnPathAnswer, OwnPaths } from '../targets/target-handler';
 import type { OwnPathBasis } from './own-path-memo';
@@ -112,10 +113,12 @@ export function prepareOwnPathAnswer(answer: OwnPathAnswer, version: string): Pr
   return { status: answer.status, head, requestIdAt, body };
 }
 
-/** Writes a prepared answer (no body for HEAD) with this request's id; returns the status. */
-export function writePreparedAnswer(req: IncomingMessage, res: ServerResponse, prepared: PreparedAnswer, requestId: string): number {
+/** Writes a prepared answer (no body for HEAD) with this request's id, and HSTS when the request arrived over https;
+ * returns the status. */
+export function writePreparedAnswer(req: IncomingMessage, res: ServerResponse, prepared: PreparedAnswer, requestId: string, https = false): number {
   const head = prepared.head.slice();
   head[prepared.requestIdAt] = requestId;
+  if (https) head.push('Strict-Transport-Security', STRICT_TRANSPORT_SECURITY);
   res.writeHead(prepared.status, head);
   res.end(req.method === 'HEAD' ? undefined : prepared.body);
   return prepared.status;

@@ -107,7 +107,7 @@ function parseWifi(raw: string, r: FieldReader): Input {
   return { ssid: out.S, password: out.P || undefined, encryption: out.T || 'nopass', hidden: out.H === 'true' ? true : undefined };
 }
 
-export const wifiHandler = structured(
+export const wifiHandler = structured<WifiFields>(
   'wifi',
   ['ssid', 'password', 'encryption', 'hidden'],
   (r) => {
@@ -120,6 +120,6 @@ export const wifiHandler = structured(
     return { ssid, password, encryption, hidden: r.boolean('hidden') ?? false };
   },
   parseWifi,
-  (t) => wifiPayload(t as unknown as WifiFields),
+  wifiPayload,
   { schema: WifiTarget, scan: { page: (c) => wifiPage(c.target) } },
 );

@@ -10,7 +10,7 @@ export function escapeWifi(s: string): string {
 
 export interface WifiFields {
   ssid: string;
-  password?: string;
+  password?: string | null;
   encryption: 'WPA' | 'WEP' | 'nopass';
   hidden?: boolean;
 }

@@ -5,7 +5,7 @@ import { type FileKind, kindOf } from '../files/file-types';
 import { findFile } from '../files/files.repository';
 import { filePage, type StoredFileTarget } from '../hosted-pages/file-pages';
 import type { ScannedCode } from '../hosted-pages/hosted-response';
-import type { StoredTarget, TargetHandler } from './target-handler';
+import { defineHandler, type TargetHandler } from './target-handler';
 
 export class FileTarget {
   @ApiProperty({ enum: ['file', 'audio', 'video'] }) type!: string;
@@ -17,7 +17,7 @@ export class FileTarget {
 
 /** The file a code serves: the snapshot taken at creation (files never change; a file a code uses cannot be deleted). */
 function served(code: ScannedCode): ServedFile | null {
-  const f = (code.target as unknown as StoredFileTarget).file;
+  const f = code.target.file as StoredFileTarget['file'] | undefined;
   if (!f || typeof f.sha256 !== 'string') return null;
   return { sha256: f.sha256, name: f.name, contentType: f.content_type, size: f.size };
 }
@@ -27,8 +27,11 @@ function served(code: ScannedCode): ServedFile | null {
  * an image, an <audio> or <video> player) with a download button; the bytes on `/{short_code}/file`. Dynamic only,
  * page-holding.
  */
+/** What parse returns; resolve adds the file's snapshot (`file`), which every stored target has. */
+type FileTargetShape = Omit<StoredFileTarget, 'file'> & Partial<Pick<StoredFileTarget, 'file'>>;
+
 function fileTarget(type: 'file' | 'audio' | 'video', accepts: readonly FileKind[], what: string): TargetHandler {
-  return {
+  return defineHandler<FileTargetShape>({
     type,
     schema: FileTarget,
     staticCapable: false,
@@ -41,7 +44,7 @@ function fileTarget(type: 'file' | 'audio' | 'video', accepts: readonly FileKind
       return { file_id: fileId, title: r.string('title', { max: 255 }) ?? null, description: r.string('description', { max: 1000 }) ?? null };
     },
     async resolve(target, ctx) {
-      const id = target.file_id as string;
+      const id = target.file_id;
       const file = await findFile(ctx.em, ctx.owner, id);
       if (!file) throw new ApiException('not_found', `No such file: '${id}'`, { field: 'target.file_id' });
       if (!accepts.includes(kindOf(file.contentType))) {
@@ -55,12 +58,11 @@ function fileTarget(type: 'file' | 'audio' | 'video', accepts: readonly FileKind
     payload() {
       throw new Error(`${type} codes are dynamic only`);
     },
-    summary(t: StoredTarget) {
-      const { title, file } = t as unknown as StoredFileTarget;
-      return { title: title ?? file.name, file_name: file.name, content_type: file.content_type, size: file.size };
+    summary({ title, file }) {
+      return { title: title ?? file?.name ?? null, file_name: file?.name ?? null, content_type: file?.content_type ?? null, size: file?.size ?? null };
     },
     scan: { page: (c) => filePage(c), files: { file: served } },
-  };
+  });
 }
 
 export const fileHandler = fileTarget('file', ['document', 'image', 'audio', 'video'], 'an uploaded file');

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ApiException } from '../../common/errors/api.exception';
 import { compileSmartTarget, DAYS, DEVICES, OSES, parseSmartTarget, type SmartTarget, smartSummary } from './smart-rules';
-import type { TargetHandler } from './target-handler';
+import { defineHandler } from './target-handler';
 
 class RuleTime {
   @ApiPropertyOptional({ type: [String], enum: DAYS, example: ['mon', 'tue', 'wed', 'thu', 'fri'], description: 'Default: every day' }) days?: string[];
@@ -60,14 +60,14 @@ export class SmarturlTarget {
  * OS, language, time window, date, scan number; weighted splits). Page-holding: its rules change through
  * `PUT /qr-codes/{id}/content`, never through PATCH.
  */
-export const smarturlHandler: TargetHandler = {
+export const smarturlHandler = defineHandler<SmartTarget>({
   type: 'smarturl',
   schema: SmarturlTarget,
   staticCapable: false,
   pageHolding: true,
   parse(r) {
     r.only(['default_url', 'rules']);
-    return parseSmartTarget(r) as unknown as Record<string, unknown>;
+    return parseSmartTarget(r);
   },
   patch() {
     throw new ApiException('target_not_editable', 'The rules of a smarturl code change through PUT /v1/qr-codes/{id}/content');
@@ -75,6 +75,6 @@ export const smarturlHandler: TargetHandler = {
   payload() {
     throw new Error('smarturl codes are dynamic only');
   },
-  summary: (t) => smartSummary(t as unknown as SmartTarget),
-  scan: { visitorLocation: (t) => compileSmartTarget(t as unknown as SmartTarget) },
-};
+  summary: (t) => smartSummary(t),
+  scan: { visitorLocation: (t) => compileSmartTarget(t) },
+});

@@ -1,17 +1,17 @@
 import { ApiException } from '../../common/errors/api.exception';
 import { FieldReader, Input } from './fields';
-import type { StoredTarget, TargetHandler } from './target-handler';
+import { defineHandler, type TargetHandler } from './target-handler';
 
 /** Structured types: created from fields or a pre-encoded `destination`; PATCH merges fields, refuses `destination`. */
-export function structured(
+export function structured<T extends object>(
   type: string,
   fields: string[],
-  read: (r: FieldReader) => StoredTarget,
+  read: (r: FieldReader) => T,
   fromDestination: (raw: string, r: FieldReader) => Input,
-  payload: (t: StoredTarget) => string,
-  own: Pick<TargetHandler, 'schema' | 'scan'>,
+  payload: (t: T) => string,
+  own: Pick<TargetHandler<T>, 'schema' | 'scan'>,
 ): TargetHandler {
-  return {
+  return defineHandler<T>({
     type,
     ...own,
     staticCapable: true,
@@ -31,12 +31,13 @@ export function structured(
         throw ApiException.invalid(r.field('destination'), `${r.field('destination')} cannot be set on a dynamic ${type} code: update its fields instead`);
       }
       r.only(fields);
-      const merged: Input = { ...current };
+      const merged: Input = { ...(current as Input) };
       for (const f of fields) if (f in r.input) merged[f] = r.input[f];
-      return { type, target: read(new FieldReader(merged, r.path)) };
+      const target: object = read(new FieldReader(merged, r.path));
+      return { type, target: { ...target } };
     },
     payload,
-  };
+  });
 }
 
 export const badDestination = (r: FieldReader, what: string): never =>

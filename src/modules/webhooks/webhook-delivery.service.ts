@@ -7,6 +7,7 @@ import { APP_CONFIG, AppConfig } from '../../common/config/config';
 import { webhookDeliveries } from '../../common/metrics/metrics';
 import { QUEUES } from '../../common/queue/queues';
 import { organizationContact } from '../accounts/organizations.repository';
+import { recordAudit } from '../audit/audit.repository';
 import { EventsService } from '../events/events.service';
 import { MailService } from '../mail/mail.service';
 import { AttemptOutcome, DELIVERY_TIMEOUT_MS, WebhookSender } from './webhook-sender';
@@ -169,10 +170,23 @@ export class WebhookDeliveryService implements OnModuleDestroy {
             disabled = 'sustained_failures';
           }
           if (disabled) {
-            await tx.execute(
-              `update webhook_endpoints set status = ?, disabled_reason = ?, updated_at = now() where id = ? and status = 'enabled'`,
-              [disabled === 'gone' ? 'disabled' : 'auto_disabled', disabled, row.endpoint_id],
+            const status = disabled === 'gone' ? 'disabled' : 'auto_disabled';
+            const off = await tx.execute<{ organization_id: string; disabled_reason: string | null }[]>(
+              `update webhook_endpoints ep set status = ?, disabled_reason = ?, updated_at = now()
+                 from webhook_endpoints old
+                where ep.id = ? and ep.status = 'enabled' and old.id = ep.id
+                returning ep.organization_id, old.disabled_reason`,
+              [status, disabled, row.endpoint_id],
             );
+            // The worker turned the endpoint off: the audit log says so (actor `system`), in the same transaction.
+            if (off[0]) {
+              await recordAudit(tx, {
+                organizationId: off[0].organization_id,
+                action: 'webhook_endpoint.updated',
+                resource: { type: 'webhook_endpoint', id: row.endpoint_id },
+                changes: { status: ['enabled', status], disabled_reason: [off[0].disabled_reason, disabled] },
+              });
+            }
             endpointEnabled = false;
           }
         }

@@ -38,7 +38,13 @@ export function usePagedList<T>(fetchPage: (cursor: string | undefined) => Promi
   const fetchRef = useRef(fetchPage);
   fetchRef.current = fetchPage;
 
-  useEffect(() => setCursors([undefined]), [key]);
+  // Back to page 1 when the filters change (not on mount: that would load the first page twice).
+  const lastKey = useRef(key);
+  useEffect(() => {
+    if (lastKey.current === key) return;
+    lastKey.current = key;
+    setCursors([undefined]);
+  }, [key]);
 
   const cursor = cursors[cursors.length - 1];
   useEffect(() => {

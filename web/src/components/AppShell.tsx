@@ -85,7 +85,8 @@ export function AppShell() {
           </ul>
         </nav>
         <main id="main" tabIndex={-1}>
-          <Outlet />
+          {/* Keyed by workspace: switching remounts the screen, so nothing of the previous workspace stays on it. */}
+          <Outlet key={session.organizationId} />
         </main>
       </div>
     </div>

@@ -157,3 +157,23 @@ export class AcceptInvitationDto {
   password?: string;
 }
 
+
+export class SignInProvidersDto {
+  @ApiProperty({ enum: ['sign_in_providers'] }) object!: 'sign_in_providers';
+  @ApiProperty({ description: 'E-mail and password (`POST /v1/session`)' }) password!: boolean;
+  @ApiProperty({ description: 'One-time e-mail link (`POST /v1/session/link`)' }) email_link!: boolean;
+  @ApiProperty({ description: 'OpenID Connect single sign-on: send the browser to `sso_url`' }) sso!: boolean;
+  @ApiProperty({ type: String, nullable: true, example: '/v1/session/sso', description: 'Where a browser starts single sign-on (add `?return_to=/app/…`); null when it is not configured' })
+  sso_url!: string | null;
+}
+
+export class SsoStartQueryDto {
+  @ApiPropertyOptional({
+    example: '/app/codes',
+    maxLength: 2000,
+    description: 'A dashboard path (under `/app`) to land on once signed in; default `/app/`',
+  })
+  @IsOmittable() @IsString() @MaxLength(2000)
+  @Matches(/^\/app(\/[A-Za-z0-9\-._~!$&'()*+,;=:@%/?#]*)?$/, { message: 'return_to must be a dashboard path starting with /app/' })
+  return_to?: string;
+}
