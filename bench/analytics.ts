@@ -8,7 +8,8 @@
  *     rollups). Each request is timed in 3 rounds; the median of the rounds' p50 is printed.
  *  3. export: about 1 M raw scans of the workspace streamed as NDJSON and CSV (3 rounds each): rows/s and the RSS of
  *     the process that runs the api (sampled every 50 ms).
- * BENCH_INGESTION_ONLY=1 stops after part 1; BENCH_SKIP_INGESTION=1 skips it. BENCH_BIG_SCANS, BENCH_WORKSPACE_SCANS
+ * BENCH_INGESTION_ONLY=1 stops after part 1; BENCH_SKIP_INGESTION=1 skips it; BENCH_EXPORT_ONLY=1 (with BENCH_REUSE=1)
+ * measures only part 3. BENCH_BIG_SCANS, BENCH_WORKSPACE_SCANS
  * and BENCH_REQUESTS change the sizes (defaults 10,000,000, 10,000,000 and 100). The database is the bench's own,
  * deleted when it ends (scripts/bench.js); about 5 GB of disk while it runs.
  */
@@ -317,6 +318,7 @@ async function main() {
     process.stdout.write(`${line}\n`);
   };
 
+  if (process.env.BENCH_EXPORT_ONLY !== '1') {
   process.stdout.write(`analytics latency (${ROUNDS} rounds of ${REQUESTS} sequential requests, or at least 3 in ${ROUND_MS / 1000} s; median of the rounds' p50):\n`);
   const bigPath = `/v1/qr-codes/${big}/analytics`;
   // What any authenticated request costs on this machine at this load (key check, one primary-key read, JSON): the
@@ -330,6 +332,7 @@ async function main() {
   await measure('workspace: last 30 days', wsSecret, `/v1/analytics?from=${day(29)}&to=${day(0)}`);
   await measure('workspace: last 30 days, timezone=Europe/Paris', wsSecret, `/v1/analytics?from=${day(29)}&to=${day(0)}&timezone=Europe/Paris`);
   await measure('workspace: last 7 days, country=FR (raw scans)', wsSecret, `/v1/analytics?from=${day(6)}&to=${day(0)}&country=FR`, 10);
+  }
 
   // 3. Export: every scan of the workspace's last EXPORT_DAYS days (≈ 1 M), streamed; the api runs in this process,
   // so its RSS is sampled here every 50 ms.

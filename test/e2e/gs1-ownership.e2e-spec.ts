@@ -1,4 +1,5 @@
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { randomInt } from 'node:crypto';
 import { join } from 'node:path';
 import { gs1CheckDigit } from '../../src/modules/gs1/check-digits';
@@ -6,14 +7,19 @@ import { randomGtin } from '../../src/modules/gs1/testing/random-gtin';
 import { createCode, createOrg, db, http, isolatedRedisUrl, startApi, startScan, TestApp, TestOrg } from '../setup/app';
 
 const ROOT = join(__dirname, '..', '..');
+const execFileP = promisify(execFile);
 
-/** Runs the operator CLI from source, as `npm run -s cli` runs it compiled. */
-function cli(args: string[]): { status: number | null; json: any } {
-  const r = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'ts-node', 'dist', 'bin.js'), '--transpile-only', '-P', join(ROOT, 'tsconfig.json'), join(ROOT, 'src', 'cli.ts'), ...args], {
+/** Runs the operator CLI from source, as `npm run -s cli` runs it compiled. Asynchronously: a blocking spawn would
+ * freeze the api this test process hosts, and a kept-alive connection could then be reset under a request. */
+async function cli(args: string[]): Promise<{ status: number | null; json: any }> {
+  const r = await execFileP(process.execPath, [join(ROOT, 'node_modules', 'ts-node', 'dist', 'bin.js'), '--transpile-only', '-P', join(ROOT, 'tsconfig.json'), join(ROOT, 'src', 'cli.ts'), ...args], {
     env: { ...process.env, LOG_LEVEL: 'silent' },
     encoding: 'utf8',
     timeout: 60_000,
-  });
+  }).then(
+    (ok) => ({ status: 0 as number | null, stdout: ok.stdout }),
+    (err: { code?: number | string | null; stdout?: string }) => ({ status: typeof err.code === 'number' ? err.code : null, stdout: err.stdout ?? '' }),
+  );
   let json: unknown;
   try {
     json = JSON.parse(r.stdout);
@@ -124,7 +130,7 @@ describe('GS1 ownership of a primary key', () => {
     expect(linkset.status).toBe(200);
     expect(await linkset.text()).not.toContain('evil.example');
 
-    const report = cli(['gs1:conflicts']);
+    const report = await cli(['gs1:conflicts']);
     expect(report.status).toBe(0);
     const conflict = report.json.conflicts.find((c: { primary_key: string }) => c.primary_key === `/01/${gtin}`);
     expect(conflict).toMatchObject({ domain_id: null, primary_key: `/01/${gtin}` });
@@ -152,18 +158,18 @@ describe('GS1 ownership of a primary key', () => {
       // Static codes live on the customer's resolver: no prefix needed.
       expect((await post(b, gs1(gtin, { mode: 'static', destination: undefined, domain: 'id.brand.example' }), strict.origin)).status).toBe(201);
 
-      const granted = cli(['gs1:prefix:add', '--org', b.organizationId, '--prefix', prefix]);
+      const granted = await cli(['gs1:prefix:add', '--org', b.organizationId, '--prefix', prefix]);
       expect(granted.status).toBe(0);
       expect(granted.json).toMatchObject({ prefix, organization_id: b.organizationId });
 
-      const taken = cli(['gs1:prefix:add', '--org', a.organizationId, '--prefix', prefix]);
+      const taken = await cli(['gs1:prefix:add', '--org', a.organizationId, '--prefix', prefix]);
       expect(taken.status).not.toBe(0);
       expect(taken.json.error.code).toBe('gs1_prefix_taken');
-      const overlapping = cli(['gs1:prefix:add', '--org', a.organizationId, '--prefix', `${prefix}1`]);
+      const overlapping = await cli(['gs1:prefix:add', '--org', a.organizationId, '--prefix', `${prefix}1`]);
       expect(overlapping.json.error.code).toBe('gs1_prefix_taken');
-      expect(cli(['gs1:prefix:add', '--org', a.organizationId, '--prefix', '12a']).json.error.code).toBe('usage');
+      expect((await cli(['gs1:prefix:add', '--org', a.organizationId, '--prefix', '12a'])).json.error.code).toBe('usage');
 
-      const listed = cli(['gs1:prefix:list', '--org', b.organizationId]);
+      const listed = await cli(['gs1:prefix:list', '--org', b.organizationId]);
       expect(listed.status).toBe(0);
       expect(listed.json.prefixes).toEqual([expect.objectContaining({ prefix, organization_id: b.organizationId })]);
 
@@ -172,10 +178,10 @@ describe('GS1 ownership of a primary key', () => {
       expect((await post(b, gs1(gtinUnder(prefix).slice(1)), strict.origin)).status).toBe(201);
       expect((await post(a, gs1(gtinUnder(prefix)), strict.origin)).status).toBe(403);
 
-      const removed = cli(['gs1:prefix:remove', '--org', b.organizationId, '--prefix', prefix]);
+      const removed = await cli(['gs1:prefix:remove', '--org', b.organizationId, '--prefix', prefix]);
       expect(removed.status).toBe(0);
       expect(removed.json).toMatchObject({ prefix, organization_id: b.organizationId, removed: true });
-      expect(cli(['gs1:prefix:remove', '--prefix', prefix]).json.error.code).toBe('not_found');
+      expect((await cli(['gs1:prefix:remove', '--prefix', prefix])).json.error.code).toBe('not_found');
       expect((await post(b, gs1(gtinUnder(prefix)), strict.origin)).status).toBe(403);
     }, 300_000);
   });

@@ -33,14 +33,14 @@ export function csvField(value: unknown): string {
 
 export const csvLine = (row: ScanRow): string => `${CSV_COLUMNS.map((c) => csvField(row[c])).join(',')}\r\n`;
 
-type DbRow = Omit<ScanRow, 'object' | 'rule_id'> & { rule_id: string | null };
+type DbRow = Omit<ScanRow, 'object' | 'rule_id' | 'scanned_at'> & { rule_id: string | null; at: string };
 
 // Built field by field in the ScanRow order (JSON key order), with no Date round trip: the database formats the time.
 const toRow = (r: DbRow): ScanRow => ({
   id: r.id,
   object: 'scan',
   qr_code_id: r.qr_code_id,
-  scanned_at: r.scanned_at,
+  scanned_at: r.at,
   country: r.country,
   city: r.city,
   device: r.device,
@@ -77,13 +77,15 @@ export async function scanPage(
   const cmp = order === 'asc' ? '>' : '<';
   const ids = sel.ids.filter((id) => /^[0-9A-Za-z_]+$/.test(id));
   const rows = await em.execute<DbRow[]>(
-    `select id, qr_code_id, to_char(scanned_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as scanned_at,
-            country, city, device, os, browser, referrer, language, rule_id, arm, visit_unique as "unique", expired
-       from scans
-      where organization_id = ? and qr_code_id = any(?::text[])
-        and scanned_at >= coalesce(?::timestamptz, '-infinity') and scanned_at < coalesce(?::timestamptz, 'infinity')
-        ${after ? `and (scanned_at, id) ${cmp} (?::timestamptz, ?)` : ''}
-      order by scanned_at ${order}, id ${order}
+    // The formatted time is not named scanned_at: ORDER BY would take that output column (text) and sort the whole
+    // range instead of following the index.
+    `select s.id, s.qr_code_id, to_char(s.scanned_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as at,
+            s.country, s.city, s.device, s.os, s.browser, s.referrer, s.language, s.rule_id, s.arm, s.visit_unique as "unique", s.expired
+       from scans s
+      where s.organization_id = ? and s.qr_code_id = any(?::text[])
+        and s.scanned_at >= coalesce(?::timestamptz, '-infinity') and s.scanned_at < coalesce(?::timestamptz, 'infinity')
+        ${after ? `and (s.scanned_at, s.id) ${cmp} (?::timestamptz, ?)` : ''}
+      order by s.scanned_at ${order}, s.id ${order}
       limit ${Math.floor(limit)}`,
     [
       sel.organizationId,
@@ -97,5 +99,5 @@ export async function scanPage(
     ],
   );
   // scanned_at is stored with milliseconds (timestamptz(3)): its text is also the keyset position.
-  return rows.map((r) => ({ ...toRow(r), at: r.scanned_at }));
+  return rows.map((r) => ({ ...toRow(r), at: r.at }));
 }

@@ -128,7 +128,8 @@ describe('RenderingService decode matrix', () => {
       [parseDesign({ shapes: { body: 'classy', eye_frame: 'square', eye_ball: 'circle' }, transparent_background: true }), null],
     ];
     for (const [design, withLogo] of designs) await expectScans(MEDIUM, design, 4000, withLogo);
-  });
+    // Two decoders read five 16-megapixel images: about 40 s alone on 2 cores, over a minute beside other test files.
+  }, 180_000);
 
   it('decodes the static payload of every kind of content exactly', async () => {
     const payloads = [

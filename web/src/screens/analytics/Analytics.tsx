@@ -1,6 +1,12 @@
-import { ComingSoon } from '../../components/States';
+import { PageHeader } from '../../components/States';
+import AnalyticsView from './AnalyticsView';
 
-/** Placeholder: the Analytics screen. */
-export default function Screen() {
-  return <ComingSoon title="Analytics" />;
+/** Workspace analytics: every dynamic code of the workspace together. */
+export default function Analytics() {
+  return (
+    <>
+      <PageHeader title="Analytics" />
+      <AnalyticsView />
+    </>
+  );
 }

@@ -1,4 +1,6 @@
-/** Placeholder: a tab of the code detail screen (codes/CodeDetail.tsx renders it when the code's type has it). */
+import AnalyticsView from './AnalyticsView';
+
+/** A code's analytics tab (codes/CodeDetail.tsx renders it for dynamic codes). */
 export default function CodeAnalytics({ codeId }: { codeId: string }) {
-  return <p data-code-id={codeId}>Analytics of this code (coming soon).</p>;
+  return <AnalyticsView codeId={codeId} />;
 }

@@ -1,0 +1,159 @@
+import { readFileSync } from 'node:fs';
+import { eventually, http } from '../setup/app';
+import {
+  atBothWidths,
+  expectNoSeriousA11yViolations,
+  freshOwner,
+  openDashboardPage,
+  signInWithPassword,
+  startDashboardStack,
+  type DashboardStack,
+  type Owner,
+  type WatchedPage,
+} from '../setup/browser';
+
+const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1';
+
+/** Names and first bytes of the entries of a ZIP (its central directory; PNGs are stored, not deflated). */
+function zipEntries(zip: Buffer): Array<{ name: string; head: Buffer }> {
+  const out: Array<{ name: string; head: Buffer }> = [];
+  for (let i = zip.length - 22; i >= 0; i--) {
+    if (zip.readUInt32LE(i) !== 0x06054b50) continue;
+    let p = zip.readUInt32LE(i + 16);
+    const count = zip.readUInt16LE(i + 10);
+    for (let n = 0; n < count; n++) {
+      const nameLength = zip.readUInt16LE(p + 28);
+      const extra = zip.readUInt16LE(p + 30);
+      const comment = zip.readUInt16LE(p + 32);
+      const offset = zip.readUInt32LE(p + 42);
+      const name = zip.subarray(p + 46, p + 46 + nameLength).toString('utf8');
+      const start = offset + 30 + zip.readUInt16LE(offset + 26) + zip.readUInt16LE(offset + 28);
+      out.push({ name, head: zip.subarray(start, start + 8) });
+      p += 46 + nameLength + extra + comment;
+    }
+    break;
+  }
+  return out;
+}
+
+jest.setTimeout(300_000);
+
+describe('dashboard: analytics and batches', () => {
+  let stack: DashboardStack;
+  let owner: Owner;
+  const pages: WatchedPage[] = [];
+
+  beforeAll(async () => {
+    stack = await startDashboardStack(24);
+    owner = await freshOwner(stack);
+  });
+  afterAll(async () => {
+    for (const p of pages) await p.browser.close().catch(() => undefined);
+    await stack?.close();
+  });
+
+  it('shows a real scan of a code in the live feed and in the chart, by keyboard, with no serious axe violation', async () => {
+    const created = await http(stack.api.origin, 'POST', '/v1/qr-codes', { key: owner.org.apiKey, body: { name: 'Poster', target: { type: 'url', destination: 'https://example.com/poster' } } });
+    expect(created.status).toBe(201);
+    const code = created.body as { id: string; short_url: string };
+
+    const watched = await openDashboardPage();
+    pages.push(watched);
+    const { page } = watched;
+    await signInWithPassword(page, stack, owner);
+    await page.goto(`${stack.appUrl}/codes/${code.id}`);
+    // The Analytics tab, reached by keyboard.
+    const tab = page.getByRole('tab', { name: 'Analytics' });
+    await tab.focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Scans over time' }).waitFor();
+    await page.getByText('Connected: new scans appear here').waitFor({ timeout: 20_000 });
+    expect(await page.getByRole('list', { name: 'Totals' }).innerText()).toMatch(/^0\s+scans/m);
+
+    const scan = await fetch(code.short_url, { redirect: 'manual', headers: { 'user-agent': IPHONE, 'accept-language': 'fr-FR,fr;q=0.9' } });
+    expect(scan.status).toBe(302);
+    expect(scan.headers.get('location')).toBe('https://example.com/poster');
+
+    // The live feed names the code's scan; the totals and the series table (the chart's text alternative) count it.
+    const feed = page.getByRole('list', { name: 'Latest scans' });
+    await feed.getByText(code.id).waitFor({ timeout: 20_000 });
+    expect(await feed.innerText()).toContain('iOS');
+    await eventually(async () => /^1\s+scans/m.test(await page.getByRole('list', { name: 'Totals' }).innerText()) || undefined, 20_000, 'the totals to show the scan');
+    expect(await page.locator('.chart-box svg path.recharts-curve').count()).toBe(2);
+    await page.getByText('The series as a table').click();
+    const seriesTable = page.getByRole('table', { name: 'Scans per interval' });
+    const todayRow = seriesTable.getByRole('row').filter({ hasText: new Date().toISOString().slice(0, 8) }).filter({ has: page.getByRole('cell', { name: '1', exact: true }) });
+    await todayRow.first().waitFor();
+    expect(await page.getByRole('table', { name: 'Devices' }).innerText()).toContain('Mobile');
+    // The heat map has the scan in one of its 168 hours.
+    expect(await page.locator('.heat td.h4').count()).toBe(1);
+
+    await atBothWidths(page, async (w) => expectNoSeriousA11yViolations(page, `code analytics at ${w} px`));
+
+    // The CSV export holds the scan.
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
+    const csv = readFileSync((await download.path())!, 'utf8');
+    expect(csv.split('\n')[0]).toContain('qr_code_id');
+    expect(csv).toContain(code.id);
+
+    // The code screen's tabs (react-aria's usePress) prepend a <style> element, which the CSP refuses: that refusal
+    // belongs to the code detail screen, not to the analytics tab; the workspace screen below must have none at all.
+    expect(watched.violations.filter((v) => !/^Applying inline style/.test(v))).toEqual([]);
+    watched.violations.length = 0;
+
+    // The workspace analytics screen counts it too.
+    await page.goto(`${stack.appUrl}/analytics`);
+    await page.getByRole('heading', { level: 1, name: 'Analytics' }).waitFor();
+    await page.getByRole('table', { name: 'Codes' }).getByText('Poster').waitFor();
+    await atBothWidths(page, async (w) => expectNoSeriousA11yViolations(page, `workspace analytics at ${w} px`));
+    expect(watched.violations).toEqual([]);
+  });
+
+  it('uploads a 50-row CSV, previews it, shows the progress and downloads a ZIP of 50 images', async () => {
+    const watched = await openDashboardPage();
+    pages.push(watched);
+    const { page } = watched;
+    await signInWithPassword(page, stack, owner);
+    await page.goto(`${stack.appUrl}/batches`);
+    await page.getByRole('heading', { level: 1, name: 'Batches' }).waitFor();
+
+    // A bad file first: the preview names the row and Create stays off.
+    await page.getByLabel('CSV file', { exact: true }).setInputFiles({ name: 'bad.csv', mimeType: 'text/csv', buffer: Buffer.from('name,destination\nA,ftp://example.com\n') });
+    await page.getByRole('list', { name: 'Rows with problems' }).getByText('Line 2: destination must be an http(s) URL').waitFor();
+    expect(await page.getByRole('button', { name: /^Create/ }).isDisabled()).toBe(true);
+
+    const rows = Array.from({ length: 50 }, (_, i) => `"Table ${i + 1}, terrace",https://example.com/t/${i + 1},menu;tables`);
+    await page.getByLabel('CSV file', { exact: true }).setInputFiles({ name: 'tables.csv', mimeType: 'text/csv', buffer: Buffer.from(`name,destination,tags\n${rows.join('\n')}\n`) });
+    await page.getByText('tables.csv: 50 rows.').waitFor();
+    const preview = page.getByRole('table', { name: 'Preview of the first 20 rows' });
+    expect(await preview.innerText()).toContain('Table 1, terrace');
+    expect(await preview.innerText()).toContain('destination: https://example.com/t/20');
+    expect(await page.getByRole('button', { name: 'Create 50 codes' }).isDisabled()).toBe(false);
+    await atBothWidths(page, async (w) => expectNoSeriousA11yViolations(page, `batch preview at ${w} px`));
+
+    const create = page.getByRole('button', { name: 'Create 50 codes' });
+    await create.focus();
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/\/app\/batches\/batch_/);
+    const progress = page.getByRole('progressbar', { name: 'Progress' });
+    await progress.waitFor();
+    expect(await progress.getAttribute('max')).toBe('50');
+    await page.getByRole('status').filter({ hasText: 'Completed: 50 of 50 codes created' }).waitFor({ timeout: 60_000 });
+    expect(await progress.getAttribute('value')).toBe('50');
+    await atBothWidths(page, async (w) => expectNoSeriousA11yViolations(page, `batch at ${w} px`));
+
+    await page.getByLabel('Size (px)').fill('200');
+    const [download] = await Promise.all([page.waitForEvent('download', { timeout: 60_000 }), page.getByRole('button', { name: 'Download ZIP' }).click()]);
+    expect(download.suggestedFilename()).toMatch(/\.zip$/);
+    const entries = zipEntries(readFileSync((await download.path())!));
+    const images = entries.filter((e) => e.name.endsWith('.png'));
+    expect(images).toHaveLength(50);
+    for (const img of images) expect(img.head.subarray(0, 4).toString('latin1')).toBe('\x89PNG');
+    expect(entries.map((e) => e.name)).toContain('manifest.csv');
+
+    // The list shows it.
+    await page.getByRole('link', { name: 'All batches' }).click();
+    await page.getByRole('table', { name: 'Batches' }).getByText('50 of 50 created').waitFor();
+    expect(watched.violations).toEqual([]);
+  });
+});
