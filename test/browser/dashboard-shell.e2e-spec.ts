@@ -167,11 +167,12 @@ describe('dashboard: serving, sign-in and shell', () => {
       const refreshes: number[] = [];
       page.on('request', (r) => r.url().endsWith('/v1/session/refresh') && refreshes.push(Date.now()));
       let rejected = 1;
+      // Away to a screen that does not list codes (Trash does), and back: the codes list's call gets the 401.
       await page.route('**/v1/qr-codes?*', async (route) => {
         if (rejected-- > 0) await route.fulfill({ status: 401, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: { code: 'unauthorized', message: 'expired', request_id: 'req_test' } }) });
         else await route.continue();
       });
-      await page.getByRole('link', { name: 'Trash', exact: true }).click();
+      await page.getByRole('link', { name: 'Folders', exact: true }).click();
       await page.getByRole('link', { name: 'QR codes', exact: true }).click();
       await page.getByText('No codes yet.').waitFor();
       expect(refreshes).toHaveLength(1);
@@ -179,7 +180,7 @@ describe('dashboard: serving, sign-in and shell', () => {
       await page.unroute('**/v1/qr-codes?*');
       await page.route('**/v1/qr-codes?*', (route) => route.fulfill({ status: 401, headers: { 'content-type': 'application/json' }, body: '{"error":{"code":"unauthorized","message":"expired","request_id":"req_test"}}' }));
       await page.route('**/v1/session/refresh', (route) => route.fulfill({ status: 401, headers: { 'content-type': 'application/json' }, body: '{"error":{"code":"unauthorized","message":"no session","request_id":"req_test"}}' }));
-      await page.getByRole('link', { name: 'Trash', exact: true }).click();
+      await page.getByRole('link', { name: 'Folders', exact: true }).click();
       await page.getByRole('link', { name: 'QR codes', exact: true }).click();
       await page.getByRole('heading', { level: 1, name: 'Sign in to Scanlink' }).waitFor();
       expect(new URL(page.url()).searchParams.get('next')).toBe('/codes');
