@@ -44,7 +44,7 @@ export class BatchesService {
     const now = new Date();
     const batch = this.em.create(
       Batch,
-      { id: newId('batch'), organizationId: auth.organizationId, environment: auth.environment, design: design as unknown as Record<string, unknown> | null, totalCount: body.items.length, createdAt: now, updatedAt: now },
+      { id: newId('batch'), organizationId: auth.organizationId, environment: auth.environment, design, totalCount: body.items.length, createdAt: now, updatedAt: now },
       { persist: false },
     );
     const items = body.items.map((item, idx) =>

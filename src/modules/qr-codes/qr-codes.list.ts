@@ -98,13 +98,9 @@ export async function listQrCodes(
   const last = page[page.length - 1];
   let next: string | null = null;
   if (hasMore && last) {
-    const raw = (last as unknown as Record<string, unknown>)[camel(sort.column)];
+    const raw = rows[page.length - 1][sort.column]; // the last row's sort value, as the database returned it
     const v = raw instanceof Date ? raw.toISOString() : raw === null || raw === undefined ? null : String(raw);
     next = codec.encode({ v, id: last.id }, fingerprint);
   }
   return listOf(page.map(present), hasMore, next);
-}
-
-function camel(column: string): string {
-  return column.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
 }
