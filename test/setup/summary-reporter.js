@@ -5,7 +5,7 @@
 class SummaryReporter {
   onRunComplete(_contexts, r) {
     const broken = r.testResults.filter((file) => file.testExecError || (file.failureMessage && file.numFailingTests === 0)).length;
-    const files = broken > 0 ? `, ${broken} test file${broken === 1 ? '' : 's'} failed outside its tests` : '';
+    const files = broken === 0 ? '' : broken === 1 ? ', 1 test file failed outside its tests' : `, ${broken} test files failed outside their tests`;
     process.stderr.write(`\n${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests + r.numTodoTests} skipped${files}\n`);
   }
 }
