@@ -91,7 +91,7 @@ export class QrCodesService {
     this.images.assertFits(this.payloadOf({ kind, shortCode: SHORT_CODE_PLACEHOLDER, type, target, domainHostname }), design);
     if (gs1Key) {
       // A full GS1 allowance (403) is said before a taken identifier (409); both are checked again when inserting.
-      await this.em.transactional((em) => assertRoomFor(em, auth, 'gs1'));
+      await this.em.transactional((em) => assertRoomFor(em, auth, gs1Kind.planCount));
       // On the shared scan host an operator may require licensed company prefixes (a custom domain needs none).
       if (!domain && this.config.gs1RequirePrefix) await assertGs1PrefixGranted(this.em, auth, gs1Key);
       await assertGs1IdentifierFree(this.em, domain?.id ?? null, gs1Key, auth.organizationId);
