@@ -9,7 +9,8 @@ import { eyeBallStamp, eyeFrameStamp, moduleStamp, type Stamp } from './raster-s
 
 /**
  * PNG and WebP without an SVG step, for every design: the scene (qr-svg.ts, the same one SVG and PDF draw) is painted
- * straight into a raw pixel buffer that sharp only has to encode. Modules are snapped to whole pixels
+ * straight into a raw pixel buffer that only has to be encoded (a one-channel PNG by png-encode.ts, the rest by
+ * sharp). Modules are snapped to whole pixels
  * (`edges[i] = round(i × px per module)`); rounded shapes, dots and eyes are anti-aliased coverage stamps
  * (raster-stamps.ts) painted as runs; a linear gradient is a colour table indexed by x + y, so a run is one copy; the
  * frame is rasterized once per (frame, size) from a small SVG (raster-frame.ts); the logo is resized by sharp once
