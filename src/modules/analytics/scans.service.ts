@@ -12,12 +12,11 @@ import { zoneInstants } from './analytics-engine';
 import { parseAnalyticsQuery, parseWorkspaceFilters } from './analytics-query';
 import { SELECTION_PARAMS, selectCodes } from './analytics.service';
 import { boundedRead } from './bounded-read';
-import { CSV_COLUMNS, csvLine, scanPage, type ScanRow, type ScanSelection } from './scan-export';
+import { copyExport, copySql } from './scan-copy';
+import { CSV_COLUMNS, scanPage, type ScanRow, type ScanSelection } from './scan-export';
 
 export const EXPORT_FORMATS = ['csv', 'ndjson'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
-/** Rows per database round trip of a streamed export (memory stays at one page whatever the export's size). */
-const EXPORT_PAGE = 5_000;
 
 export interface ScanExport {
   format: ExportFormat;
@@ -78,37 +77,14 @@ export class ScansService {
     return { at: pos.v, id: pos.id };
   }
 
-  /** Every scan of the selection and range, oldest first, one page of EXPORT_PAGE rows in memory at a time. */
+  /** Every scan of the selection and range, oldest first, streamed by PostgreSQL (scan-copy.ts): constant memory. */
   async export(auth: AuthContext, query: Record<string, unknown>, format: ExportFormat): Promise<ScanExport> {
     for (const p of ['limit', 'cursor']) {
       if (query[p] !== undefined) throw ApiException.invalid(p, `${p} is not used with format=${format}: the export streams every scan of the range`);
     }
     const sel = await this.selection(auth, query);
-    const em = this.em.fork();
-    async function* chunks(): AsyncGenerator<string> {
-      if (format === 'csv') yield `${CSV_COLUMNS.join(',')}\r\n`;
-      // The next page is asked for before this one is formatted and sent, so the database and the api work at once;
-      // at most two pages are in memory.
-      type Page = (ScanRow & { at: string })[];
-      // A page fetched ahead of a client that went away must not become an unhandled rejection (it is awaited, and
-      // rejects there, when the export goes on).
-      const ahead = (after: { at: string; id: string } | null): Promise<Page> => {
-        const p = scanPage(em, sel, 'asc', after, EXPORT_PAGE);
-        p.catch(() => undefined);
-        return p;
-      };
-      let next: Promise<Page> | null = ahead(null);
-      while (next) {
-        const page: Page = await next;
-        const last = page[page.length - 1];
-        next = page.length === EXPORT_PAGE ? ahead({ at: last.at, id: last.id }) : null;
-        if (page.length === 0) return;
-        let out = '';
-        for (const { at: _at, ...row } of page) out += format === 'csv' ? csvLine(row) : `${JSON.stringify(row)}\n`;
-        yield out;
-      }
-    }
-    return { format, stream: Readable.from(chunks(), { objectMode: false }) };
+    const stream = await copyExport(this.em, copySql(sel, format), format === 'csv' ? `${CSV_COLUMNS.join(',')}\r\n` : '');
+    return { format, stream };
   }
 }
 
