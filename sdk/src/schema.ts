@@ -13304,7 +13304,7 @@ export interface operations {
                 to?: string;
                 /** @description IANA time zone of the dates, day boundaries, series starts and by_hour_of_week. Exact for zones with whole-hour offsets (hourly rollups); see docs/analytics.md for the others. */
                 timezone?: string;
-                /** @description Series step of scans_by_interval (weeks start on Monday, months on the 1st). At most 2000 points (hour: ranges up to 83 days). */
+                /** @description Series step of scans_by_interval (weeks start on Monday, months on the 1st). At most 2000 points (hour: ranges up to 31 days). */
                 interval?: "hour" | "day" | "week" | "month";
                 /** @description Only scans whose country is this value (case-insensitive; `Unknown` = not determined). Filters apply to the whole answer and combine with AND. */
                 country?: string;
@@ -13519,7 +13519,7 @@ export interface operations {
                 to?: string;
                 /** @description IANA time zone of the dates, day boundaries, series starts and by_hour_of_week. Exact for zones with whole-hour offsets (hourly rollups); see docs/analytics.md for the others. */
                 timezone?: string;
-                /** @description Series step of scans_by_interval (weeks start on Monday, months on the 1st). At most 2000 points (hour: ranges up to 83 days). */
+                /** @description Series step of scans_by_interval (weeks start on Monday, months on the 1st). At most 2000 points (hour: ranges up to 31 days). */
                 interval?: "hour" | "day" | "week" | "month";
                 /** @description Only scans whose country is this value (case-insensitive; `Unknown` = not determined). Filters apply to the whole answer and combine with AND. */
                 country?: string;
