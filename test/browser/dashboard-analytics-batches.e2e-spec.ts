@@ -209,4 +209,38 @@ describe('dashboard: analytics and batches', () => {
     await page.getByRole('table', { name: 'Batches' }).getByText('50 of 50 created').waitFor();
     expect(watched.violations).toEqual([]);
   });
+
+  it('a batch takes a template for every code, and its ZIP comes as print PDFs', async () => {
+    const who = await freshOwner(stack);
+    const tpl = await http(stack.api.origin, 'POST', '/v1/templates', { key: who.org.apiKey, body: { name: 'Navy', design: { colors: { foreground: '#1a237e', background: '#ffffff' } } } });
+    expect(tpl.status).toBe(201);
+    const watched = await openDashboardPage();
+    pages.push(watched);
+    const { page } = watched;
+    await signInWithPassword(page, stack, who);
+    await page.goto(`${stack.appUrl}/batches`);
+    await page.getByRole('heading', { level: 1, name: 'Batches' }).waitFor();
+    const rows = [1, 2, 3].map((i) => `Door ${i},https://example.com/door/${i}`);
+    await page.getByLabel('CSV file', { exact: true }).setInputFiles({ name: 'doors.csv', mimeType: 'text/csv', buffer: Buffer.from(`name,destination\n${rows.join('\n')}\n`) });
+    await page.getByText('doors.csv: 3 rows.').waitFor();
+    await page.getByText('Design for every code (optional)').click();
+    await page.getByLabel('Template', { exact: true }).selectOption({ label: 'Navy' });
+    await atBothWidths(page, async (w) => expectNoSeriousA11yViolations(page, `batch design at ${w} px`));
+    await page.getByRole('button', { name: 'Create 3 codes' }).click();
+    await page.waitForURL(/\/app\/batches\/batch_/);
+    await page.getByRole('status').filter({ hasText: 'Completed: 3 of 3 codes created' }).waitFor({ timeout: 60_000 });
+    const codes = await http(stack.api.origin, 'GET', '/v1/qr-codes?limit=10', { key: who.org.apiKey });
+    expect(codes.body.data).toHaveLength(3);
+    for (const c of codes.body.data) expect(c.design.colors.foreground.toLowerCase()).toBe('#1a237e');
+
+    await page.getByLabel('Image format').selectOption('pdf');
+    await page.getByLabel('Printed width (mm)').fill('30');
+    expect(await page.getByLabel('Size (px)').count()).toBe(0);
+    const [download] = await Promise.all([page.waitForEvent('download', { timeout: 60_000 }), page.getByRole('button', { name: 'Download ZIP' }).click()]);
+    // PDFs are deflated in the ZIP (only PNGs are stored as they are): their names say what they are.
+    const names = zipEntries(readFileSync((await download.path())!)).map((e) => e.name);
+    expect(names.filter((n) => n.endsWith('.pdf'))).toHaveLength(3);
+    expect(names.filter((n) => /\.(png|svg|webp)$/.test(n))).toEqual([]);
+    expect(watched.violations).toEqual([]);
+  });
 });
