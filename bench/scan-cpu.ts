@@ -17,11 +17,15 @@
  *    rather than every few dozen scans at valgrind's pace.
  *  - BENCH_CPU_PROFILE=1 (not with callgrind): each scan process runs with `--cpu-prof` and its profile is summarized
  *    (top frames by self time, bench/cpu-profile.ts) into bench/scan-cpu-profile-<n>.txt, n the revision's position.
+ *
+ * A revision's build is kept in .local/bench-builds/<commit> and reused (a commit never changes; `worktree` is always
+ * compiled). `BENCH_COMPILE_ONLY=1` builds the revisions and stops: run it first, outside the shared benchmark lock,
+ * so that the lock is held while measuring only (tsc takes a minute or more a revision on a busy machine).
  */
 import 'reflect-metadata';
 import type { ChildProcess } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/common/config/config';
@@ -35,6 +39,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (CALLGRIND ? 2 : 5));
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? (CALLGRIND ? 20_000 : 100_000));
 const WARM_UP = Number(process.env.BENCH_WARM_UP ?? (CALLGRIND ? 20_000 : 50_000));
 const CONNECTIONS = 50;
+const COMPILE_ONLY = process.env.BENCH_COMPILE_ONLY === '1';
 
 interface Target {
   name: string;
@@ -60,12 +65,35 @@ function measuredInstructions(dir: string, pid: number, requests: () => Promise<
   });
 }
 
+/** The compiled processes of a revision: `worktree` into the run's directory, a commit into a build kept per commit id. */
+function build(revision: string, data: string, i: number): string {
+  if (revision === 'worktree') {
+    const dir = join(data, `build-${i}`);
+    compileProcesses(revision, dir);
+    return dir;
+  }
+  const commit = execFileSync('git', ['-C', ROOT, 'rev-parse', '--verify', `${revision}^{commit}`], { encoding: 'utf8' }).trim();
+  const dir = join(ROOT, '.local', 'bench-builds', commit);
+  if (!existsSync(dir)) {
+    const partial = `${dir}.${process.pid}`;
+    compileProcesses(commit, partial);
+    rmSync(`${partial}-tree`, { recursive: true, force: true });
+    renameSync(partial, dir);
+  }
+  return dir;
+}
+
 async function main() {
   const revisions = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['HEAD~1', 'HEAD'];
+  const data = process.env.LOCAL_DATA_DIR ?? join(ROOT, '.local', `bench-${process.pid}`);
+  const builds = revisions.map((revision, i) => build(revision, data, i));
+  if (COMPILE_ONLY) {
+    console.log(`compiled: ${revisions.map((r, i) => `${r} → ${builds[i]}`).join(', ')}`);
+    return;
+  }
   const config = loadConfig(process.env);
   const { orm, shortCode } = await seedRedirect(config);
   await orm.close();
-  const data = process.env.LOCAL_DATA_DIR ?? join(ROOT, '.local', `bench-${process.pid}`);
   const env = { ...process.env, NODE_ENV: 'production', APP_SECRET: 'bench-only-app-secret-0123456789' } as NodeJS.ProcessEnv;
   delete env.LOG_LEVEL;
   if (CALLGRIND) env.SCAN_FLUSH_INTERVAL_MS = '60000';
@@ -81,11 +109,9 @@ async function main() {
     figures: [],
   });
   for (const [i, revision] of revisions.entries()) {
-    const build = join(data, `build-${i}`);
-    compileProcesses(revision, build);
     const scanPort = await freePort();
     const profile = PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${join(data, `profile-${i}`)}`] : [];
-    const child = await startChild([...profile, join(build, 'src', 'main.scan.js')], { ...env, SCAN_PORT: String(scanPort) }, `scan process (${revision})`, wrapper(`scan-${i}`));
+    const child = await startChild([...profile, join(builds[i], 'src', 'main.scan.js')], { ...env, SCAN_PORT: String(scanPort) }, `scan process (${revision})`, wrapper(`scan-${i}`));
     targets.push({ name: `scan ${revision}`, child, url: `http://127.0.0.1:${scanPort}/${shortCode}`, figures: [] });
   }
   console.log(`${CALLGRIND ? 'instructions' : 'CPU µs'} per request, ${REQUESTS} requests a round, ${ROUNDS} rounds, warm-up ${WARM_UP} (${load()})`);
