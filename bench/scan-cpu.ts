@@ -30,7 +30,7 @@
 import 'reflect-metadata';
 import type { ChildProcess } from 'node:child_process';
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/common/config/config';
@@ -91,7 +91,7 @@ function build(revision: string, data: string, i: number): string {
 
 /** `perf record` on a running process until stop() (SIGINT: perf writes its file and exits). */
 function perfRecord(pid: number, file: string): { stop: () => Promise<void> } {
-  const perf = spawn('perf', ['record', '-q', '-e', 'cpu-clock', '-F', '1999', '-p', String(pid), '-o', file], { stdio: 'ignore' });
+  const perf = spawn('perf', ['record', '-q', '-g', '-e', 'cpu-clock', '-F', '1999', '-p', String(pid), '-o', file], { stdio: 'ignore' });
   return {
     stop: () =>
       new Promise((resolve) => {
@@ -104,7 +104,7 @@ function perfRecord(pid: number, file: string): { stop: () => Promise<void> } {
 /** µs of CPU per request by symbol, one column per process: `perf report` of each recording (cpu-clock samples). */
 function perfTable(files: { name: string; file: string }[], requests: number, top = 60): string {
   const columns = files.map(({ file }) => {
-    const out = execFileSync('perf', ['report', '-i', file, '--stdio', '--no-children', '--sort', 'dso,symbol', '-F', 'sample,dso,symbol', '-t', '\t'], {
+    const out = execFileSync('perf', ['report', '-i', file, '--stdio', '--no-children', '--sort', 'dso,symbol', '-F', 'sample,dso,symbol', '-g', 'none', '-t', '\t'], {
       encoding: 'utf8',
       maxBuffer: 1 << 28,
       stdio: ['ignore', 'pipe', 'ignore'],
@@ -116,7 +116,14 @@ function perfTable(files: { name: string; file: string }[], requests: number, to
       if (line.startsWith('#') || !line.trim()) continue;
       const [samples, dso, symbol] = line.split('\t').map((x) => x.trim());
       // JIT code's addresses differ between processes: one name per function.
-      const key = `${symbol.replace(/^\[[.k]\] /, '').replace(/^JS:[*~^+]?/, 'JS:')}  (${dso.startsWith('[JIT]') ? 'JIT' : dso})`;
+      // JIT code's addresses differ between processes, and so do the build directories and line numbers of revisions:
+      // one name per function and file.
+      const name = symbol
+        .replace(/^\[[.k]\] /, '')
+        .replace(/^JS:[*~^+]?/, 'JS:')
+        .replace(/\S*\/(?:bench-builds\/[0-9a-f]+|build-\d+)\//, '')
+        .replace(/:\d+:\d+\s*$/, '');
+      const key = `${name}  (${dso.startsWith('[JIT]') ? 'JIT' : dso})`;
       bySymbol.set(key, (bySymbol.get(key) ?? 0) + Number(samples));
       total += Number(samples);
     }
@@ -130,6 +137,15 @@ function perfTable(files: { name: string; file: string }[], requests: number, to
     files.map((f) => f.name.padStart(Math.max(8, f.name.length))).join(' '),
     columns.map((c, i) => fmt(c.usPer(c.total)).padStart(Math.max(8, files[i].name.length))).join(' ') + '  (all)',
   ];
+  // By kind: the kernel (socket calls, scheduling), V8 and Node's C++ (the node binary: parser, GC, ICs, OpenSSL),
+  // JavaScript by origin, and the rest (libc's allocator).
+  const kind = (k: string): string =>
+    k.endsWith('([kernel.kallsyms])') ? 'kernel' : k.endsWith('(node)') ? 'node binary (V8, Node C++, OpenSSL)' : !k.endsWith('(JIT)') ? 'other (libc, …)' : / src\//.test(k) ? 'JS: src/' : /JS:\S* node:/.test(k) ? 'JS: node:' : 'JS: other (node_modules, builtins)';
+  const kinds = ['kernel', 'node binary (V8, Node C++, OpenSSL)', 'JS: node:', 'JS: src/', 'JS: other (node_modules, builtins)', 'other (libc, …)'];
+  for (const name of kinds) {
+    const sums = columns.map((c) => [...c.bySymbol].reduce((sum, [k, n]) => (kind(k) === name ? sum + n : sum), 0));
+    lines.push(columns.map((c, i) => fmt(c.usPer(sums[i])).padStart(Math.max(8, files[i].name.length))).join(' ') + `  [${name}]`);
+  }
   for (const [k] of [...keys].sort((a, b) => b[1] - a[1]).slice(0, top)) {
     lines.push(columns.map((c, i) => fmt(c.usPer(c.bySymbol.get(k) ?? 0)).padStart(Math.max(8, files[i].name.length))).join(' ') + `  ${k}`);
   }
@@ -169,7 +185,10 @@ async function main() {
   }
   console.log(`${CALLGRIND ? 'instructions' : 'CPU µs'} per request, ${REQUESTS} requests a round, ${ROUNDS} rounds, warm-up ${WARM_UP} (${load()})`);
   for (const t of targets) await autocannon(t.url, WARM_UP, CONNECTIONS, t.child);
-  const perfFiles = targets.map((t, i) => ({ name: i === 0 ? 'bare' : revisions[i - 1], file: join(data, `perf-${i}.data`) }));
+  // Kept after the run (the run's directory is deleted) for `perf report -i … -g` on the callers of a frame.
+  const perfDir = join(ROOT, '.local', 'bench-perf');
+  if (PERF) mkdirSync(perfDir, { recursive: true });
+  const perfFiles = targets.map((t, i) => ({ name: i === 0 ? 'bare' : revisions[i - 1], file: join(perfDir, `perf-${i}.data`) }));
   const perfs = PERF ? targets.map((t, i) => perfRecord(t.child.pid!, perfFiles[i].file)) : [];
 
   for (let round = 1; round <= ROUNDS; round++) {
