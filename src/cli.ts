@@ -170,7 +170,7 @@ export async function runCommand(command: string, flags: Flags, config: AppConfi
       const org = await accounts.getOrganization(required(flags, 'org'));
       const { deleted, orphanKeys } = await purgeTrash(orm.em.fork(), { organizationId: org.id, gs1RetirementDays: config.gs1RetirementDays });
       await deleteStoredObjects(orm.em.fork(), config, orphanKeys);
-      return { organization_id: org.id, deleted };
+      return { deleted };
     }
     case 'gs1:prefix:add': {
       const org = await accounts.getOrganization(required(flags, 'org'));

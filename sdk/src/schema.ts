@@ -657,7 +657,7 @@ export interface paths {
         };
         /**
          * Download the batch as a ZIP
-         * @description Every completed item’s image (`<name-slug>-<id>.<ext>`; PNGs stored, SVGs deflated; `size` sizes PNGs and is ignored for SVG) plus manifest.csv (id, name, short_url, status, error, file). Streamed: images are drawn one at a time as the client reads. 422 batch_processing while processing.
+         * @description Every completed item’s image (`<name-slug>-<id>.<ext>`; PNGs stored, SVGs deflated; `size` sizes PNGs and is ignored for SVG) plus manifest.csv (id, name, short_url, status, error). Streamed: images are drawn one at a time as the client reads. 422 batch_processing while processing.
          */
         get: operations["Batches_download"];
         put?: never;

@@ -233,6 +233,20 @@ describe('bad input on every documented operation', () => {
     expect(text.status).toBe(201);
   });
 
+  it('refuses tabs and line breaks in one-line fields (names, tags, titles), keeps them in multi-line ones', async () => {
+    const key = org.apiKey;
+    const name = await http(api.origin, 'POST', '/v1/qr-codes', { key, body: { name: 'a\nb', target: { type: 'text', text: 'ok' } } });
+    expect400(name, 'code name with a line feed', 'name');
+    const tag = await http(api.origin, 'POST', '/v1/qr-codes', { key, body: { target: { type: 'text', text: 'ok' }, tags: ['fine', 'a\tb'] } });
+    expect400(tag, 'tag with a tab', 'tags[1]');
+    const folder = await http(api.origin, 'POST', '/v1/folders', { key, body: { name: 'a\r\nb' } });
+    expect400(folder, 'folder name with CR LF', 'name');
+    const title = await http(api.origin, 'POST', '/v1/qr-codes', { key, body: { target: { type: 'linkpage', title: 'T\nU', links: [{ title: 'a', url: 'https://example.com/' }] } } });
+    expect400(title, 'page title with a line feed', 'target.title');
+    const message = await http(api.origin, 'POST', '/v1/qr-codes', { key, body: { type: 'static', target: { type: 'sms', phone: '+15555550100', message: 'line 1\nline 2' } } });
+    expect(message.status).toBe(201);
+  });
+
   it('refuses line breaks and other controls in URL fields, so no payload or .vcf carries injected lines', async () => {
     const injected = 'https://example.com/\r\nTEL;TYPE=CELL:+19005550100';
     for (const type of ['static', 'dynamic']) {

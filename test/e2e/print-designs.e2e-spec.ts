@@ -48,8 +48,8 @@ describe('print-grade designs', () => {
       expect(plain.body.design.frame).toEqual({ style: 'none', text: null, color: '#000000', text_color: '#ffffff' });
 
       const svg = await (await get(t, `/v1/qr-codes/${res.body.id}/download?format=svg&size=500`, org.apiKey)).text();
-      // An SVG ignores size (a vector): the framed image's longest side is the default 1000.
-      expect(svg).toMatch(/<svg[^>]*viewBox="0 0 \d+ [\d.]+" width="\d+" height="1000"/);
+      // An SVG's size is its longest side (the framed image is taller than wide).
+      expect(svg).toMatch(/<svg[^>]*viewBox="0 0 \d+ [\d.]+" width="\d+" height="500"/);
       expect(svg).not.toContain('<text');
 
       for (const format of ['png', 'webp']) {

@@ -31,13 +31,17 @@ describe('GET /v1/qr-codes/{id}/download', () => {
     expect(await res.text()).toMatch(/^(<\?xml[^>]*>\s*)?<svg[\s>]/);
   });
 
-  it('ignores size for an SVG, as the spec says (any value: a vector image has no pixel size)', async () => {
+  it('gives an SVG the requested size as its width and height (the same vector drawing), and refuses a bad size', async () => {
     const plain = await (await download('?format=svg')).text();
-    expect(plain).toMatch(/<svg[^>]*\swidth="1000"/);
-    for (const size of ['300', '4000', '5', 'abc']) {
-      const res = await download(`?format=svg&size=${size}`);
-      expect([size, res.status]).toEqual([size, 200]);
-      expect(await res.text()).toBe(plain);
+    expect(plain).toMatch(/<svg[^>]*\swidth="1000" height="1000"/);
+    const small = await download('?format=svg&size=300');
+    expect(small.status).toBe(200);
+    const text = await small.text();
+    expect(text).toMatch(/<svg[^>]*\swidth="300" height="300"/);
+    expect(text.replace(/ width="300" height="300"/, '')).toBe(plain.replace(/ width="1000" height="1000"/, ''));
+    for (const query of ['?size=5', '?format=svg&size=abc', '?format=svg&size=4001', '?format=png&size=99', '?format=webp&size=1.5']) {
+      const res = await http(t.origin, 'GET', `/v1/qr-codes/${code.id}/download${query}`, { key: org.apiKey });
+      expect([query, res.status, res.body.error?.code, res.body.error?.field]).toEqual([query, 400, 'invalid_request', 'size']);
     }
   });
 

@@ -26,6 +26,17 @@ describe('assertCleanStrings', () => {
     expect(fieldOf(() => assertCleanStrings('\u0000', 'id'))).toBe('id');
     expect(fieldOf(() => assertCleanStrings({ ok: 1, list: [{ a: 'b' }] }))).toBeUndefined();
   });
+  it('refuses tabs and line breaks in single-line fields, keeps them in multi-line ones', () => {
+    const single = { singleLineFields: true };
+    expect(fieldOf(() => assertCleanStrings({ name: 'a\nb' }, '', single))).toBe('name');
+    expect(fieldOf(() => assertCleanStrings({ tags: ['ok', 'a\tb'] }, '', single))).toBe('tags[1]');
+    expect(fieldOf(() => assertCleanStrings({ webhook_url: 'https://x.test/\r' }, '', single))).toBe('webhook_url');
+    expect(fieldOf(() => assertCleanStrings({ folder_id: 'fld_1\n' }, '', single))).toBe('folder_id');
+    expect(fieldOf(() => assertCleanStrings('a\nb', 'tag', single))).toBe('tag');
+    expect(fieldOf(() => assertCleanStrings({ target: { type: 'text', text: 'line 1\r\n\tline 2', destination: 'BEGIN:VCARD\r\nEND:VCARD' }, description: 'a\nb' }, '', single))).toBeUndefined();
+    // Without the option (a hosted form's own fields), only the C0 rule applies.
+    expect(fieldOf(() => assertCleanStrings({ name: 'a\nb' }))).toBeUndefined();
+  });
   it('refuses a bad object key', () => {
     expect(fieldOf(() => assertCleanStrings({ target: { ['\u0000']: 1 } }))).toBe('target');
   });

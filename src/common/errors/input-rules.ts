@@ -18,6 +18,18 @@ export function stringProblem(value: string): string | undefined {
   return undefined;
 }
 
+/** Fields that hold one line of text: names, titles, labels, tags, addresses of people and places on the web, ids.
+ * Tab, line feed and carriage return are allowed only where multi-line text makes sense (a text code's text, a
+ * message, a description, a page's content), so in these they are refused like any other control character. */
+const SINGLE_LINE_KEYS: ReadonlySet<string> = new Set(['name', 'title', 'label', 'tags', 'tag', 'email', 'phone', 'hostname', 'url', 'ssid']);
+const SINGLE_LINE_SUFFIXES = ['_name', '_id', '_url', '_email'];
+const LINE_BREAK_OR_TAB = /[\t\n\r]/;
+
+/** True when the field at `key` (an object key; array items take their array's key) holds a single line. */
+export function isSingleLineKey(key: string): boolean {
+  return SINGLE_LINE_KEYS.has(key) || SINGLE_LINE_SUFFIXES.some((s) => key.endsWith(s));
+}
+
 /** Names of `Object.prototype` members (`constructor`, `__proto__`, `toString`, `valueOf`, `hasOwnProperty`, …): no
  * field of the API is named like one, and as object keys they confuse code that reads plain objects
  * (class-transformer, `in` checks, `obj[key]` lookups), so they are unknown fields wherever they appear. */
@@ -31,26 +43,31 @@ const join = (parent: string, key: string | number) =>
 
 /**
  * Walks a parsed body, query or path parameter without recursion and throws a 400 `invalid_request` naming the first
- * string (value or object key) that holds U+0000, another C0 control character (tab, LF and CR are allowed) or an
+ * string (value or object key) that holds U+0000, another C0 control character (tab, LF and CR are allowed, except in
+ * single-line fields when `singleLineFields` is set: the API's pipes set it, a hosted form's own fields do not) or an
  * unpaired surrogate: PostgreSQL refuses such text, and no field of the API has a use for it. An object key named like
  * an `Object.prototype` member (`constructor`, `toString`, …) is an unknown field, at any depth.
  */
-export function assertCleanStrings(value: unknown, root = ''): void {
-  const stack: [unknown, string][] = [[value, root]];
+export function assertCleanStrings(value: unknown, root = '', opts: { singleLineFields?: boolean } = {}): void {
+  // [value, path, the object key it sits under (array items inherit their array's)]
+  const stack: [unknown, string, string][] = [[value, root, root]];
   while (stack.length > 0) {
-    const [v, path] = stack.pop()!;
+    const [v, path, key] = stack.pop()!;
     if (typeof v === 'string') {
       const problem = stringProblem(v);
       if (problem) throw ApiException.invalid(path || undefined, `${path || 'The request'} ${problem}`);
+      if (opts.singleLineFields && isSingleLineKey(key) && LINE_BREAK_OR_TAB.test(v)) {
+        throw ApiException.invalid(path, `${path} holds one line: it must not contain tabs or line breaks`);
+      }
     } else if (Array.isArray(v)) {
-      v.forEach((item, i) => stack.push([item, join(path, i)]));
+      v.forEach((item, i) => stack.push([item, join(path, i), key]));
     } else if (v !== null && typeof v === 'object') {
       for (const [k, item] of Object.entries(v)) {
         const at = join(path, k);
         const problem = stringProblem(k);
         if (problem) throw ApiException.invalid(path || undefined, `A field name in ${path || 'the request'} ${problem}`);
         if (PROTOTYPE_NAMES.has(k)) throw ApiException.invalid(at, `Unknown field '${at}'`);
-        stack.push([item, at]);
+        stack.push([item, at, k]);
       }
     }
   }

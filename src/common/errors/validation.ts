@@ -40,7 +40,7 @@ export function validationException(errors: ValidationError[]): ApiException {
  * class-validator. */
 class ApiValidationPipe extends ValidationPipe {
   override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
-    if (metadata.type !== 'custom') assertCleanStrings(value, metadata.data ?? '');
+    if (metadata.type !== 'custom') assertCleanStrings(value, metadata.data ?? '', { singleLineFields: true });
     return super.transform(value, metadata);
   }
 }

@@ -51,5 +51,6 @@ export function slug(name: string, fallback: string): string {
   );
 }
 
-/** manifest.csv's columns. */
-export const MANIFEST_HEADER = ['id', 'name', 'short_url', 'status', 'error', 'file'];
+/** manifest.csv's columns (a stable contract: scripts read them by position). An image's entry is named
+ * `<name-slug>-<id>.<ext>`, so the id finds it. */
+export const MANIFEST_HEADER = ['id', 'name', 'short_url', 'status', 'error'];

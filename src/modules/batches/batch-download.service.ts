@@ -46,7 +46,7 @@ export class BatchDownloadService {
     try {
       let manifest = csvRow(MANIFEST_HEADER);
       for (const item of items) {
-        if (item.status !== 'completed') manifest += csvRow(['', item.name, '', item.status, item.error, '']);
+        if (item.status !== 'completed') manifest += csvRow(['', item.name, '', item.status, item.error]);
       }
       const completed = items.filter((i) => i.status === 'completed');
       const names = new Map(completed.map((i) => [i.qr_code_id, i.name]));
@@ -69,14 +69,14 @@ export class BatchDownloadService {
         const { id, code, body, error } = await pending.shift()!;
         await top();
         if (!code) {
-          manifest += csvRow([id, names.get(id), '', 'deleted', 'the code was deleted after the batch ran', '']);
+          manifest += csvRow([id, names.get(id), '', 'deleted', 'the code was deleted after the batch ran']);
         } else if (body === undefined) {
-          manifest += csvRow([code.id, code.name, code.short_url, 'failed', error, '']);
+          manifest += csvRow([code.id, code.name, code.short_url, 'failed', error]);
         } else {
           const file = `${slug(code.name, 'code')}-${code.id}.${format}`;
           // Already-compressed formats are stored; SVG (text) and PDF (whose streams are deflated but not its structure) are deflated.
           await appendAndWait(archive, body, file, format === 'png' || format === 'webp');
-          manifest += csvRow([code.id, code.name, code.short_url, 'completed', '', file]);
+          manifest += csvRow([code.id, code.name, code.short_url, 'completed', '']);
         }
       }
       archive.append(manifest, { name: 'manifest.csv' });

@@ -70,12 +70,12 @@ export class BatchesController {
   @RequiresScope('qr:read')
   @ApiOperation({
     summary: 'Download the batch as a ZIP',
-    description: 'Every completed item’s image (`<name-slug>-<id>.<ext>`; PNGs stored, SVGs deflated; `size` sizes PNGs and is ignored for SVG) plus manifest.csv (id, name, short_url, status, error, file). Streamed: images are drawn one at a time as the client reads. 422 batch_processing while processing.',
+    description: 'Every completed item’s image (`<name-slug>-<id>.<ext>`; PNGs stored, SVGs deflated; `size` sizes PNGs and is ignored for SVG) plus manifest.csv (id, name, short_url, status, error). Streamed: images are drawn one at a time as the client reads. 422 batch_processing while processing.',
   })
   @ApiProduces(ZIP_CONTENT_TYPE)
   @ApiOkResponse({ description: 'A ZIP archive, as an attachment (`Content-Disposition`)', content: binaryContent(ZIP_CONTENT_TYPE) })
   async download(@Auth() auth: AuthContext, @Param('id') id: string, @Query() query: BatchDownloadQueryDto, @Res() reply: FastifyReply) {
-    const { filename, archive } = await this.downloads.open(auth, id, parseImageRequest(query));
+    const { filename, archive } = await this.downloads.open(auth, id, parseImageRequest(query, undefined, { svgSize: 'ignored' }));
     void reply
       .header('Content-Type', ZIP_CONTENT_TYPE)
       .header('Content-Disposition', `attachment; filename="${filename}"`)

@@ -2,8 +2,8 @@ import { ApiException } from '../../common/errors/api.exception';
 import { PRINT_MM_DEFAULT, PRINT_MM_MAX, PRINT_MM_MIN } from './qr-pdf';
 import { CONTENT_TYPES, IMAGE_FORMATS, type ImageFormat, PNG_MAX_SIZE, PNG_MIN_SIZE } from './rendering.service';
 
-/** What a download (or a preview) asks for: the format, the pixel width (PNG, WebP; an SVG keeps the default width) and the
- * printed width of a PDF's symbol with its quiet zone in millimetres. */
+/** What a download (or a preview) asks for: the format, the pixel width (PNG, WebP, and an SVG's width and height
+ * attributes) and the printed width of a PDF's symbol with its quiet zone in millimetres. */
 export interface ImageRequest {
   format: ImageFormat;
   size: number;
@@ -13,12 +13,14 @@ export interface ImageRequest {
 export const DEFAULT_SIZE = 1000;
 
 /**
- * `?format&size&print_mm` → an ImageRequest; 400 naming the parameter for a bad value. `size` is not checked for SVG or PDF
- * (vectors: an SVG scales, `print_mm` sets a PDF's dimensions); `print_mm`, when given, must be a number from 10 to 1,000.
+ * `?format&size&print_mm` → an ImageRequest; 400 naming the parameter for a bad value. `size` (100–4000) is checked for
+ * every format but PDF, whose dimensions come from `print_mm` (a number from 10 to 1,000 when given). A batch archive
+ * passes `svgSize: 'ignored'`: there, as its API says, SVGs ignore `size` whatever it holds.
  */
 export function parseImageRequest(
   query: { format?: string; size?: string; print_mm?: string },
   formats: readonly ImageFormat[] = IMAGE_FORMATS,
+  opts: { svgSize?: 'checked' | 'ignored' } = {},
 ): ImageRequest {
   const format = (query.format ?? 'svg') as ImageFormat;
   if (!formats.includes(format)) throw ApiException.invalid('format', `format must be one of ${formats.join(', ')}`);
@@ -30,8 +32,7 @@ export function parseImageRequest(
     }
   }
   let size = DEFAULT_SIZE;
-  // A vector ignores `size`, whatever it holds: the PDF's dimensions come from print_mm, an SVG scales.
-  if (format === 'png' || format === 'webp') {
+  if (format === 'png' || format === 'webp' || (format === 'svg' && opts.svgSize !== 'ignored')) {
     size = query.size === undefined ? DEFAULT_SIZE : Number(query.size);
     if (!Number.isInteger(size) || size < PNG_MIN_SIZE || size > PNG_MAX_SIZE) {
       throw ApiException.invalid('size', `size must be an integer from ${PNG_MIN_SIZE} to ${PNG_MAX_SIZE}`);
