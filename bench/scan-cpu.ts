@@ -152,6 +152,10 @@ function perfTable(files: { name: string; file: string }[], requests: number, to
   return lines.join('\n') + '\n';
 }
 
+/** Node flags of a process under BENCH_PERF: a perf map of JIT code (/tmp/perf-<pid>.map), without the isolate-*.log
+ * that V8 writes beside it by default. */
+const PERF_FLAGS = ['--perf-basic-prof', '--no-logfile-per-isolate', '--logfile=/dev/null'];
+
 async function main() {
   const revisions = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['HEAD~1', 'HEAD'];
   const data = process.env.LOCAL_DATA_DIR ?? join(ROOT, '.local', `bench-${process.pid}`);
@@ -173,13 +177,13 @@ async function main() {
   const port = await freePort();
   targets.push({
     name: 'bare Node',
-    child: await startChild([...(PERF ? ['--perf-basic-prof'] : []), '-e', BARE_SERVER], { ...process.env, PORT: String(port) }, 'bare server', wrapper('bare')),
+    child: await startChild([...(PERF ? PERF_FLAGS : []), '-e', BARE_SERVER], { ...process.env, PORT: String(port) }, 'bare server', wrapper('bare')),
     url: `http://127.0.0.1:${port}/${shortCode}`,
     figures: [],
   });
   for (const [i, revision] of revisions.entries()) {
     const scanPort = await freePort();
-    const profile = PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${join(data, `profile-${i}`)}`] : PERF ? ['--perf-basic-prof'] : [];
+    const profile = PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${join(data, `profile-${i}`)}`] : PERF ? PERF_FLAGS : [];
     const child = await startChild([...profile, join(builds[i], 'src', 'main.scan.js')], { ...env, SCAN_PORT: String(scanPort) }, `scan process (${revision})`, wrapper(`scan-${i}`));
     targets.push({ name: `scan ${revision}`, child, url: `http://127.0.0.1:${scanPort}/${shortCode}`, figures: [] });
   }
