@@ -152,9 +152,9 @@ function perfTable(files: { name: string; file: string }[], requests: number, to
   return lines.join('\n') + '\n';
 }
 
-/** Node flags of a process under BENCH_PERF: a perf map of JIT code (/tmp/perf-<pid>.map), without the isolate-*.log
- * that V8 writes beside it by default. */
-const PERF_FLAGS = ['--perf-basic-prof', '--no-logfile-per-isolate', '--logfile=/dev/null'];
+/** Node flags of a process under BENCH_PERF: a perf map of JIT code (/tmp/perf-<pid>.map), and V8's log, which comes
+ * with it, in the run's directory rather than as an isolate-*.log in the checkout. */
+const perfFlags = (data: string, name: string): string[] => ['--perf-basic-prof', '--no-logfile-per-isolate', `--logfile=${join(data, `v8-${name}.log`)}`];
 
 async function main() {
   const revisions = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['HEAD~1', 'HEAD'];
@@ -177,13 +177,13 @@ async function main() {
   const port = await freePort();
   targets.push({
     name: 'bare Node',
-    child: await startChild([...(PERF ? PERF_FLAGS : []), '-e', BARE_SERVER], { ...process.env, PORT: String(port) }, 'bare server', wrapper('bare')),
+    child: await startChild([...(PERF ? perfFlags(data, 'bare') : []), '-e', BARE_SERVER], { ...process.env, PORT: String(port) }, 'bare server', wrapper('bare')),
     url: `http://127.0.0.1:${port}/${shortCode}`,
     figures: [],
   });
   for (const [i, revision] of revisions.entries()) {
     const scanPort = await freePort();
-    const profile = PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${join(data, `profile-${i}`)}`] : PERF ? PERF_FLAGS : [];
+    const profile = PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${join(data, `profile-${i}`)}`] : PERF ? perfFlags(data, `scan-${i}`) : [];
     const child = await startChild([...profile, join(builds[i], 'src', 'main.scan.js')], { ...env, SCAN_PORT: String(scanPort) }, `scan process (${revision})`, wrapper(`scan-${i}`));
     targets.push({ name: `scan ${revision}`, child, url: `http://127.0.0.1:${scanPort}/${shortCode}`, figures: [] });
   }
