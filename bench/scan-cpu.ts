@@ -82,9 +82,13 @@ function build(revision: string, data: string, i: number): string {
   const dir = join(ROOT, '.local', 'bench-builds', commit);
   if (!existsSync(dir)) {
     const partial = `${dir}.${process.pid}`;
-    compileProcesses(commit, partial);
-    rmSync(`${partial}-tree`, { recursive: true, force: true });
-    renameSync(partial, dir);
+    try {
+      compileProcesses(commit, partial);
+      renameSync(partial, dir);
+    } finally {
+      rmSync(`${partial}-tree`, { recursive: true, force: true });
+      rmSync(partial, { recursive: true, force: true });
+    }
   }
   return dir;
 }
@@ -115,7 +119,6 @@ function perfTable(files: { name: string; file: string }[], requests: number, to
     for (const line of out.split('\n')) {
       if (line.startsWith('#') || !line.trim()) continue;
       const [samples, dso, symbol] = line.split('\t').map((x) => x.trim());
-      // JIT code's addresses differ between processes: one name per function.
       // JIT code's addresses differ between processes, and so do the build directories and line numbers of revisions:
       // one name per function and file.
       const name = symbol
