@@ -3837,7 +3837,7 @@ export interface components {
              * @example invalid_request
              * @enum {string}
              */
-            code: "invalid_request" | "payload_too_large" | "gs1_invalid" | "unauthorized" | "invalid_credentials" | "insufficient_scope" | "forbidden" | "plan_restricted" | "plan_limit_reached" | "gs1_prefix_not_granted" | "not_found" | "method_not_allowed" | "target_not_editable" | "idempotency_conflict" | "gs1_identifier_taken" | "gs1_identifier_retired" | "domain_taken" | "domain_in_use" | "file_in_use" | "last_owner" | "domain_not_verified" | "domain_id_immutable" | "gs1_identifier_immutable" | "static_code_not_supported" | "batch_processing" | "code_not_editable" | "file_too_large" | "rate_limited" | "quota_exceeded" | "internal_error" | "service_unavailable";
+            code: "invalid_request" | "payload_too_large" | "gs1_invalid" | "unauthorized" | "invalid_credentials" | "insufficient_scope" | "forbidden" | "plan_restricted" | "plan_limit_reached" | "gs1_prefix_not_granted" | "not_found" | "method_not_allowed" | "target_not_editable" | "idempotency_conflict" | "gs1_identifier_taken" | "gs1_identifier_retired" | "domain_taken" | "domain_in_use" | "file_in_use" | "last_owner" | "domain_not_verified" | "domain_id_immutable" | "gs1_identifier_immutable" | "static_code_not_supported" | "batch_processing" | "code_not_editable" | "file_too_large" | "rate_limited" | "quota_exceeded" | "internal_error" | "service_unavailable" | "query_timeout";
             /** @example name must be shorter than or equal to 255 characters */
             message: string;
             /** @example req_7fQ2mX9kLp4sT1vZ8nYcB3 */
@@ -4291,6 +4291,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     Tokens_list: {
@@ -4427,6 +4441,20 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4607,6 +4635,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     Tokens_revoke: {
@@ -4770,6 +4812,20 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4950,6 +5006,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     Session_providers: {
@@ -5083,6 +5153,20 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5229,6 +5313,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     Session_ssoCallback: {
@@ -5360,6 +5458,20 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5540,6 +5652,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     Session_signOut: {
@@ -5688,6 +5814,20 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5858,6 +5998,20 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6038,6 +6192,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     Session_link: {
@@ -6206,6 +6374,20 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6386,6 +6568,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     Members_list: {
@@ -6522,6 +6718,20 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6696,6 +6906,20 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6879,6 +7103,20 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7072,6 +7310,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     Invitations_accept: {
@@ -7246,6 +7498,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     Users_me: {
@@ -7379,6 +7645,20 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7542,6 +7822,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     Audit_list: {
@@ -7687,6 +7981,20 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7841,6 +8149,20 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8036,6 +8358,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     QrCodes_preview: {
@@ -8219,6 +8555,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     QrCodes_retrieve: {
@@ -8368,6 +8718,20 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8537,6 +8901,20 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8744,6 +9122,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     QrCodes_replaceContent: {
@@ -8926,6 +9318,20 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9122,6 +9528,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     QrCodes_restore: {
@@ -9308,6 +9728,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     QrCodes_download: {
@@ -9473,6 +9907,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     Folders_list: {
@@ -9609,6 +10057,20 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9789,6 +10251,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     Folders_retrieve: {
@@ -9938,6 +10414,20 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10107,6 +10597,20 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10286,6 +10790,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     Batches_list: {
@@ -10422,6 +10940,20 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10602,6 +11134,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     Batches_retrieve: {
@@ -10751,6 +11297,20 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10933,6 +11493,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     Events_list: {
@@ -11072,6 +11646,20 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11233,6 +11821,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     Webhooks_list: {
@@ -11370,6 +11972,20 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11550,6 +12166,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     Webhooks_retrieve: {
@@ -11699,6 +12329,20 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11874,6 +12518,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     Webhooks_update: {
@@ -12041,6 +12699,20 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12233,6 +12905,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     Webhooks_test: {
@@ -12419,6 +13105,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     Webhooks_deliveries: {
@@ -12573,6 +13273,20 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12772,6 +13486,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     Analytics_workspace: {
@@ -12956,6 +13684,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     Scans_list: {
@@ -13124,6 +13866,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     Scans_live: {
@@ -13260,6 +14016,20 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13403,6 +14173,20 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13583,6 +14367,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     Domains_retrieve: {
@@ -13732,6 +14530,20 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13915,6 +14727,20 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14108,6 +14934,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     Domains_verify: {
@@ -14294,6 +15134,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     Files_list: {
@@ -14431,6 +15285,20 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14611,6 +15479,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     Files_retrieve: {
@@ -14760,6 +15642,20 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14949,6 +15845,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     Templates_list: {
@@ -15085,6 +15995,20 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15265,6 +16189,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     Templates_retrieve: {
@@ -15414,6 +16352,20 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15589,6 +16541,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
         };
     };
     Templates_update: {
@@ -15756,6 +16722,20 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description query_timeout: a database statement ran past the server's limit and was stopped; nothing was written (narrow the request or retry later) */
+            504: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -37,7 +37,7 @@ export class ApiModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: ApiModule,
-      imports: [CoreModule.forRoot(config), outboxModule(), HealthModule, AccountsApiModule.forRoot({ imports: [FilesApiModule], usage: FilesService }), TokensApiModule, MembersApiModule, AuditApiModule, QrCodesApiModule, FoldersApiModule, BatchesApiModule, EventsApiModule, WebhooksApiModule, AnalyticsApiModule, DomainsApiModule,
+      imports: [CoreModule.forRoot(config, { statementTimeout: true }), outboxModule(), HealthModule, AccountsApiModule.forRoot({ imports: [FilesApiModule], usage: FilesService }), TokensApiModule, MembersApiModule, AuditApiModule, QrCodesApiModule, FoldersApiModule, BatchesApiModule, EventsApiModule, WebhooksApiModule, AnalyticsApiModule, DomainsApiModule,
         FilesApiModule,
         TemplatesApiModule,
         MetricsModule,

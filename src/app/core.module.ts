@@ -12,11 +12,15 @@ import { CursorCodec } from '../common/http/cursor';
 @Global()
 @Module({})
 export class CoreModule {
-  static forRoot(config: AppConfig): DynamicModule {
+  /** `statementTimeout`: the api process bounds every statement by API_STATEMENT_TIMEOUT_MS (the worker does not). */
+  static forRoot(config: AppConfig, opts: { statementTimeout?: boolean } = {}): DynamicModule {
     return {
       module: CoreModule,
       imports: [
-        MikroOrmModule.forRoot({ ...ormConfig(config.databaseUrl), registerRequestContext: true }),
+        MikroOrmModule.forRoot({
+          ...ormConfig(config.databaseUrl, { statementTimeoutMs: opts.statementTimeout ? config.apiStatementTimeoutMs : undefined }),
+          registerRequestContext: true,
+        }),
         BullModule.forRoot({ url: config.redisUrl, prefix: 'scanlink', defaultJobOptions: DEFAULT_JOB_OPTIONS }),
       ],
       providers: [

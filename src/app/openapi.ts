@@ -38,6 +38,7 @@ const ERROR_RESPONSES: Record<string, string> = {
   '404': 'Not found (also for ids of other workspaces)',
   '429': 'Rate limited or monthly quota used up (see Retry-After)',
   '503': 'service_unavailable: a dependency (PostgreSQL or Redis) is down; nothing was written (see Retry-After)',
+  '504': 'query_timeout: a database statement ran past the server\'s limit and was stopped; nothing was written (narrow the request or retry later)',
 };
 
 /** Answers Node's HTTP parser or Fastify give before any route runs, on every operation (public ones included). */

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { randomBase62 } from '../../src/common/ids';
-import { createOrg, db, http, startApi, TestApp, writePlans } from '../setup/app';
+import { addKey, createOrg, db, http, startApi, TestApp, writePlans } from '../setup/app';
 import { addMember, lastMailTo, mailDataDir, PASSWORD, refreshCookieOf, signIn, tokenIn } from '../setup/members';
 
 const ROOT = join(__dirname, '..', '..');
@@ -187,10 +187,32 @@ describe('members and sessions', () => {
     expect((await http(api.origin, 'GET', `/v1/qr-codes/${code.body.id}`, { key: sw.body.token })).status).toBe(404);
   });
 
+  it('API keys use the member endpoints: any key lists, a tokens:manage key manages below owner', async () => {
+    const org = await createOrg(api);
+    const reader = await addKey(api, org.organizationId, { scopes: ['qr:read'] });
+    const listed = await http(api.origin, 'GET', '/v1/members', { key: reader.apiKey });
+    expect(listed.status).toBe(200);
+    expect(listed.body.object).toBe('list');
+    const refused = await http(api.origin, 'POST', '/v1/members', { key: reader.apiKey, body: { email: email('k1'), role: 'viewer' } });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.code).toBe('insufficient_scope');
+    const invited = await http(api.origin, 'POST', '/v1/members', { key: org.apiKey, body: { email: email('k2'), role: 'editor' } });
+    expect(invited.status).toBe(201);
+    expect(invited.body).toMatchObject({ object: 'member', role: 'editor', status: 'invited' });
+    const owner = await http(api.origin, 'POST', '/v1/members', { key: org.apiKey, body: { email: email('k3'), role: 'owner' } });
+    expect(owner.status).toBe(403);
+    const changed = await http(api.origin, 'PATCH', `/v1/members/${invited.body.id}`, { key: org.apiKey, body: { role: 'viewer' } });
+    expect(changed.body.role).toBe('viewer');
+    expect((await http(api.origin, 'DELETE', `/v1/members/${invited.body.id}`, { key: reader.apiKey })).status).toBe(403);
+    expect((await http(api.origin, 'DELETE', `/v1/members/${invited.body.id}`, { key: org.apiKey })).body).toEqual({ id: invited.body.id, object: 'member', deleted: true });
+    const page = await http(api.origin, 'GET', '/v1/members', { key: org.apiKey });
+    expect(page.body.data.map((m: { id: string }) => m.id)).not.toContain(invited.body.id);
+  });
+
   it('an API key on session-only routes is 401; tokens for admins and owners only', async () => {
     const org = await createOrg(api);
     expect((await http(api.origin, 'GET', '/v1/users/me', { key: org.apiKey })).status).toBe(401);
-    expect((await http(api.origin, 'GET', '/v1/members', { key: org.apiKey })).status).toBe(401);
+    expect((await http(api.origin, 'GET', '/v1/tokens', { key: org.apiKey })).status).toBe(401);
     const editor = email('ed');
     const admin = email('ad');
     await addMember(api, org.organizationId, editor, 'editor');

@@ -21,7 +21,7 @@ export const DashboardAuth = () =>
 export const RequiresScope = (scope: Scope) =>
   applyDecorators(SetMetadata(REQUIRED_SCOPE, scope), ApiBearerAuth('api_key'), ApiBearerAuth('dashboard_token'), ApiExtension('x-required-scope', scope));
 
-/** A dashboard session token only (a signed-in member: users, members, sessions); an API key gets 401. */
+/** A dashboard session token only (a signed-in member: the user's own record, switching workspace); an API key gets 401. */
 export const SessionAuth = () => applyDecorators(SetMetadata(SESSION_ROUTE, true), ApiBearerAuth('dashboard_token'));
 
 /** The workspace's plan must include this feature (403 plan_restricted). */

@@ -73,6 +73,8 @@ class EnvironmentVariables {
   @Transform(toInt) @IsInt() @Min(500) @Max(600_000) @IsOptional() BATCH_CLAIM_TTL_MS?: number;
   @IsString() @IsOptional() TRUST_PROXY?: string;
   @Transform(toInt) @IsInt() @Min(1) @IsOptional() SCAN_RETENTION_DAYS?: number;
+  @Transform(toInt) @IsInt() @Min(0) @Max(3_600_000) @IsOptional() API_STATEMENT_TIMEOUT_MS?: number;
+  @Transform(toInt) @IsInt() @Min(0) @Max(3_600_000) @IsOptional() ANALYTICS_STATEMENT_TIMEOUT_MS?: number;
   @Transform(toInt) @IsInt() @Min(10) @Max(60_000) @IsOptional() SCAN_FLUSH_INTERVAL_MS?: number;
   @Transform(toInt) @IsInt() @Min(1) @IsOptional() SCAN_CACHE_TTL_SECONDS?: number;
   @Transform(toInt) @IsInt() @Min(1) @IsOptional() LEAD_RATE_LIMIT_PER_HOUR?: number;
@@ -142,6 +144,11 @@ export interface AppConfig {
   trustProxy: string;
   /** Raw scans are deleted after this many days; daily rollups (what analytics reads) are kept with the code. */
   scanRetentionDays: number;
+  /** PostgreSQL statement_timeout of every statement the api process runs (ms; 0 = none). The worker and migrations
+   * have none. A statement stopped by it answers 504 `query_timeout`. */
+  apiStatementTimeoutMs: number;
+  /** The tighter limit of the analytics reads (code and workspace analytics, the scan list; ms; 0 = the api's). */
+  analyticsStatementTimeoutMs: number;
   /** How often a scan process flushes its in-memory scans to the Redis stream. */
   scanFlushIntervalMs: number;
   /** How long a scan process and Redis keep a code without an invalidation (bounds any missed invalidation). */
@@ -258,6 +265,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     // No proxy is trusted unless named: otherwise any client on a trusted range could pick its own address.
     trustProxy: raw.TRUST_PROXY ?? '',
     scanRetentionDays: raw.SCAN_RETENTION_DAYS ?? 400,
+    apiStatementTimeoutMs: raw.API_STATEMENT_TIMEOUT_MS ?? 30_000,
+    analyticsStatementTimeoutMs: raw.ANALYTICS_STATEMENT_TIMEOUT_MS ?? 10_000,
     scanFlushIntervalMs: raw.SCAN_FLUSH_INTERVAL_MS ?? 250,
     scanCacheTtlSeconds: raw.SCAN_CACHE_TTL_SECONDS ?? 300,
     leadRateLimitPerHour: raw.LEAD_RATE_LIMIT_PER_HOUR ?? 20,

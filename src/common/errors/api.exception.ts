@@ -38,6 +38,14 @@ export class ApiException extends Error {
     return new ApiException('service_unavailable', `${what} is temporarily unavailable; nothing was changed. Retry in a few seconds.`, { retryAfter });
   }
 
+  /** 504 `query_timeout`: PostgreSQL stopped a statement at the server's statement_timeout (nothing was written). */
+  static queryTimeout(): ApiException {
+    return new ApiException(
+      'query_timeout',
+      'The request took longer than the server allows and was stopped; nothing was changed. Narrow it (a shorter range, fewer codes or filters) or retry later.',
+    );
+  }
+
   static notFound(what = 'resource', id?: string): ApiException {
     return new ApiException('not_found', id ? `No such ${what}: '${id}'` : `No such ${what}`);
   }

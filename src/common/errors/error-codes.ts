@@ -31,6 +31,7 @@ export const ERROR_STATUS = {
   quota_exceeded: 429,
   internal_error: 500,
   service_unavailable: 503,
+  query_timeout: 504,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

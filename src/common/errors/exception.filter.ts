@@ -49,6 +49,10 @@ export function toEnvelope(err: unknown, requestId: string, logger: Logger): { s
       body: { error: { code, message, doc_url: docUrl(code), request_id: requestId } },
     };
   }
+  if (isQueryCanceled(err)) {
+    logger.warn({ request_id: requestId, ...describeError(err), stack: undefined }, 'statement timeout');
+    return toEnvelope(ApiException.queryTimeout(), requestId, logger);
+  }
   if (isDependencyDown(err)) {
     logger.warn({ request_id: requestId, ...describeError(err), stack: undefined }, 'dependency unavailable');
     return toEnvelope(ApiException.unavailable('A backing service'), requestId, logger);
@@ -70,6 +74,14 @@ export function isDependencyDown(err: unknown): boolean {
   const code = (err as { code?: unknown }).code;
   if (typeof code === 'string' && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN'].includes(code)) return true;
   return /^(Connection is closed|Stream isn't writeable|Reached the max retries per request limit)/.test(err.message);
+}
+
+/** PostgreSQL's query_canceled (57014): statement_timeout fired, or the api cancelled the statement of a client that
+ * left (that answer reaches nobody). */
+export function isQueryCanceled(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const e = err as { code?: unknown; sqlState?: unknown };
+  return e.code === '57014' || e.sqlState === '57014';
 }
 
 @Catch()

@@ -1,4 +1,5 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
+import { Controller, Get, Param, Query, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
 import {
   ApiBadRequestResponse,
   ApiForbiddenResponse,
@@ -15,6 +16,7 @@ import { MAX_RANGE_DAYS } from './analytics-range';
 import { MAX_CODE_IDS, MAX_SERIES_POINTS } from './analytics-query';
 import { AnalyticsDto, AnalyticsQueryDocs, WorkspaceAnalyticsDto, WorkspaceSelectionDocs } from './analytics.dto';
 import { AnalyticsService } from './analytics.service';
+import { clientGone } from './bounded-read';
 
 /** The shared error envelope (registered once in openapi.ts). */
 const ERROR_ENVELOPE = { $ref: '#/components/schemas/ErrorEnvelopeDto' };
@@ -46,8 +48,13 @@ export class AnalyticsController {
   @ApiForbiddenResponse({ description: 'insufficient_scope: the key lacks `analytics:read`; plan_restricted: the Free plan has no analytics', schema: ERROR_ENVELOPE })
   @ApiNotFoundResponse({ description: 'not_found: unknown id, or a code of another workspace, or a trashed or paused code', schema: ERROR_ENVELOPE })
   @ApiUnprocessableEntityResponse({ description: 'static_code_not_supported: static codes (`sqr_…`) are not tracked', schema: ERROR_ENVELOPE })
-  retrieve(@Auth() auth: AuthContext, @Param('id') id: string, @Query() query: Record<string, unknown>): Promise<AnalyticsDto> {
-    return this.analytics.forCode(auth, id, query ?? {});
+  retrieve(
+    @Auth() auth: AuthContext,
+    @Param('id') id: string,
+    @Query() query: Record<string, unknown>,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<AnalyticsDto> {
+    return this.analytics.forCode(auth, id, query ?? {}, new Date(), clientGone(reply));
   }
 
   @Get('analytics')
@@ -66,7 +73,7 @@ export class AnalyticsController {
   @ApiForbiddenResponse({ description: 'insufficient_scope: the key lacks `analytics:read`; plan_restricted: the Free plan has no analytics', schema: ERROR_ENVELOPE })
   @ApiNotFoundResponse({ description: 'not_found: a folder, tag or code id the workspace does not have', schema: ERROR_ENVELOPE })
   @ApiUnprocessableEntityResponse({ description: 'static_code_not_supported: a listed id is a static code', schema: ERROR_ENVELOPE })
-  workspace(@Auth() auth: AuthContext, @Query() query: Record<string, unknown>): Promise<WorkspaceAnalyticsDto> {
-    return this.analytics.forWorkspace(auth, query ?? {});
+  workspace(@Auth() auth: AuthContext, @Query() query: Record<string, unknown>, @Res({ passthrough: true }) reply: FastifyReply): Promise<WorkspaceAnalyticsDto> {
+    return this.analytics.forWorkspace(auth, query ?? {}, new Date(), clientGone(reply));
   }
 }

@@ -1,12 +1,14 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/postgresql';
 import type { AuthContext } from '../../common/auth/auth-context';
+import { APP_CONFIG, type AppConfig } from '../../common/config/config';
 import { ApiException } from '../../common/errors/api.exception';
 import { folderExists } from '../folders/folders.repository';
 import { findAnalyticsCodes, type AnalyticsCodeFacts } from '../qr-codes/qr-codes.repository';
 import { analyticsOver, type CodeSet } from './analytics-engine';
 import { parseAnalyticsQuery, parseWorkspaceFilters, type WorkspaceFilters } from './analytics-query';
 import type { AnalyticsDto, WorkspaceAnalyticsDto } from './analytics.dto';
+import { boundedRead } from './bounded-read';
 
 export { TOP_VALUES, UNKNOWN } from './analytics-engine';
 
@@ -48,25 +50,35 @@ export async function selectCodes(em: EntityManager, auth: AuthContext, sel: Wor
   return codes.filter((c) => c.kind === 'dynamic');
 }
 
-/** GET /v1/qr-codes/{id}/analytics and GET /v1/analytics (analytics-engine.ts does the reading). */
+/**
+ * GET /v1/qr-codes/{id}/analytics and GET /v1/analytics (analytics-engine.ts does the reading). Each answer is read in
+ * one transaction bounded by ANALYTICS_STATEMENT_TIMEOUT_MS and cancelled when its client leaves (`signal`).
+ */
 @Injectable()
 export class AnalyticsService {
-  constructor(private readonly em: EntityManager) {}
+  constructor(
+    private readonly em: EntityManager,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
-  async forCode(auth: AuthContext, id: string, query: Record<string, unknown>, now = new Date()): Promise<AnalyticsDto> {
+  async forCode(auth: AuthContext, id: string, query: Record<string, unknown>, now = new Date(), signal?: AbortSignal): Promise<AnalyticsDto> {
     const req = parseAnalyticsQuery(query, now);
-    const [code] = /^s?qr_[0-9A-Za-z]+$/.test(id) ? await findAnalyticsCodes(this.em, auth, { ids: [id] }) : [];
-    if (!code) throw ApiException.notFound('QR code', id);
-    if (code.kind !== 'dynamic') throw STATIC_REFUSED();
-    const body = await analyticsOver(this.em, codeSet([code], now), req, false);
+    const body = await boundedRead(this.em, this.config.analyticsStatementTimeoutMs, signal, async (tx) => {
+      const [code] = /^s?qr_[0-9A-Za-z]+$/.test(id) ? await findAnalyticsCodes(tx, auth, { ids: [id] }) : [];
+      if (!code) throw ApiException.notFound('QR code', id);
+      if (code.kind !== 'dynamic') throw STATIC_REFUSED();
+      return analyticsOver(tx, codeSet([code], now), req, false);
+    });
     return { object: 'analytics', qr_code_id: id, ...body } as AnalyticsDto;
   }
 
-  async forWorkspace(auth: AuthContext, query: Record<string, unknown>, now = new Date()): Promise<WorkspaceAnalyticsDto> {
+  async forWorkspace(auth: AuthContext, query: Record<string, unknown>, now = new Date(), signal?: AbortSignal): Promise<WorkspaceAnalyticsDto> {
     const req = parseAnalyticsQuery(query, now, SELECTION_PARAMS);
     const sel = parseWorkspaceFilters(query);
-    const codes = await selectCodes(this.em, auth, sel);
-    const body = await analyticsOver(this.em, codeSet(codes, now), req, true);
+    const { codes, body } = await boundedRead(this.em, this.config.analyticsStatementTimeoutMs, signal, async (tx) => {
+      const codes = await selectCodes(tx, auth, sel);
+      return { codes, body: await analyticsOver(tx, codeSet(codes, now), req, true) };
+    });
     const names = new Map(codes.map((c) => [c.id, c.name]));
     body.qr_codes = (body.qr_codes ?? []).map((c) => ({ ...c, name: names.get(c.id) ?? null }));
     return { object: 'analytics', qr_code_id: null, ...body } as unknown as WorkspaceAnalyticsDto;

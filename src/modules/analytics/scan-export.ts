@@ -24,7 +24,8 @@ export interface ScanRow {
 /** CSV columns, in order (the header line). */
 export const CSV_COLUMNS = ['id', 'qr_code_id', 'scanned_at', 'country', 'city', 'device', 'os', 'browser', 'referrer', 'language', 'rule_id', 'arm', 'unique', 'expired'] as const;
 
-/** RFC 4180 field; a value a spreadsheet would run as a formula (=, +, -, @, tab, CR first) is prefixed with '. */
+/** RFC 4180 field; a value a spreadsheet would run as a formula (=, +, -, @, tab, CR first) is prefixed with '. The
+ * streamed export does the same in SQL (scan-copy.ts); this is its reference (e2e: analytics-export). */
 export function csvField(value: unknown): string {
   let s = value === null || value === undefined ? '' : String(value);
   if (/^[=+\-@\t\r]/.test(s)) s = `'${s}`;

@@ -8,6 +8,7 @@ import { RequiresScope } from '../../common/auth/decorators';
 import { MAX_PAGE_SIZE } from '../../common/http/pagination';
 import { MAX_CODE_IDS } from './analytics-query';
 import { ScanListDto, WorkspaceSelectionDocs } from './analytics.dto';
+import { clientGone } from './bounded-read';
 import { EXPORT_FORMATS, parseFormat, ScansService } from './scans.service';
 
 const ERROR_ENVELOPE = { $ref: '#/components/schemas/ErrorEnvelopeDto' };
@@ -46,7 +47,7 @@ export class ScansController {
     const q = query ?? {};
     const format = parseFormat(q.format);
     if (format === null) {
-      await reply.send(await this.scans.list(auth, q));
+      await reply.send(await this.scans.list(auth, q, clientGone(reply)));
       return;
     }
     const { stream } = await this.scans.export(auth, q, format);

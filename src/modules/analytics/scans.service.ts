@@ -1,7 +1,8 @@
 import { Readable } from 'node:stream';
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/postgresql';
 import type { AuthContext } from '../../common/auth/auth-context';
+import { APP_CONFIG, type AppConfig } from '../../common/config/config';
 import { ApiException } from '../../common/errors/api.exception';
 import { CursorCodec, queryFingerprint } from '../../common/http/cursor';
 import { listOf, type ListEnvelope } from '../../common/http/list';
@@ -10,12 +11,12 @@ import { dayString } from './analytics-range';
 import { zoneInstants } from './analytics-engine';
 import { parseAnalyticsQuery, parseWorkspaceFilters } from './analytics-query';
 import { SELECTION_PARAMS, selectCodes } from './analytics.service';
-import { CSV_COLUMNS, csvLine, scanPage, type ScanRow, type ScanSelection } from './scan-export';
+import { boundedRead } from './bounded-read';
+import { copyExport, copySql } from './scan-copy';
+import { CSV_COLUMNS, scanPage, type ScanRow, type ScanSelection } from './scan-export';
 
 export const EXPORT_FORMATS = ['csv', 'ndjson'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
-/** Rows per database round trip of a streamed export (memory stays at one page whatever the export's size). */
-const EXPORT_PAGE = 5_000;
 
 export interface ScanExport {
   format: ExportFormat;
@@ -28,18 +29,19 @@ export class ScansService {
   constructor(
     private readonly em: EntityManager,
     private readonly cursors: CursorCodec,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /** The selection and range of a request (400s first, then 404s), as ScanSelection. */
-  private async selection(auth: AuthContext, query: Record<string, unknown>): Promise<ScanSelection> {
+  private async selection(auth: AuthContext, query: Record<string, unknown>, em: EntityManager = this.em): Promise<ScanSelection> {
     const req = parseAnalyticsQuery(query, new Date(), [...SELECTION_PARAMS, 'format', 'limit', 'cursor']);
     const filters = Object.keys(req.filters);
     if (filters.length) throw ApiException.invalid(filters[0], `${filters[0]} is not a filter of the raw export; select codes with qr_code_id, folder_id, tag or type`);
     if (query.interval !== undefined) throw ApiException.invalid('interval', 'interval is not a parameter of the raw export');
     const sel = parseWorkspaceFilters(query);
-    const codes = await selectCodes(this.em, auth, sel);
+    const codes = await selectCodes(em, auth, sel);
     const local = (n: number | null) => (n === null ? null : `${dayString(n)}T00:00:00`);
-    const [lo, hi] = await zoneInstants(this.em, req.timezone, [local(req.range.from), local(req.range.to === null ? null : req.range.to + 1)]);
+    const [lo, hi] = await zoneInstants(em, req.timezone, [local(req.range.from), local(req.range.to === null ? null : req.range.to + 1)]);
     return { organizationId: auth.organizationId, ids: codes.map((c) => c.id), lo, hi };
   }
 
@@ -51,12 +53,14 @@ export class ScansService {
     return code ? code.id : null;
   }
 
-  async list(auth: AuthContext, query: Record<string, unknown>): Promise<ListEnvelope<ScanRow>> {
+  /** One page, read in a transaction bounded by ANALYTICS_STATEMENT_TIMEOUT_MS and cancelled when the client leaves. */
+  async list(auth: AuthContext, query: Record<string, unknown>, signal?: AbortSignal): Promise<ListEnvelope<ScanRow>> {
     const limit = parseLimit(query.limit);
     const fingerprint = queryFingerprint({ ...query, resource: 'scans' });
     const after = query.cursor === undefined ? null : this.cursor(query.cursor, fingerprint);
-    const sel = await this.selection(auth, query);
-    const rows = await scanPage(this.em, sel, 'desc', after, limit + 1);
+    const rows = await boundedRead(this.em, this.config.analyticsStatementTimeoutMs, signal, async (tx) =>
+      scanPage(tx, await this.selection(auth, query, tx), 'desc', after, limit + 1),
+    );
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     const hasMore = rows.length > limit;
@@ -73,37 +77,14 @@ export class ScansService {
     return { at: pos.v, id: pos.id };
   }
 
-  /** Every scan of the selection and range, oldest first, one page of EXPORT_PAGE rows in memory at a time. */
+  /** Every scan of the selection and range, oldest first, streamed by PostgreSQL (scan-copy.ts): constant memory. */
   async export(auth: AuthContext, query: Record<string, unknown>, format: ExportFormat): Promise<ScanExport> {
     for (const p of ['limit', 'cursor']) {
       if (query[p] !== undefined) throw ApiException.invalid(p, `${p} is not used with format=${format}: the export streams every scan of the range`);
     }
     const sel = await this.selection(auth, query);
-    const em = this.em.fork();
-    async function* chunks(): AsyncGenerator<string> {
-      if (format === 'csv') yield `${CSV_COLUMNS.join(',')}\r\n`;
-      // The next page is asked for before this one is formatted and sent, so the database and the api work at once;
-      // at most two pages are in memory.
-      type Page = (ScanRow & { at: string })[];
-      // A page fetched ahead of a client that went away must not become an unhandled rejection (it is awaited, and
-      // rejects there, when the export goes on).
-      const ahead = (after: { at: string; id: string } | null): Promise<Page> => {
-        const p = scanPage(em, sel, 'asc', after, EXPORT_PAGE);
-        p.catch(() => undefined);
-        return p;
-      };
-      let next: Promise<Page> | null = ahead(null);
-      while (next) {
-        const page: Page = await next;
-        const last = page[page.length - 1];
-        next = page.length === EXPORT_PAGE ? ahead({ at: last.at, id: last.id }) : null;
-        if (page.length === 0) return;
-        let out = '';
-        for (const { at: _at, ...row } of page) out += format === 'csv' ? csvLine(row) : `${JSON.stringify(row)}\n`;
-        yield out;
-      }
-    }
-    return { format, stream: Readable.from(chunks(), { objectMode: false }) };
+    const stream = await copyExport(this.em, copySql(sel, format), format === 'csv' ? `${CSV_COLUMNS.join(',')}\r\n` : '');
+    return { format, stream };
   }
 }
 

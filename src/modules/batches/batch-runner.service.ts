@@ -7,6 +7,7 @@ import { APP_CONFIG, AppConfig } from '../../common/config/config';
 import { batchItems } from '../../common/metrics/metrics';
 import { findOrganization } from '../accounts/organizations.repository';
 import { PLAN_CATALOG, PlanCatalog } from '../accounts/plans';
+import { gs1Kind } from '../gs1/gs1-kind';
 import { EventsService } from '../events/events.service';
 import { lockCapacity, releaseReservation, settleReservation } from '../qr-codes/capacity.repository';
 import { CodeDraft, QrCodeCreationService, type StoragePins } from '../qr-codes/qr-code-creation.service';
@@ -157,7 +158,7 @@ export class BatchRunnerService {
           // A code created before its item was recorded (by an earlier version's worker) is not created again.
           if (existing.has(p.code.id)) outcomes.set(p.item.idx, { idx: p.item.idx, status: 'completed', error: null, gs1_code: null });
           else if (which === 'dynamic' && room-- <= 0) failed(p.item, planLimitError(auth, live + reserved));
-          else if (which === 'gs1' && gs1Room-- <= 0) failed(p.item, planLimitError(auth, gs1Live, 1, 'gs1'));
+          else if (which === gs1Kind.planCount && gs1Room-- <= 0) failed(p.item, planLimitError(auth, gs1Live, 1, gs1Kind.planCount));
           else toInsert.push(p);
         }
         const result = await this.creation.insert(tx, auth, toInsert.map((p) => p.code));

@@ -11,7 +11,7 @@ export class Batch {
   @Property({ type: 'text' }) organizationId!: string;
   @Property({ type: 'text' }) status: BatchStatus = 'processing';
   @Property({ type: 'text' }) environment!: Environment;
-  @Property({ type: JsonType, nullable: true }) design: Record<string, unknown> | null = null;
+  @Property({ type: JsonType, nullable: true }) design: object | null = null;
   @Property({ type: 'integer' }) totalCount!: number;
   @Property({ type: 'integer' }) completedCount: number = 0;
   @Property({ type: 'integer' }) errorCount: number = 0;

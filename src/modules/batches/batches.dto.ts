@@ -1,11 +1,12 @@
 import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsObject, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsObject, IsString, MaxLength } from 'class-validator';
 import { ListEnvelopeDto } from '../../common/http/list';
 import { IsOmittable } from '../../common/errors/validation';
 import { DesignDto } from '../rendering/design.dto';
 import { DownloadQueryDto } from '../qr-codes/dto/qr-code.dto';
 import { TARGET_UNION } from '../qr-codes/dto/target-schemas';
 import { CreateGs1QrCodeDto } from '../gs1/gs1.dto';
+import { IsDesignField, IsTemplateIdField } from '../../common/http/code-body-fields';
 
 export const MAX_BATCH_ITEMS = 1000;
 
@@ -68,7 +69,7 @@ export class CreateBatchDto {
   items!: Record<string, unknown>[];
 
   @ApiPropertyOptional({ type: DesignDto, nullable: true, description: 'Applied to every item (a per-item design is ignored)' })
-  @IsOptional() @ValidateIf((_o, v) => v !== null) @IsObject({ message: 'design must be an object or null' })
+  @IsDesignField({ nullable: true })
   design?: Record<string, unknown> | null;
 
   @ApiPropertyOptional({
@@ -77,7 +78,7 @@ export class CreateBatchDto {
     example: 'tpl_4bX9kQ2mT7vLp1sZ8nYc',
     description: 'A design template (tpl_…) copied into every item; `design` beside it overrides it field by field. Unknown → 404.',
   })
-  @IsOptional() @ValidateIf((_o, v) => v !== null) @IsString({ message: 'template_id must be a tpl_… id or null' })
+  @IsTemplateIdField()
   template_id?: string | null;
 }
 

@@ -8,6 +8,7 @@ import { pageByCreatedAt } from '../../common/http/pagination';
 import { ApiException } from '../../common/errors/api.exception';
 import { newId } from '../../common/ids';
 import { assertQueueReachable, QUEUES } from '../../common/queue/queues';
+import { gs1Kind } from '../gs1/gs1-kind';
 import { reserveCapacity } from '../qr-codes/capacity.repository';
 import { assertRoomFor } from '../qr-codes/qr-code-limits';
 import { QrCodesService } from '../qr-codes/qr-codes.service';
@@ -44,7 +45,7 @@ export class BatchesService {
     const now = new Date();
     const batch = this.em.create(
       Batch,
-      { id: newId('batch'), organizationId: auth.organizationId, environment: auth.environment, design: design as unknown as Record<string, unknown> | null, totalCount: body.items.length, createdAt: now, updatedAt: now },
+      { id: newId('batch'), organizationId: auth.organizationId, environment: auth.environment, design, totalCount: body.items.length, createdAt: now, updatedAt: now },
       { persist: false },
     );
     const items = body.items.map((item, idx) =>
@@ -56,7 +57,7 @@ export class BatchesService {
     );
     await this.em.transactional(async (em) => {
       if (dynamicCount > 0) await assertRoomFor(em, auth, 'dynamic', dynamicCount);
-      if (gs1Count > 0) await assertRoomFor(em, auth, 'gs1', gs1Count);
+      if (gs1Count > 0) await assertRoomFor(em, auth, gs1Kind.planCount, gs1Count);
       await em.insert(Batch, batch);
       for (let i = 0; i < items.length; i += 500) await em.insertMany(BatchItem, items.slice(i, i + 500));
       await reserveCapacity(em, auth.organizationId, batch.id, dynamicCount, gs1Count);

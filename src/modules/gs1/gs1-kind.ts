@@ -161,6 +161,8 @@ export interface Gs1Kind extends StoredCodeType<Gs1StoredTarget> {
   isStaticBody(body: Record<string, unknown>): boolean;
   /** a SQL condition on `qr_codes` (unaliased columns) that holds for codes of this kind */
   readonly sqlCondition: string;
+  /** the plan count its live dynamic codes take (the plan's `gs1_limit`), apart from the QR codes' `dynamic` count */
+  readonly planCount: 'gs1';
   /** validates a creation body (400 gs1_invalid / invalid_request); plan, uniqueness and retirement are the caller's */
   draft(body: CreateGs1QrCodeDto): Gs1Draft;
   /** PATCH fields only codes of this kind take (others answer 400 naming the field) */
@@ -181,6 +183,7 @@ export const gs1Kind: Gs1Kind = {
   owns: (code) => code.type === GS1_TYPE,
   isStaticBody: (body) => body.type === GS1_TYPE && body.mode === 'static',
   sqlCondition: GS1_CODES_SQL,
+  planCount: 'gs1',
   draft: prepareGs1,
   patchOnlyFields: GS1_PATCH_ONLY_FIELDS,
   assertPatch: assertGs1Patch,

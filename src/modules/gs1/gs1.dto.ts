@@ -1,9 +1,10 @@
 import { ApiHideProperty, ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { Allow, IsArray, IsDefined, IsIn, IsObject, IsOptional, IsString, Length, Matches, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
+import { Allow, IsArray, IsDefined, IsIn, IsObject, IsOptional, IsString, Length, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
 import { IsOmittable } from '../../common/errors/validation';
 import { DESIGN_EXAMPLE, DesignDto } from '../rendering/design.dto';
 import { LinkControlFields } from '../targets/link-controls';
+import { IsDesignField, IsFolderIdField, IsTagsField, IsTemplateIdField } from '../../common/http/code-body-fields';
 
 /* The GS1 Digital Link request and response shapes (docs/gs1.md). The DTOs check shapes only (types, unknown fields);
  * GS1's own rules (the Syntax Dictionary, link types, override paths) are the gs1 module's, run by targets/gs1.target.ts. */
@@ -112,7 +113,7 @@ export class CreateGs1QrCodeDto extends LinkControlFields {
   domain_id?: string | null;
 
   @ApiPropertyOptional({ type: DesignDto, example: DESIGN_EXAMPLE })
-  @IsOmittable() @IsObject({ message: 'design must be an object' })
+  @IsDesignField()
   design?: Record<string, unknown>;
 
   @ApiPropertyOptional({
@@ -121,15 +122,15 @@ export class CreateGs1QrCodeDto extends LinkControlFields {
     example: 'tpl_4bX9kQ2mT7vLp1sZ8nYc',
     description: 'A design template (tpl_…) whose design is copied into the code; `design` beside it overrides it field by field.',
   })
-  @IsOptional() @ValidateIf((_, v) => v !== null) @IsString({ message: 'template_id must be a tpl_… id or null' })
+  @IsTemplateIdField()
   template_id?: string | null;
 
   @ApiPropertyOptional({ type: String, nullable: true, example: 'fld_4bX9kQ2mT7vLp1sZ8nYc' })
-  @IsOptional() @ValidateIf((_, v) => v !== null) @IsString() @Matches(/^fld_[0-9A-Za-z]+$/, { message: 'folder_id must be a fld_… id or null' })
+  @IsFolderIdField()
   folder_id?: string | null;
 
   @ApiPropertyOptional({ type: [String], maxItems: 10, example: ['retail'] })
-  @IsOmittable() @IsArray({ message: 'tags must be an array of strings' }) @IsString({ each: true, message: 'tags must be an array of strings' })
+  @IsTagsField()
   tags?: string[];
 }
 

@@ -22,11 +22,11 @@ function wellKnown(req: OwnPathRequest): OwnPathAnswer {
   return { status: 200, headers: headers({ 'Content-Type': 'application/json; charset=utf-8' }), body: JSON.stringify(doc) };
 }
 
-/** The scan cache holds what prepareGs1 stored for the code. */
-const storedTarget = (code: OwnPathCode): Gs1StoredTarget => code.target as unknown as Gs1StoredTarget;
+/** A GS1 code as the scan cache holds it: its target is what prepareGs1 stored. */
+type Gs1Code = OwnPathCode<Gs1StoredTarget>;
 
-function record(code: OwnPathCode): Gs1ResolverRecord {
-  const t = storedTarget(code);
+function record(code: Gs1Code): Gs1ResolverRecord {
+  const t = code.target;
   return { path: t.path, name: code.name, destination: t.default_link ?? '', links: t.links ?? [], overrides: t.overrides ?? [] };
 }
 
@@ -36,7 +36,7 @@ function record(code: OwnPathCode): Gs1ResolverRecord {
  * rule may still conflict (`npm run -s cli -- gs1:conflicts` lists them): the workspace of the least specific level
  * that holds its identifier (a live or trashed code) answers, as the one owning the levels above the others.
  */
-function ownerCodes(codes: OwnPathCode[]): OwnPathCode[] {
+function ownerCodes(codes: Gs1Code[]): Gs1Code[] {
   if (codes.length < 2) return codes;
   let owner: string | undefined;
   for (let i = codes.length - 1; i >= 0 && owner === undefined; i--) if (codes[i].status === 'live' || codes[i].status === 'trashed') owner = codes[i].organizationId;
@@ -47,9 +47,9 @@ function ownerCodes(codes: OwnPathCode[]): OwnPathCode[] {
 
 /** The answer once the codes of the request's levels are known (any state: the scan cache keeps trashed and paused
  * codes too, so the code's own path answers 404 or 410 as a short code would). */
-function resolve(req: OwnPathRequest, dl: ParsedDigitalLink, found: OwnPathCode[]): OwnPathAnswer {
+function resolve(req: OwnPathRequest, dl: ParsedDigitalLink, found: Gs1Code[]): OwnPathAnswer {
   const codes = ownerCodes(found);
-  const own = codes.find((c) => storedTarget(c).path === dl.identifier.path);
+  const own = codes.find((c) => c.target.path === dl.identifier.path);
   if (own && (own.status !== 'live' || !own.isActive)) {
     return { status: own.status === 'trashed' ? 404 : 410, headers: headers(), statusPage: true };
   }
@@ -60,7 +60,7 @@ function resolve(req: OwnPathRequest, dl: ParsedDigitalLink, found: OwnPathCode[
       return { status: 204, headers: answer.headers };
     case 307: {
       // The scan counts for the code of the most specific level found (an override belongs to its code).
-      const owner = dl.levels.map((p) => active.find((c) => storedTarget(c).path === p)).find((c) => c);
+      const owner = dl.levels.map((p) => active.find((c) => c.target.path === p)).find((c) => c);
       return { status: 307, headers: { ...answer.headers, Location: answer.location }, countCodeId: answer.countable ? owner?.id : undefined };
     }
     case 200:
@@ -85,9 +85,9 @@ function parsed(url: string): ParsedDigitalLink {
 }
 
 /** The scan host's GS1-Conformant Resolver (docs/gs1.md): Digital Link paths and `/.well-known/gs1resolver`. */
-export const gs1ResolverPaths: OwnPaths = {
+export const gs1ResolverPaths: OwnPaths<Gs1StoredTarget> = {
   claims: (url) => DL_PATH.test(url) || WELL_KNOWN.test(url),
-  plan(req): OwnPathPlan {
+  plan(req): OwnPathPlan<Gs1StoredTarget> {
     if (WELL_KNOWN.test(req.url)) return { answer: wellKnown(req) };
     if (!ALLOWED.has(req.method)) return { answer: notAllowed() };
     let dl: ParsedDigitalLink;

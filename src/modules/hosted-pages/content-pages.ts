@@ -34,18 +34,26 @@ export function textPage(t: Target): HostedResponse | null {
 /** The card of a vcard target, or null when it has no name (the page and the `.vcf` download both read it). */
 export function vcardFields(t: Target): VCardFields | null {
   const card = t.vcard;
-  if (!card || typeof card !== 'object' || !str((card as Target).your_name)) return null;
-  return Object.fromEntries(Object.entries(card as Target).filter(([, v]) => typeof v === 'string' && v !== '')) as unknown as VCardFields;
+  if (!card || typeof card !== 'object') return null;
+  const c = card as Target;
+  const yourName = str(c.your_name);
+  if (!yourName) return null;
+  const { company_name, position, email, phone_mobile, phone_work, website, address, note } = c;
+  return {
+    your_name: yourName,
+    ...Object.fromEntries(Object.entries({ company_name, position, email, phone_mobile, phone_work, website, address, note }).flatMap(([k, v]) => (str(v) ? [[k, v]] : []))),
+  };
 }
 
-export function vcardPage(t: Target, shortCode: string): HostedResponse | null {
+/** `download`: the same-host path of the card's download (the handler names its suffix). */
+export function vcardPage(t: Target, download: string): HostedResponse | null {
   const v = vcardFields(t);
   if (!v) return null;
   const role = [v.position, v.company_name].filter(Boolean).join(' · ');
   const body = `<h1>${esc(v.your_name)}</h1>
 ${role ? `<p class="muted">${esc(role)}</p>` : ''}
 ${linkButtons([
-  { label: 'Add to contacts', download: `/${shortCode}.vcf` },
+  { label: 'Add to contacts', download },
   { label: `Call mobile ${v.phone_mobile ?? ''}`, href: v.phone_mobile ? `tel:${v.phone_mobile}` : null, secondary: true },
   { label: `Call work ${v.phone_work ?? ''}`, href: v.phone_work ? `tel:${v.phone_work}` : null, secondary: true },
   { label: `E-mail ${v.email ?? ''}`, href: v.email ? mailtoHref({ email: v.email }) : null, secondary: true },
@@ -80,7 +88,8 @@ function when(startIso: string, endIso: string): string {
   return `${from} – ${to} (UTC)`;
 }
 
-export function eventPage(t: Target, shortCode: string): HostedResponse | null {
+/** `download`: the same-host path of the event's calendar file (the handler names its suffix). */
+export function eventPage(t: Target, download: string): HostedResponse | null {
   const e = eventFields(t);
   if (!e) return null;
   const body = `<h1>${esc(e.title)}</h1>
@@ -89,7 +98,7 @@ ${details([
   ['Where', e.location ? esc(e.location) : null],
   ['About', e.description ? `<span class="text">${esc(e.description)}</span>` : null],
 ])}
-${linkButtons([{ label: 'Add to calendar', download: `/${shortCode}.ics` }])}`;
+${linkButtons([{ label: 'Add to calendar', download }])}`;
   return page(200, e.title, body);
 }
 

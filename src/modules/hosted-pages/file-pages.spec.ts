@@ -38,7 +38,7 @@ describe('file pages', () => {
   });
 
   it('has no page for a target without its file', () => {
-    expect(filePage({ id: 'qr_1', shortCode: 'AbC1234', target: { file_id: 'file_x' } })).toBeNull();
+    expect(filePage({ id: 'qr_1', shortCode: 'AbC1234', target: { file_id: 'file_x', title: null, description: null } })).toBeNull();
   });
 
   it('writes sizes for people', () => {

@@ -7,7 +7,8 @@ export interface StoredFileTarget {
   file_id: string;
   title: string | null;
   description: string | null;
-  file: { name: string; content_type: string; size: number; sha256: string };
+  /** the file's snapshot, added by the handler's resolve at creation: every stored code has it */
+  file?: { name: string; content_type: string; size: number; sha256: string };
 }
 
 /** The page's own CSP plus the file itself, from this host only: an image, a player, or the browser's PDF viewer in
@@ -29,8 +30,8 @@ export function humanSize(bytes: number): string {
 
 /** The hosted page of a file, audio or video code: heading, description, the file shown by the browser itself, and
  * a download button. The file's URL is relative (`/{short_code}/file`), so a custom domain serves both. */
-export function filePage(code: ScannedCode): HostedResponse | null {
-  const t = code.target as unknown as StoredFileTarget;
+export function filePage(code: ScannedCode<StoredFileTarget>): HostedResponse | null {
+  const t = code.target;
   const f = t.file;
   if (!f || typeof f.name !== 'string') return null;
   const src = `/${encodeURIComponent(code.shortCode)}/file`;

@@ -5,9 +5,10 @@ export interface HostedResponse {
   body: string | Buffer;
 }
 
-/** What a scan answer may read of a code (the scan host's cached copy has at least this). */
-export interface ScannedCode {
+/** What a scan answer may read of a code (the scan host's cached copy has at least this). `T` is the shape its type
+ * stores in `qr_codes.target` (a handler's page reads its own shape). */
+export interface ScannedCode<T extends object = Record<string, unknown>> {
   id: string;
   shortCode: string;
-  target: Record<string, unknown>;
+  target: T;
 }

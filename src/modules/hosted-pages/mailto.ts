@@ -21,22 +21,25 @@ export function mailtoHref(e: EmailFields): string {
   return `mailto:${addr(e.email)}${params.length ? `?${params.join('&')}` : ''}`;
 }
 
-export interface VCardFields {
+/** A contact card as stored (an absent field is null) and as read back. A type, not an interface, so that a stored
+ * target of this shape is also a plain record the pages read. */
+export type VCardFields = {
   your_name: string;
-  company_name?: string;
-  position?: string;
-  email?: string;
-  phone_mobile?: string;
-  phone_work?: string;
-  website?: string;
-  address?: string;
-  note?: string;
-}
+  company_name?: string | null;
+  position?: string | null;
+  email?: string | null;
+  phone_mobile?: string | null;
+  phone_work?: string | null;
+  website?: string | null;
+  address?: string | null;
+  note?: string | null;
+};
 
-export interface EventFields {
+/** An event as stored (an absent field is null) and as read back. */
+export type EventFields = {
   title: string;
   start: string;
   end: string;
-  location?: string;
-  description?: string;
-}
+  location?: string | null;
+  description?: string | null;
+};

@@ -20,7 +20,6 @@ import { ManagerGuard } from './manager.guard';
 import { MembersService } from './members.service';
 
 @ApiTags('Members')
-@SessionAuth()
 @Controller('members')
 export class MembersController {
   constructor(private readonly members: MembersService) {}

@@ -30,6 +30,7 @@ import {
 } from './members.repository';
 import { newId } from '../../common/ids';
 import { checkPassword, hashPassword, passwordProblem } from './passwords';
+import { callerRole } from './member-caller';
 import { SessionsService } from './sessions.service';
 import type { SessionDto } from './dto/members.dto';
 
@@ -47,8 +48,6 @@ export function presentMember(m: MembershipRow): MemberDto {
   };
 }
 
-const session = (auth: AuthContext) => ({ organizationId: auth.organizationId, userId: auth.actor?.id ?? '', role: auth.role });
-
 /** People in a workspace: the member list, invitations, role changes, removal; and the signed-in user's own record. */
 @Injectable()
 export class MembersService {
@@ -65,7 +64,7 @@ export class MembersService {
   ) {}
 
   async list(auth: AuthContext, query: { limit?: string; cursor?: string }): Promise<ListEnvelope<MemberDto>> {
-    await this.auth.requireRole(session(auth), ['owner', 'admin', 'editor', 'viewer']);
+    await callerRole(this.auth, auth, ['owner', 'admin', 'editor', 'viewer']);
     const limit = parseLimit(query.limit);
     const fingerprint = queryFingerprint({ resource: 'members', organization: auth.organizationId });
     let after: { at: Date; id: string } | undefined;
@@ -84,7 +83,7 @@ export class MembersService {
 
   /** Invites by e-mail (7 days). The seat limit counts active members and pending invitations. */
   async invite(auth: AuthContext, body: { email: string; role: Role }): Promise<MemberDto> {
-    const myRole = await this.auth.requireRole(session(auth), MANAGER_ROLES);
+    const myRole = await callerRole(this.auth, auth, MANAGER_ROLES);
     if (body.role === 'owner' && myRole !== 'owner') throw new ApiException('insufficient_scope', 'Only an owner can invite an owner');
     const { member, token, orgName } = await this.em.fork().transactional(async (em) => {
       await lockOrganization(em, auth.organizationId);
@@ -145,7 +144,7 @@ export class MembersService {
   }
 
   async changeRole(auth: AuthContext, id: string, role: Role): Promise<MemberDto> {
-    const myRole = await this.auth.requireRole(session(auth), MANAGER_ROLES);
+    const myRole = await callerRole(this.auth, auth, MANAGER_ROLES);
     return this.em.fork().transactional(async (em) => {
       await lockOrganization(em, auth.organizationId);
       const member = await findMembership(em, auth.organizationId, id);
@@ -170,7 +169,7 @@ export class MembersService {
       const member = await findMembership(em, auth.organizationId, id);
       const self = member !== null && member.user_id === auth.actor?.id;
       // Role first: a viewer removing anyone but themselves is a 403 whether or not the id exists.
-      const myRole = await this.auth.requireRole(session(auth), self ? ['owner', 'admin', 'editor', 'viewer'] : MANAGER_ROLES);
+      const myRole = await callerRole(this.auth, auth, self ? ['owner', 'admin', 'editor', 'viewer'] : MANAGER_ROLES);
       if (!member) throw ApiException.notFound('member', id);
       if (!self && myRole !== 'owner' && member.role === 'owner') throw new ApiException('insufficient_scope', 'Only an owner can remove an owner');
       await lockOrganization(em, auth.organizationId);

@@ -9,7 +9,7 @@ import { defineStoredType, type OwnPaths, type StoredCodeType } from '../targets
  * type name.
  */
 const OWN_KINDS = [gs1Kind];
-const OWN_PATHS: OwnPaths[] = OWN_KINDS.flatMap((k) => (k.scan.ownPaths ? [k.scan.ownPaths] : []));
+const OWN_PATHS: OwnPaths[] = OWN_KINDS.map(defineStoredType).flatMap((k) => (k.scan.ownPaths ? [k.scan.ownPaths] : []));
 
 /** What a stored code's type answers (payload, encoded URL, response `target`, scan): its kind's or its target handler's. */
 export function storedType(type: string): StoredCodeType {

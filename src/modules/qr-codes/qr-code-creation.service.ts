@@ -86,7 +86,7 @@ export class QrCodeCreationService {
         type: draft.type,
         shortCode,
         target: draft.target,
-        design: draft.design as unknown as Record<string, unknown>,
+        design: draft.design,
         logoKey,
         createdAt: now,
         updatedAt: now,

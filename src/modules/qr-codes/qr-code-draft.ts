@@ -42,6 +42,6 @@ async function standardDraft(auth: AuthContext, body: CreateQrCodeDto, ctx: Targ
 /** A GS1 body (docs/gs1.md): the identifier is checked before the plan, so a bad one is 400 on every plan. */
 function gs1Draft(auth: AuthContext, body: CreateGs1QrCodeDto): TargetDraft {
   const draft = gs1Kind.draft(body);
-  if (draft.kind === 'dynamic') assertEntitled(auth, 'gs1');
+  if (draft.kind === 'dynamic') assertEntitled(auth, gs1Kind.planCount);
   return { kind: draft.kind, type: gs1Kind.type, target: { ...draft.target }, gs1Key: draft.gs1Key, namedAfterPayload: true };
 }

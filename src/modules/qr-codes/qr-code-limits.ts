@@ -1,18 +1,18 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AuthContext } from '../../common/auth/auth-context';
 import { ApiException } from '../../common/errors/api.exception';
-import { gs1Kind } from '../gs1/gs1-kind';
+import { gs1Kind, type Gs1Kind } from '../gs1/gs1-kind';
 import { lockCapacity } from './capacity.repository';
 import { gs1PrimaryHeldByOther, gs1PrimaryOf, hasGrantedPrefix } from './gs1-ownership.repository';
 
 /** Which plan count a live code takes: GS1 dynamic codes have a limit of their own (`gs1_limit`), apart from the QR
  * limit (`dynamic_qr_limit`); static codes (GS1 included) take none. */
-export type PlanCount = 'dynamic' | 'gs1';
+export type PlanCount = 'dynamic' | Gs1Kind['planCount'];
 
 export const planCountOf = (code: { kind: string; type: string }): PlanCount | null =>
-  code.kind !== 'dynamic' ? null : gs1Kind.owns(code) ? 'gs1' : 'dynamic';
+  code.kind !== 'dynamic' ? null : gs1Kind.owns(code) ? gs1Kind.planCount : 'dynamic';
 
-const limitOf = (auth: AuthContext, which: PlanCount): number => (which === 'gs1' ? auth.plan.gs1_limit : auth.plan.dynamic_qr_limit);
+const limitOf = (auth: AuthContext, which: PlanCount): number => (which === 'dynamic' ? auth.plan.dynamic_qr_limit : auth.plan.gs1_limit);
 
 /** Locks the workspace row so plan counts cannot race, then counts its live codes of that count, including the room
  * reserved for accepted batches still creating theirs (capacity.repository.ts). */
@@ -23,7 +23,7 @@ export async function countLive(em: EntityManager, organizationId: string, which
 
 export function planLimitError(auth: AuthContext, current: number, requested = 1, which: PlanCount = 'dynamic'): ApiException {
   const limit = limitOf(auth, which);
-  const what = which === 'gs1' ? 'live dynamic GS1 codes' : 'live dynamic QR codes';
+  const what = which === 'dynamic' ? 'live dynamic QR codes' : 'live dynamic GS1 codes';
   return new ApiException('plan_limit_reached', `The ${auth.plan.id} plan allows ${limit} ${what}; ${current} exist`, {
     limit,
     current_count: current,
@@ -42,7 +42,7 @@ export async function assertRoomFor(em: EntityManager, auth: AuthContext, which:
 /** 403 plan_restricted when the plan has no room at all for that count (free: static codes only). */
 export function assertEntitled(auth: AuthContext, which: PlanCount): void {
   if (limitOf(auth, which) > 0) return;
-  if (which === 'gs1') {
+  if (which !== 'dynamic') {
     throw new ApiException('plan_restricted', `The ${auth.plan.id} plan includes static GS1 codes only; create it with mode 'static' or upgrade`, {
       plan_id: auth.plan.id,
       gs1_code: 'NOT_ENTITLED',

@@ -24,8 +24,9 @@ export class QrCode {
   @Property({ type: 'text', nullable: true }) domainHostname: string | null = null;
   /** The stored target fields of `type` (see docs/targets.md); response-only fields are derived. */
   @Property({ type: JsonType }) target!: Record<string, unknown>;
-  /** The normalized design (see docs/design.md); the logo's bytes live in storage under logoKey. */
-  @Property({ type: JsonType }) design!: Record<string, unknown>;
+  /** The normalized design (see docs/design.md; read it back with storedDesign); the logo's bytes live in storage under
+   * logoKey. */
+  @Property({ type: JsonType }) design!: object;
   @Property({ type: 'text', nullable: true }) folderId: string | null = null;
   @Property({ type: ArrayType, columnType: 'text[]' }) tags: string[] = [];
   @Property({ type: 'boolean' }) isActive: boolean = true;

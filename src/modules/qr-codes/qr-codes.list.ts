@@ -10,13 +10,14 @@ import { folderExists } from '../folders/folders.repository';
 import type { QrCodeDto } from './dto/qr-code-response.dto';
 import { TARGET_TYPES } from '../targets/registry';
 
-/** Sort key → column. Every one has an index (organization_id, status, <column>, id). */
-const SORT_COLUMNS: Record<string, { column: string; kind: 'time' | 'text' | 'int' }> = {
-  created_at: { column: 'created_at', kind: 'time' },
-  updated_at: { column: 'updated_at', kind: 'time' },
-  name: { column: 'name', kind: 'text' },
-  scan_count: { column: 'scan_count', kind: 'int' },
-  deleted_at: { column: 'deleted_at', kind: 'time' },
+/** Sort key → column (and the entity property holding it, for the next cursor). Every one has an index
+ * (organization_id, status, <column>, id). */
+const SORT_COLUMNS: Record<string, { column: string; prop: keyof QrCode; kind: 'time' | 'text' | 'int' }> = {
+  created_at: { column: 'created_at', prop: 'createdAt', kind: 'time' },
+  updated_at: { column: 'updated_at', prop: 'updatedAt', kind: 'time' },
+  name: { column: 'name', prop: 'name', kind: 'text' },
+  scan_count: { column: 'scan_count', prop: 'scanCount', kind: 'int' },
+  deleted_at: { column: 'deleted_at', prop: 'deletedAt', kind: 'time' },
 };
 
 /** GET /v1/qr-codes: filters (docs/api.md "List") and keyset pagination over (sort column, id) in either order, so a deep
@@ -98,13 +99,9 @@ export async function listQrCodes(
   const last = page[page.length - 1];
   let next: string | null = null;
   if (hasMore && last) {
-    const raw = (last as unknown as Record<string, unknown>)[camel(sort.column)];
+    const raw: unknown = last[sort.prop];
     const v = raw instanceof Date ? raw.toISOString() : raw === null || raw === undefined ? null : String(raw);
     next = codec.encode({ v, id: last.id }, fingerprint);
   }
   return listOf(page.map(present), hasMore, next);
-}
-
-function camel(column: string): string {
-  return column.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
 }

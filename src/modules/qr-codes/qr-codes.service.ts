@@ -31,8 +31,8 @@ import { type CodeDraft, QrCodeCreationService } from './qr-code-creation.servic
 import { templateDesign } from '../templates/templates.repository';
 import { FieldReader } from '../targets/fields';
 import { normalizeTags, sameJson } from './qr-code-rules';
-import { hasRules, parseTarget, storedHandler } from '../targets/registry';
-import { explain, parseTestFacts, type SmartTarget } from '../targets/smart-rules';
+import { parseTarget, PREVIEW_TARGET, ruleTester, storedHandler } from '../targets/registry';
+import { parseTestFacts } from '../targets/smart-rules';
 import { LINK_CONTROL_FIELDS, parseLinkControls } from '../targets/link-controls';
 
 @Injectable()
@@ -91,7 +91,7 @@ export class QrCodesService {
     this.images.assertFits(this.payloadOf({ kind, shortCode: SHORT_CODE_PLACEHOLDER, type, target, domainHostname }), design);
     if (gs1Key) {
       // A full GS1 allowance (403) is said before a taken identifier (409); both are checked again when inserting.
-      await this.em.transactional((em) => assertRoomFor(em, auth, 'gs1'));
+      await this.em.transactional((em) => assertRoomFor(em, auth, gs1Kind.planCount));
       // On the shared scan host an operator may require licensed company prefixes (a custom domain needs none).
       if (!domain && this.config.gs1RequirePrefix) await assertGs1PrefixGranted(this.em, auth, gs1Key);
       await assertGs1IdentifierFree(this.em, domain?.id ?? null, gs1Key, auth.organizationId);
@@ -110,7 +110,7 @@ export class QrCodesService {
   async preview(auth: AuthContext, body: PreviewQrCodeDto, req: ImageRequest, check: boolean): Promise<{ report: ScannabilityReport } | { body: Buffer | string; contentType: string }> {
     const kind = body.type ?? 'dynamic';
     if (!body.target && kind === 'static') throw ApiException.invalid('target', 'target is required to preview a static code');
-    const creation: CreateQrCodeDto = { type: body.type, target: body.target ?? { type: 'url', destination: 'https://example.com/' }, design: body.design, template_id: body.template_id };
+    const creation: CreateQrCodeDto = { type: body.type, target: body.target ?? { ...PREVIEW_TARGET }, design: body.design, template_id: body.template_id };
     const draft = await this.prepare(auth, creation);
     const payload = this.payloadOf({ kind: draft.kind, shortCode: SHORT_CODE_PLACEHOLDER, type: draft.type, target: draft.target, domainHostname: draft.values.domainHostname ?? null });
     const logo = await this.images.loadLogo(draft.design);
@@ -222,7 +222,7 @@ export class QrCodesService {
     if (controls.passwordHash !== undefined && !(controls.passwordHash === null && code.passwordHash === null)) changes.passwordHash = controls.passwordHash;
     let newImageKey: string | undefined;
     if (design) {
-      changes.design = design as unknown as Record<string, unknown>;
+      changes.design = design;
       changes.logoKey = logoKey;
       const payload = this.payloadOf(code); // fits: checked before the logo was fetched
       newImageKey = await this.images.store(payload, design, logoKey, pins);
@@ -280,9 +280,9 @@ export class QrCodesService {
   /** `POST /qr-codes/{id}/rules/test`: what a scan with these facts would get from a smart URL's rules; counts nothing. */
   async testRules(auth: AuthContext, id: string, body: Record<string, unknown>): Promise<Record<string, unknown>> {
     const code = await this.findLive(auth, id);
-    if (!hasRules(code.type)) throw ApiException.invalid(undefined, `Only smart-URL codes have rules (this is a ${code.type} code)`);
-    const facts = parseTestFacts(new FieldReader(body, ''), Number(code.scanCount) + 1);
-    return explain(code.target as unknown as SmartTarget, facts);
+    const test = ruleTester(code.type);
+    if (!test) throw ApiException.invalid(undefined, `Only smart-URL codes have rules (this is a ${code.type} code)`);
+    return test(code.target, parseTestFacts(new FieldReader(body, ''), Number(code.scanCount) + 1));
   }
 
   async remove(auth: AuthContext, id: string): Promise<DeletedQrCodeDto> {

@@ -1,12 +1,16 @@
+import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import sharp from 'sharp';
 import type { Design } from './design';
 import { buildScene, type LogoImage, type Matrix, type Paint, pixelSize, longestSide, QUIET_ZONE, type Scene } from './qr-svg';
+import { encodeGreyPng } from './png-encode';
 import { frameStrips } from './raster-frame';
 import { eyeBallStamp, eyeFrameStamp, moduleStamp, type Stamp } from './raster-stamps';
 
 /**
  * PNG and WebP without an SVG step, for every design: the scene (qr-svg.ts, the same one SVG and PDF draw) is painted
- * straight into a raw pixel buffer that sharp only has to encode. Modules are snapped to whole pixels
+ * straight into a raw pixel buffer that only has to be encoded (a one-channel PNG by png-encode.ts, the rest by
+ * sharp). Modules are snapped to whole pixels
  * (`edges[i] = round(i × px per module)`); rounded shapes, dots and eyes are anti-aliased coverage stamps
  * (raster-stamps.ts) painted as runs; a linear gradient is a colour table indexed by x + y, so a run is one copy; the
  * frame is rasterized once per (frame, size) from a small SVG (raster-frame.ts); the logo is resized by sharp once
@@ -22,10 +26,12 @@ interface Image {
   channels: Channels;
 }
 
-/** Where a paint's colour for pixel (x, y) is: `src` at `at(x, y)`; `fill` writes a fully covered run [x0, x1). */
+/** Where a paint's colour for pixel (x, y) is: `src` at `at(x, y)` (for a solid paint `base`, for a linear gradient
+ * `base + (x + y) × channels`); `fill` writes a fully covered run [x0, x1). */
 interface Painter {
   kind: 'solid' | 'linear' | 'radial';
   src: Uint8Array;
+  base: number;
   at(x: number, y: number): number;
   fill(img: Image, y: number, x0: number, x1: number): void;
 }
@@ -40,21 +46,24 @@ function colorBytes(hex: string, channels: Channels): Buffer {
   return Buffer.from(channels === 1 ? [r] : channels === 3 ? [r, g, b] : [r, g, b, 255]);
 }
 
-/** A row of `width` pixels of one colour: runs are copied from it (cheaper than a patterned fill). */
-function colorRow(hex: string, width: number, channels: Channels): Buffer {
+/** Writes a row of `width` pixels of one colour at `at`: runs are copied from it (cheaper than a patterned fill). */
+function writeColorRow(data: Buffer, at: number, hex: string, width: number, channels: Channels): void {
   const one = colorBytes(hex, channels);
-  const row = Buffer.allocUnsafe(width * channels);
-  for (let i = 0; i < row.length; i += channels) one.copy(row, i);
-  return row;
+  for (let i = 0; i < width * channels; i += channels) one.copy(data, at + i);
 }
 
-function solid(hex: string, width: number, channels: Channels): Painter {
-  const row = colorRow(hex, width, channels);
+/**
+ * Solid colours and the linear gradient's colour table are kept after the pixels in the image's own buffer (its
+ * "tail"), so that painting a run is one `copyWithin` inside that buffer: no view object per run (a 4,000 px code with
+ * dots paints tens of thousands of runs, and a view each cost more in garbage collection than the copying).
+ */
+function solid(data: Buffer, at: number, channels: Channels): Painter {
   return {
     kind: 'solid',
-    src: row,
-    at: () => 0,
-    fill: (img, y, x0, x1) => img.data.set(row.subarray(0, (x1 - x0) * channels), (y * img.width + x0) * channels),
+    src: data,
+    base: at,
+    at: () => at,
+    fill: (img, y, x0, x1) => data.copyWithin((y * img.width + x0) * channels, at, at + (x1 - x0) * channels),
   };
 }
 
@@ -72,19 +81,22 @@ function colorTable(start: string, end: string, entries: number, channels: Chann
 }
 
 /** The design's gradient. Linear gradients run along the symbol's diagonal (qr-svg.ts), so the colour depends on
- * x + y only: one table, and a run of pixels is one copy from it. Radial: a table by distance from the centre. */
-function gradientPainter(scene: Scene, k: number, width: number, height: number, channels: Channels): Painter {
+ * x + y only: one table (written into the image buffer's tail at `tableAt`), and a run of pixels is one copy from it.
+ * Radial: a table by distance from the centre. */
+function gradientPainter(scene: Scene, k: number, img: Image, height: number, tableAt: number): Painter {
   const g = scene.gradient!;
   const { canvas } = scene;
+  const { data, width, channels } = img;
   if (g.type === 'linear') {
     // t = ((u − x1) + (v − y1)) / (dx + dy) for the diagonal (x1, y1) → (x2, y2) with dx = dy; u = canvas.x + (px + ½) / k.
     const span = g.x2 - g.x1 + (g.y2 - g.y1);
-    const lut = colorTable(g.start, g.end, width + height, channels, (s) => ((s + 1) / k + canvas.x + canvas.y - g.x1 - g.y1) / span);
+    colorTable(g.start, g.end, width + height, channels, (s) => ((s + 1) / k + canvas.x + canvas.y - g.x1 - g.y1) / span).copy(data, tableAt);
     return {
       kind: 'linear',
-      src: lut,
-      at: (x, y) => (x + y) * channels,
-      fill: (img, y, x0, x1) => img.data.set(lut.subarray((x0 + y) * channels, (x1 + y) * channels), (y * img.width + x0) * channels),
+      src: data,
+      base: tableAt,
+      at: (x, y) => tableAt + (x + y) * channels,
+      fill: (img, y, x0, x1) => data.copyWithin((y * width + x0) * channels, tableAt + (x0 + y) * channels, tableAt + (x1 + y) * channels),
     };
   }
   const STEPS = 2048;
@@ -100,6 +112,7 @@ function gradientPainter(scene: Scene, k: number, width: number, height: number,
   return {
     kind: 'radial',
     src: lut,
+    base: 0,
     at,
     fill: (img, y, x0, x1) => {
       const d = img.data;
@@ -146,28 +159,31 @@ function paintStamp(img: Image, stamp: Stamp, ox: number, oy: number, p: Painter
       } else if (ch === 4 || step < 0) {
         for (let x = x0; x < x1; x++) blend(img, (row + x) * ch, src, p.at(x, py), cov);
       } else {
-        for (let x = x0, o = (row + x0) * ch, s = step * (x0 + py); x < x1; x++, o += ch, s += step) {
-          for (let c = 0; c < ch; c++) d[o + c] += Math.round(((src[s + c] - d[o + c]) * cov) / 255);
+        // round((src × cov + dst × (255 − cov)) / 255) in integers: v / 255 rounded is (v + 128 + ((v + 128) >> 8)) >> 8.
+        const inv = 255 - cov;
+        for (let x = x0, o = (row + x0) * ch, s = p.base + step * (x0 + py); x < x1; x++, o += ch, s += step) {
+          for (let c = 0; c < ch; c++) {
+            const v = src[s + c] * cov + d[o + c] * inv + 128;
+            d[o + c] = (v + (v >> 8)) >> 8;
+          }
         }
       }
     }
   }
 }
 
-/** Logos resized for a box, per logo buffer (the images module hands out one Buffer per stored logo): a batch draws
- * the same logo at the same size a thousand times. Raw RGBA. */
-const resizedLogos = new WeakMap<Buffer, Map<string, Promise<Buffer>>>();
+/** Logos resized for a box, by the logo's bytes (a SHA-256 digest) and the box: a batch draws the same logo at the
+ * same size a thousand times, and in the api's renderer child each image's logo arrives as a new Buffer, so the bytes,
+ * not the object, are the key. Raw RGBA; at most 8 sizes (a 4,000 px code's logo box is about 4 MB). */
+const resizedLogos = new LRUCache<string, Promise<Buffer>>({ max: 8 });
 
 function resizedLogo(png: Buffer, w: number, h: number): Promise<Buffer> {
-  let sizes = resizedLogos.get(png);
-  if (!sizes) resizedLogos.set(png, (sizes = new Map()));
-  const key = `${w}x${h}`;
-  let resized = sizes.get(key);
+  const key = `${createHash('sha256').update(png).digest('base64')}:${w}x${h}`;
+  let resized = resizedLogos.get(key);
   if (!resized) {
-    if (sizes.size >= 8) sizes.clear();
     resized = sharp(png).resize(w, h, { fit: 'contain', background: { r: 0, g: 0, b: 0, alpha: 0 } }).ensureAlpha().raw().toBuffer();
-    sizes.set(key, resized);
-    resized.catch(() => sizes.delete(key));
+    resizedLogos.set(key, resized);
+    resized.catch(() => resizedLogos.delete(key));
   }
   return resized;
 }
@@ -195,11 +211,33 @@ export async function drawRaster(m: Matrix, design: Design, logo: LogoImage | nu
   const hasLogo = !!(scene.logo && logoPng);
   const channels: Channels = scene.background === null ? 4 : !hasLogo && designColors(scene).every(isGrey) ? 1 : 3;
 
-  const data = takeBuffer(width * height * channels);
-  // The background, row by row (a patterned fill of the whole buffer is several times slower).
-  const bgRow = channels === 4 ? Buffer.alloc(width * 4) : colorRow(scene.background!, width, channels);
-  for (let y = 0; y < height; y++) bgRow.copy(data, y * bgRow.length);
+  // The pixels, then the tail (see solid()): the background row, a row per solid colour, the linear gradient's table.
+  const body = scene.layers[scene.bodyLayer];
+  const eyeFrames = scene.layers[scene.bodyLayer + 1];
+  const eyeBalls = scene.layers[scene.bodyLayer + 2];
+  const paints = [body.paint, eyeFrames.paint, eyeBalls.paint];
+  const rowBytes = width * channels;
+  const pixelBytes = rowBytes * height;
+  const solidAt = new Map<string, number>();
+  let tail = pixelBytes + rowBytes;
+  for (const paint of paints) {
+    if (paint !== null && !solidAt.has(paint)) {
+      solidAt.set(paint, tail);
+      tail += rowBytes;
+    }
+  }
+  const tableAt = tail;
+  if (scene.gradient?.type === 'linear' && paints.includes(null)) tail += (width + height) * channels;
+  const data = takeBuffer(tail);
   const img: Image = { data, width, channels };
+  for (const [paint, at] of solidAt) writeColorRow(data, at, paint, width, channels);
+  // The background: one row, then doubled by copies inside the buffer (a patterned fill is several times slower).
+  if (channels === 4) data.fill(0, 0, pixelBytes);
+  else {
+    writeColorRow(data, pixelBytes, scene.background!, width, channels);
+    data.copyWithin(0, pixelBytes, pixelBytes + rowBytes);
+    for (let done = rowBytes; done < pixelBytes; done *= 2) data.copyWithin(done, 0, Math.min(done, pixelBytes - done));
+  }
 
   const n = m.size;
   const q = QUIET_ZONE;
@@ -212,15 +250,12 @@ export async function drawRaster(m: Matrix, design: Design, logo: LogoImage | nu
   }
 
   for (const strip of await frameStrips(scene, k, width, height, channels, { x0: xe[0], y0: ye[0], x1: xe[total], y1: ye[total] })) {
-    const rowBytes = strip.w * channels;
-    for (let y = 0; y < strip.h; y++) strip.data.copy(data, ((strip.y + y) * width + strip.x) * channels, y * rowBytes, (y + 1) * rowBytes);
+    const stripRow = strip.w * channels;
+    for (let y = 0; y < strip.h; y++) strip.data.copy(data, ((strip.y + y) * width + strip.x) * channels, y * stripRow, (y + 1) * stripRow);
   }
 
-  const painter = (paint: Paint): Painter => (paint === null ? (gradient ??= gradientPainter(scene, k, width, height, channels)) : solid(paint, width, channels));
+  const painter = (paint: Paint): Painter => (paint === null ? (gradient ??= gradientPainter(scene, k, img, height, tableAt)) : solid(data, solidAt.get(paint)!, channels));
   let gradient: Painter | undefined;
-  const body = scene.layers[scene.bodyLayer];
-  const eyeFrames = scene.layers[scene.bodyLayer + 1];
-  const eyeBalls = scene.layers[scene.bodyLayer + 2];
 
   // Body: every dark module outside the finder patterns and the cleared logo area (qr-svg.ts bodyPath).
   const cleared = scene.cleared;
@@ -253,7 +288,7 @@ export async function drawRaster(m: Matrix, design: Design, logo: LogoImage | nu
       for (let y = y0; y < y0 + h; y++) {
         if (y > y0 && bodyPaint.kind === 'solid') {
           const from = (y0 * width + xe[q]) * channels;
-          data.copy(data, from + (y - y0) * width * channels, from, from + (xe[q + n] - xe[q]) * channels);
+          data.copyWithin(from + (y - y0) * rowBytes, from, from + (xe[q + n] - xe[q]) * channels);
           continue;
         }
         for (let c = 0; c < n; ) {
@@ -317,23 +352,33 @@ export async function drawRaster(m: Matrix, design: Design, logo: LogoImage | nu
     }
   }
 
-  let image = sharp(data, { raw: { width, height, channels } });
-  // Keep a greyscale image one channel (sharp would otherwise write sRGB).
-  if (channels === 1) image = image.toColourspace('b-w');
-  // WebP: lossless (a QR code is flat colour; lossy artefacts blur module edges), low effort (speed over bytes).
-  // PNG: zlib level 6 for one channel; colour images carry three or four times the bytes, and level 2 encodes them
-  // about twice as fast as 6 for files about 13 % larger (a 4,000 px gradient code: 0.86 MB instead of 0.76 MB).
-  const compressionLevel = channels === 1 ? 6 : 2;
   try {
-    return await (format === 'webp' ? image.webp({ lossless: true, effort: 1 }) : image.png({ compressionLevel })).toBuffer();
+    // A greyscale PNG (black on white, the usual case): written row-filtered with zlib's run-length strategy
+    // (png-encode.ts), several times faster than libvips and smaller.
+    if (format === 'png' && channels === 1) {
+      const scratch = takeBuffer((width + 1) * height);
+      try {
+        return await encodeGreyPng(data, width, height, scratch);
+      } finally {
+        giveBack(scratch);
+      }
+    }
+    // WebP: lossless (a QR code is flat colour; lossy artefacts blur module edges), low effort (speed over bytes).
+    // Colour PNG: three or four bytes a pixel, where the encoder is most of the cost, at zlib level 1: about 20 %
+    // faster than level 2 (which is about twice as fast as 6) for files 20–45 % larger (a 4,000 px gradient code:
+    // 1.24 MB instead of 0.86 MB; level 6 gives 0.76 MB).
+    let image = sharp(data.subarray(0, pixelBytes), { raw: { width, height, channels } });
+    // Keep a greyscale image one channel (sharp would otherwise write sRGB).
+    if (channels === 1) image = image.toColourspace('b-w');
+    return await (format === 'webp' ? image.webp({ lossless: true, effort: 1 }) : image.png({ compressionLevel: 1 })).toBuffer();
   } finally {
     giveBack(data);
   }
 }
 
 /** Pixel buffers kept for the next image of the same byte size (a batch draws a thousand of one size): allocating
- * 16–64 MB per image costs more in garbage collection than drawing it. At most two are kept (the renderer draws at
- * most two images at once). */
+ * 16–64 MB per image costs more in garbage collection than drawing it. At most four are kept (the renderer draws at
+ * most two images at once, each with its pixels and, for a greyscale PNG, its filtered rows). */
 const spare: Buffer[] = [];
 
 function takeBuffer(bytes: number): Buffer {
@@ -343,5 +388,5 @@ function takeBuffer(bytes: number): Buffer {
 
 function giveBack(buffer: Buffer): void {
   spare.push(buffer);
-  if (spare.length > 2) spare.shift();
+  if (spare.length > 4) spare.shift();
 }

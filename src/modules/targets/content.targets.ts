@@ -3,6 +3,7 @@ import { mailtoPayload, smsPayload, wifiPayload, type WifiFields } from './encod
 import { FieldReader, Input } from './fields';
 import { emailPage, smsPage, textPage, wifiPage } from '../hosted-pages/content-pages';
 import { badDestination, structured } from './structured';
+import { defineHandler } from './target-handler';
 
 export class TextTarget {
   @ApiProperty({ enum: ['text'] }) type!: string;
@@ -30,55 +31,61 @@ export class WifiTarget {
 }
 
 /** Text, e-mail, SMS and Wi-Fi: static-capable; a dynamic code shows a hosted page with the content. */
-export const textHandler = structured(
-  'text',
-  ['text'],
-  (r) => ({ text: r.string('text', { required: true, max: 4000, trim: false }) }),
-  (raw) => ({ text: raw }),
-  (t) => t.text as string,
-  { schema: TextTarget, scan: { page: (c) => textPage(c.target) } },
+export const textHandler = defineHandler(
+  structured(
+    'text',
+    ['text'],
+    (r) => ({ text: r.string('text', { required: true, max: 4000, trim: false }) }),
+    (raw) => ({ text: raw }),
+    (t) => t.text as string,
+    { schema: TextTarget, scan: { page: (c) => textPage(c.target) } },
+  ),
 );
 
-export const emailHandler = structured(
-  'email',
-  ['email', 'subject', 'message', 'cc', 'bcc'],
-  (r) => ({
-    email: r.email('email', { required: true }),
-    subject: r.string('subject', { max: 255 }) ?? null,
-    message: r.string('message', { max: 2000, trim: false }) ?? null,
-    cc: r.emailList('cc') ?? [],
-    bcc: r.emailList('bcc') ?? [],
-  }),
-  (raw, r) => {
-    if (!/^mailto:/i.test(raw)) badDestination(r, 'a mailto: URI');
-    const q = raw.indexOf('?');
-    const params = new URLSearchParams(q >= 0 ? raw.slice(q + 1) : '');
-    const email = decodeURIComponent(raw.slice(7, q >= 0 ? q : undefined));
-    return {
-      email,
-      subject: params.get('subject') ?? undefined,
-      message: params.get('body')?.replace(/\r\n/g, '\n') ?? undefined,
-      cc: params.get('cc') ?? undefined,
-      bcc: params.get('bcc') ?? undefined,
-    };
-  },
-  (t) => mailtoPayload(t as never),
-  { schema: EmailTarget, scan: { page: (c) => emailPage(c.target) } },
+export const emailHandler = defineHandler(
+  structured(
+    'email',
+    ['email', 'subject', 'message', 'cc', 'bcc'],
+    (r) => ({
+      email: r.email('email', { required: true }),
+      subject: r.string('subject', { max: 255 }) ?? null,
+      message: r.string('message', { max: 2000, trim: false }) ?? null,
+      cc: r.emailList('cc') ?? [],
+      bcc: r.emailList('bcc') ?? [],
+    }),
+    (raw, r) => {
+      if (!/^mailto:/i.test(raw)) badDestination(r, 'a mailto: URI');
+      const q = raw.indexOf('?');
+      const params = new URLSearchParams(q >= 0 ? raw.slice(q + 1) : '');
+      const email = decodeURIComponent(raw.slice(7, q >= 0 ? q : undefined));
+      return {
+        email,
+        subject: params.get('subject') ?? undefined,
+        message: params.get('body')?.replace(/\r\n/g, '\n') ?? undefined,
+        cc: params.get('cc') ?? undefined,
+        bcc: params.get('bcc') ?? undefined,
+      };
+    },
+    (t) => mailtoPayload(t as never),
+    { schema: EmailTarget, scan: { page: (c) => emailPage(c.target) } },
+  ),
 );
 
-export const smsHandler = structured(
-  'sms',
-  ['phone', 'message'],
-  (r) => ({ phone: r.phone('phone', { required: true }), message: r.string('message', { max: 1000, trim: false }) ?? null }),
-  (raw, r) => {
-    const smsto = /^SMSTO:([^:]*):?([\s\S]*)$/i.exec(raw);
-    if (smsto) return { phone: smsto[1], message: smsto[2] || undefined };
-    const sms = /^sms:([^?]*)(\?([\s\S]*))?$/i.exec(raw);
-    if (sms) return { phone: decodeURIComponent(sms[1]), message: new URLSearchParams(sms[3] ?? '').get('body') ?? undefined };
-    return badDestination(r, 'an SMSTO: or sms: URI');
-  },
-  (t) => smsPayload({ phone: t.phone as string, message: (t.message as string | null) ?? undefined }),
-  { schema: SmsTarget, scan: { page: (c) => smsPage(c.target) } },
+export const smsHandler = defineHandler(
+  structured(
+    'sms',
+    ['phone', 'message'],
+    (r) => ({ phone: r.phone('phone', { required: true }), message: r.string('message', { max: 1000, trim: false }) ?? null }),
+    (raw, r) => {
+      const smsto = /^SMSTO:([^:]*):?([\s\S]*)$/i.exec(raw);
+      if (smsto) return { phone: smsto[1], message: smsto[2] || undefined };
+      const sms = /^sms:([^?]*)(\?([\s\S]*))?$/i.exec(raw);
+      if (sms) return { phone: decodeURIComponent(sms[1]), message: new URLSearchParams(sms[3] ?? '').get('body') ?? undefined };
+      return badDestination(r, 'an SMSTO: or sms: URI');
+    },
+    (t) => smsPayload({ phone: t.phone as string, message: (t.message as string | null) ?? undefined }),
+    { schema: SmsTarget, scan: { page: (c) => smsPage(c.target) } },
+  ),
 );
 
 /** Splits `WIFI:T:WPA;S:net;P:pass;;` honouring backslash escapes. */
@@ -107,19 +114,21 @@ function parseWifi(raw: string, r: FieldReader): Input {
   return { ssid: out.S, password: out.P || undefined, encryption: out.T || 'nopass', hidden: out.H === 'true' ? true : undefined };
 }
 
-export const wifiHandler = structured<WifiFields>(
-  'wifi',
-  ['ssid', 'password', 'encryption', 'hidden'],
-  (r) => {
-    const encryption = r.oneOf('encryption', ['WPA', 'WEP', 'nopass'] as const) ?? 'WPA';
-    const ssid = r.string('ssid', { required: true, max: 32, trim: false })!;
-    let password = r.string('password', { max: 63, trim: false }) ?? null;
-    if (encryption === 'nopass') password = null;
-    else if (!password) r.fail('password', `is required when encryption is ${encryption}`);
-    else if (encryption === 'WPA' && password.length < 8) r.fail('password', 'must be 8 to 63 characters for WPA');
-    return { ssid, password, encryption, hidden: r.boolean('hidden') ?? false };
-  },
-  parseWifi,
-  wifiPayload,
-  { schema: WifiTarget, scan: { page: (c) => wifiPage(c.target) } },
+export const wifiHandler = defineHandler(
+  structured<WifiFields>(
+    'wifi',
+    ['ssid', 'password', 'encryption', 'hidden'],
+    (r) => {
+      const encryption = r.oneOf('encryption', ['WPA', 'WEP', 'nopass'] as const) ?? 'WPA';
+      const ssid = r.string('ssid', { required: true, max: 32, trim: false })!;
+      let password = r.string('password', { max: 63, trim: false }) ?? null;
+      if (encryption === 'nopass') password = null;
+      else if (!password) r.fail('password', `is required when encryption is ${encryption}`);
+      else if (encryption === 'WPA' && password.length < 8) r.fail('password', 'must be 8 to 63 characters for WPA');
+      return { ssid, password, encryption, hidden: r.boolean('hidden') ?? false };
+    },
+    parseWifi,
+    wifiPayload,
+    { schema: WifiTarget, scan: { page: (c) => wifiPage(c.target) } },
+  ),
 );

@@ -8,12 +8,12 @@ export function escapeWifi(s: string): string {
   return s.replace(/([\\;,:"])/g, '\\$1');
 }
 
-export interface WifiFields {
+export type WifiFields = {
   ssid: string;
   password?: string | null;
   encryption: 'WPA' | 'WEP' | 'nopass';
   hidden?: boolean;
-}
+};
 
 export function wifiPayload(w: WifiFields): string {
   const password = w.encryption === 'nopass' ? '' : (w.password ?? '');

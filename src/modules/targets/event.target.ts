@@ -5,7 +5,7 @@ import { parseEventText } from './calendar-text';
 import { eventPage } from '../hosted-pages/content-pages';
 import { eventDownload } from './downloads';
 import { badDestination, structured } from './structured';
-import type { StoredTarget, TargetHandler } from './target-handler';
+import { defineHandler } from './target-handler';
 
 export class EventTarget {
   @ApiProperty({ enum: ['event'] }) type!: string;
@@ -16,8 +16,14 @@ export class EventTarget {
   @ApiPropertyOptional() description?: string;
 }
 
-function readEvent(r: FieldReader): StoredTarget {
-  const title = r.string('title', { required: true, max: 255 });
+/** The suffix of the calendar file a dynamic event code serves (`/{short_code}.ics`). */
+const ICS = '.ics';
+
+/** What an event code stores: its fields, or (static codes created from text) the iCalendar text as sent. */
+type StoredEvent = EventFields | { raw: string };
+
+function readEvent(r: FieldReader): EventFields {
+  const title = r.string('title', { required: true, max: 255 })!;
   const start = r.dateTime('start', { required: true })!;
   const end = r.dateTime('end', { required: true })!;
   if (Date.parse(end) <= Date.parse(start)) r.fail('end', 'must be after target.start');
@@ -30,14 +36,14 @@ function readEvent(r: FieldReader): StoredTarget {
   };
 }
 
-export const eventHandler: TargetHandler = {
-  ...structured(
+export const eventHandler = defineHandler<StoredEvent>({
+  ...structured<StoredEvent>(
     'event',
     ['title', 'location', 'start', 'end', 'description'],
     readEvent,
     (_raw, r) => badDestination(r, 'structured fields for event codes'),
-    (t) => (t.raw as string | undefined) ?? veventPayload(t as unknown as EventFields),
-    { schema: EventTarget, scan: { page: (c) => eventPage(c.target, c.shortCode), downloads: { '.ics': (c) => eventDownload(c.target, c.id) } } },
+    (t) => ('raw' in t ? t.raw : veventPayload(t)),
+    { schema: EventTarget, scan: { page: (c) => eventPage(c.target, `/${c.shortCode}${ICS}`), downloads: { [ICS]: (c) => eventDownload(c.target, c.id) } } },
   ),
   parse(r, kind) {
     r.only(['title', 'location', 'start', 'end', 'description', 'destination']);
@@ -52,4 +58,4 @@ export const eventHandler: TargetHandler = {
     }
     return readEvent(r);
   },
-};
+});

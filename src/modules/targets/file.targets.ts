@@ -16,8 +16,8 @@ export class FileTarget {
 }
 
 /** The file a code serves: the snapshot taken at creation (files never change; a file a code uses cannot be deleted). */
-function served(code: ScannedCode): ServedFile | null {
-  const f = code.target.file as StoredFileTarget['file'] | undefined;
+function served(code: ScannedCode<StoredFileTarget>): ServedFile | null {
+  const f = code.target.file;
   if (!f || typeof f.sha256 !== 'string') return null;
   return { sha256: f.sha256, name: f.name, contentType: f.content_type, size: f.size };
 }
@@ -27,11 +27,8 @@ function served(code: ScannedCode): ServedFile | null {
  * an image, an <audio> or <video> player) with a download button; the bytes on `/{short_code}/file`. Dynamic only,
  * page-holding.
  */
-/** What parse returns; resolve adds the file's snapshot (`file`), which every stored target has. */
-type FileTargetShape = Omit<StoredFileTarget, 'file'> & Partial<Pick<StoredFileTarget, 'file'>>;
-
 function fileTarget(type: 'file' | 'audio' | 'video', accepts: readonly FileKind[], what: string): TargetHandler {
-  return defineHandler<FileTargetShape>({
+  return defineHandler<StoredFileTarget>({
     type,
     schema: FileTarget,
     staticCapable: false,

@@ -7,7 +7,7 @@ import { linkHandlers, telegramHandler, urlHandler, whatsappHandler } from './li
 import { locationHandler } from './location.target';
 import { appstoresHandler, formHandler, linkpageHandler, menupageHandler, reviewHandler } from './page.targets';
 import { smarturlHandler } from './smarturl.target';
-import type { Decider } from './smart-rules';
+import type { Decider, VisitorFacts } from './smart-rules';
 import type { HostedResponse, ScannedCode } from '../hosted-pages/hosted-response';
 import type { QrKind, StoredTarget, TargetContext, TargetHandler } from './target-handler';
 import type { ServedFile } from '../files/file-delivery.service';
@@ -42,6 +42,8 @@ const BY_TYPE = new Map(HANDLERS.map((h) => [h.type, h]));
 export const TARGET_TYPES = HANDLERS.map((h) => h.type);
 export const STATIC_CAPABLE_TYPES = HANDLERS.filter((h) => h.staticCapable).map((h) => h.type);
 export const LINK_FAMILY = new Set(['url', ...linkHandlers.map((h) => h.type)]);
+/** The target a dynamic preview without one draws: a URL code (its image encodes the placeholder short URL anyway). */
+export const PREVIEW_TARGET: Readonly<Record<string, unknown>> = { type: 'url', destination: 'https://example.com/' };
 /** Path suffixes some type serves a download on (`/{short_code}.vcf`): the scan host's short-code path accepts these. */
 export const DOWNLOAD_SUFFIXES: readonly string[] = [...new Set(HANDLERS.flatMap((h) => Object.keys(h.scan.downloads ?? {})))];
 
@@ -102,9 +104,11 @@ export function agentLocation(type: string, target: Record<string, unknown>, use
   return scanHandler(type)?.scan.agentLocation?.(target, userAgent) ?? null;
 }
 
-/** Whether codes of `type` decide each scan by rules (smart URLs): the rule tester applies to them. */
-export function hasRules(type: string): boolean {
-  return !!scanHandler(type)?.scan.visitorLocation;
+/** The rule tester of codes of `type` (smart URLs: what a scan with these facts would get), or null when rules do not
+ * decide their scans. */
+export function ruleTester(type: string): ((target: Record<string, unknown>, facts: VisitorFacts) => Record<string, unknown>) | null {
+  const handler = scanHandler(type);
+  return handler?.testRules ? (target, facts) => handler.testRules!(target, facts) : null;
 }
 
 /** The per-visitor redirect of a code whose rules decide each scan (smart URLs), compiled once per cache fill, or null. */

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ApiException } from '../../common/errors/api.exception';
-import { compileSmartTarget, DAYS, DEVICES, OSES, parseSmartTarget, type SmartTarget, smartSummary } from './smart-rules';
+import { compileSmartTarget, DAYS, DEVICES, explain, OSES, parseSmartTarget, type SmartTarget, smartSummary } from './smart-rules';
 import { defineHandler } from './target-handler';
 
 class RuleTime {
@@ -76,5 +76,6 @@ export const smarturlHandler = defineHandler<SmartTarget>({
     throw new Error('smarturl codes are dynamic only');
   },
   summary: (t) => smartSummary(t),
+  testRules: (t, facts) => explain(t, facts),
   scan: { visitorLocation: (t) => compileSmartTarget(t) },
 });

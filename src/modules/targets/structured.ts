@@ -1,6 +1,6 @@
 import { ApiException } from '../../common/errors/api.exception';
 import { FieldReader, Input } from './fields';
-import { defineHandler, type TargetHandler } from './target-handler';
+import type { TargetHandler } from './target-handler';
 
 /** Structured types: created from fields or a pre-encoded `destination`; PATCH merges fields, refuses `destination`. */
 export function structured<T extends object>(
@@ -10,8 +10,8 @@ export function structured<T extends object>(
   fromDestination: (raw: string, r: FieldReader) => Input,
   payload: (t: T) => string,
   own: Pick<TargetHandler<T>, 'schema' | 'scan'>,
-): TargetHandler {
-  return defineHandler<T>({
+): TargetHandler<T> {
+  return {
     type,
     ...own,
     staticCapable: true,
@@ -37,7 +37,7 @@ export function structured<T extends object>(
       return { type, target: { ...target } };
     },
     payload,
-  });
+  };
 }
 
 export const badDestination = (r: FieldReader, what: string): never =>

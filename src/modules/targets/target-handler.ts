@@ -3,7 +3,7 @@ import type { Environment } from '../../common/auth/api-key-format';
 import type { ServedFile } from '../files/file-delivery.service';
 import type { HostedResponse, ScannedCode } from '../hosted-pages/hosted-response';
 import type { FieldReader } from './fields';
-import type { Decider } from './smart-rules';
+import type { Decider, VisitorFacts } from './smart-rules';
 
 export type StoredTarget = Record<string, unknown>;
 export type QrKind = 'dynamic' | 'static';
@@ -20,13 +20,13 @@ export type QrKind = 'dynamic' | 'static';
  */
 export interface TargetScan<T extends object = StoredTarget> {
   /** Paths the type answers itself instead of `/{short_code}` (GS1 Digital Link: `/01/{gtin}/…`). */
-  ownPaths?: OwnPaths;
+  ownPaths?: OwnPaths<T>;
   fixedLocation?(target: T): string | null;
   agentLocation?(target: T, userAgent: string | undefined): string | null;
   visitorLocation?(target: T): Decider;
-  page?(code: ScannedCode): HostedResponse | null;
-  downloads?: Readonly<Record<string, (code: ScannedCode) => HostedResponse | null>>;
-  files?: Readonly<Record<string, (code: ScannedCode) => ServedFile | null>>;
+  page?(code: ScannedCode<T>): HostedResponse | null;
+  downloads?: Readonly<Record<string, (code: ScannedCode<T>) => HostedResponse | null>>;
+  files?: Readonly<Record<string, (code: ScannedCode<T>) => ServedFile | null>>;
 }
 
 /** What `resolve` may read: the creating workspace and environment, through the request's EntityManager. */
@@ -47,7 +47,7 @@ export interface OwnPathRequest {
 }
 
 /** A code as an own-path answer reads it (the scan host's cached copy has at least this). */
-export interface OwnPathCode extends ScannedCode {
+export interface OwnPathCode<T extends object = StoredTarget> extends ScannedCode<T> {
   organizationId: string;
   name: string;
   status: string;
@@ -65,12 +65,12 @@ export interface OwnPathAnswer {
 }
 
 /** The cache keys the answer needs and how to answer once they are looked up, or an answer that needs none. */
-export type OwnPathPlan = { keys: string[]; answer(codes: OwnPathCode[]): OwnPathAnswer } | { answer: OwnPathAnswer };
+export type OwnPathPlan<T extends object = StoredTarget> = { keys: string[]; answer(codes: OwnPathCode<T>[]): OwnPathAnswer } | { answer: OwnPathAnswer };
 
-export interface OwnPaths {
+export interface OwnPaths<T extends object = StoredTarget> {
   /** true when `url` (path and query) is one of the type's paths; cheap, called for every scan host request */
   claims(url: string): boolean;
-  plan(req: OwnPathRequest): OwnPathPlan;
+  plan(req: OwnPathRequest): OwnPathPlan<T>;
 }
 
 /** What a stored code's type answers, whatever created it: a target type (TargetHandler, below) or another kind of code
@@ -109,6 +109,8 @@ export interface TargetHandler<T extends object = StoredTarget> extends StoredCo
   patch(current: T, r: FieldReader): { type: string; target: StoredTarget };
   /** What a lead post asks of the type: true when its hosted page is a form that takes posts. */
   readonly takesLeads?: boolean;
+  /** The rule tester of a type whose rules decide each scan (smart URLs): what a scan with these facts would get. */
+  testRules?(target: T, facts: VisitorFacts): Record<string, unknown>;
 }
 
 /** A handler typed by the shape it stores, as the registry holds it: the stored JSON reaches it from the database or

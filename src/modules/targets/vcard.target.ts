@@ -5,7 +5,7 @@ import { vcardPage } from '../hosted-pages/content-pages';
 import { vcardDownload } from './downloads';
 import { badDestination } from './structured';
 import { parseVcardText } from './calendar-text';
-import type { StoredTarget, TargetHandler } from './target-handler';
+import { defineHandler } from './target-handler';
 
 class VcardFields {
   @ApiProperty({ example: 'Ada Lovelace' }) your_name!: string;
@@ -25,24 +25,31 @@ export class VcardTarget {
 
 const VCARD_FIELDS = ['your_name', 'company_name', 'position', 'email', 'phone_mobile', 'phone_work', 'website', 'address', 'note'];
 
-function readVcard(r: FieldReader): StoredTarget {
+/** The suffix of the contact file a dynamic vcard code serves (`/{short_code}.vcf`). */
+const VCF = '.vcf';
+
+/** What a vcard code stores: its card (an absent field is null), or (static codes created from text) the vCard text as
+ * sent. */
+type StoredVcard = { vcard: VCardFields } | { raw: string };
+
+function readVcard(r: FieldReader): { vcard: VCardFields } {
   const v = r.object('vcard', { required: true })!;
   v.only(VCARD_FIELDS);
   const card: VCardFields = {
     your_name: v.string('your_name', { required: true, max: 255 })!,
-    company_name: v.string('company_name', { max: 255 }),
-    position: v.string('position', { max: 255 }),
-    email: v.email('email'),
-    phone_mobile: v.phone('phone_mobile'),
-    phone_work: v.phone('phone_work'),
-    website: v.url('website'),
-    address: v.string('address', { max: 500 }),
-    note: v.string('note', { max: 1000, trim: false }),
+    company_name: v.string('company_name', { max: 255 }) ?? null,
+    position: v.string('position', { max: 255 }) ?? null,
+    email: v.email('email') ?? null,
+    phone_mobile: v.phone('phone_mobile') ?? null,
+    phone_work: v.phone('phone_work') ?? null,
+    website: v.url('website') ?? null,
+    address: v.string('address', { max: 500 }) ?? null,
+    note: v.string('note', { max: 1000, trim: false }) ?? null,
   };
-  return { vcard: Object.fromEntries(Object.entries(card).map(([k, val]) => [k, val ?? null])) };
+  return { vcard: card };
 }
 
-export const vcardHandler: TargetHandler = {
+export const vcardHandler = defineHandler<StoredVcard>({
   type: 'vcard',
   schema: VcardTarget,
   staticCapable: true,
@@ -65,9 +72,9 @@ export const vcardHandler: TargetHandler = {
     if ('destination' in r.input) r.fail('destination', 'cannot be set on a dynamic vcard code: update target.vcard instead');
     r.only(['vcard']);
     const patch = r.object('vcard', { required: true })!;
-    const merged = { ...(current.vcard as Input), ...patch.input };
+    const merged = { ...('vcard' in current ? current.vcard : {}), ...patch.input };
     return { type: 'vcard', target: readVcard(new FieldReader({ vcard: merged }, r.path)) };
   },
-  payload: (t) => (t.raw as string | undefined) ?? vcardPayload(Object.fromEntries(Object.entries(t.vcard as Input).filter(([, v]) => v !== null)) as unknown as VCardFields),
-  scan: { page: (c) => vcardPage(c.target, c.shortCode), downloads: { '.vcf': (c) => vcardDownload(c.target) } },
-};
+  payload: (t) => ('raw' in t ? t.raw : vcardPayload(t.vcard)),
+  scan: { page: (c) => vcardPage(c.target, `/${c.shortCode}${VCF}`), downloads: { [VCF]: (c) => vcardDownload(c.target) } },
+});

@@ -11,8 +11,8 @@ export class Template {
   /** The environment of the key that created it: other environment's keys get 404. */
   @Property({ type: 'text' }) environment: Environment = 'live';
   @Property({ type: 'text' }) name!: string;
-  /** The normalized design (rendering's parseDesign output). */
-  @Property({ type: JsonType }) design!: Record<string, unknown>;
+  /** The normalized design (rendering's parseDesign output; read it back with storedDesign). */
+  @Property({ type: JsonType }) design!: object;
   @Property({ type: 'datetime', columnType: 'timestamptz(3)' }) createdAt: Date = new Date();
   @Property({ type: 'datetime', columnType: 'timestamptz(3)' }) updatedAt: Date = new Date();
 }

@@ -5,7 +5,7 @@ import { ApiException } from '../../common/errors/api.exception';
 import { CursorCodec } from '../../common/http/cursor';
 import { pageByCreatedAt } from '../../common/http/pagination';
 import { lockOrganization } from '../accounts/organizations.repository';
-import { parseDesign, presentFrame, storedDesign, type Design } from '../rendering/design';
+import { parseDesign, presentFrame, storedDesign } from '../rendering/design';
 import { Template } from './template.entity';
 import { MAX_TEMPLATES, type CreateTemplateDto, type ListTemplatesQueryDto, type TemplateDto, type UpdateTemplateDto } from './templates.dto';
 import { TEMPLATE_ID } from './templates.repository';
@@ -32,8 +32,6 @@ export function presentTemplate(t: Template): TemplateDto {
   };
 }
 
-const stored = (design: Design) => design as unknown as Record<string, unknown>;
-
 @Injectable()
 export class TemplatesService {
   constructor(
@@ -56,7 +54,7 @@ export class TemplatesService {
           plan_id: auth.plan.id,
         });
       }
-      const template = em.create(Template, { organizationId: auth.organizationId, environment: auth.environment, name: body.name, design: stored(design) });
+      const template = em.create(Template, { organizationId: auth.organizationId, environment: auth.environment, name: body.name, design });
       await em.flush();
       return template;
     });
@@ -87,7 +85,7 @@ export class TemplatesService {
       changed = true;
     }
     if (design && JSON.stringify(design) !== JSON.stringify(storedDesign(template.design))) {
-      template.design = stored(design);
+      template.design = design;
       changed = true;
     }
     if (changed) {

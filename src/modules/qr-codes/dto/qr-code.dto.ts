@@ -1,10 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { TARGET_UNION } from './target-schemas';
-import { IsArray, IsBoolean, IsIn, IsObject, IsOptional, IsString, Length, Matches, MaxLength, ValidateIf } from 'class-validator';
+import { IsBoolean, IsIn, IsObject, IsOptional, IsString, Length, Matches, MaxLength, ValidateIf } from 'class-validator';
 import { IsOmittable } from '../../../common/errors/validation';
 import { DESIGN_EXAMPLE, DesignDto } from '../../rendering/design.dto';
 import { Gs1PatchFields } from '../../gs1/gs1.dto';
 import { LinkControlFields } from '../../targets/link-controls';
+import { IsDesignField, IsFolderIdField, IsTagsField, IsTemplateIdField } from '../../../common/http/code-body-fields';
 
 export const QR_SORTS = ['created_at', 'updated_at', 'name', 'scan_count', 'deleted_at'] as const;
 export const QR_STATUSES = ['active', 'inactive', 'all', 'trashed', 'paused'] as const;
@@ -30,7 +31,7 @@ export class CreateQrCodeDto extends LinkControlFields {
   type?: 'dynamic' | 'static';
 
   @ApiPropertyOptional({ type: DesignDto, description: 'Design of the image (docs/design.md); omitted fields take their defaults', example: DESIGN_EXAMPLE })
-  @IsOmittable() @IsObject({ message: 'design must be an object' })
+  @IsDesignField()
   design?: Record<string, unknown>;
 
   @ApiPropertyOptional({
@@ -39,15 +40,15 @@ export class CreateQrCodeDto extends LinkControlFields {
     example: 'tpl_4bX9kQ2mT7vLp1sZ8nYc',
     description: 'A design template (tpl_…) whose design is copied into the code; `design` beside it overrides it field by field. Later edits of the template change no code.',
   })
-  @IsOptional() @ValidateIf((_, v) => v !== null) @IsString({ message: 'template_id must be a tpl_… id or null' })
+  @IsTemplateIdField()
   template_id?: string | null;
 
   @ApiPropertyOptional({ type: String, example: 'fld_4bX9kQ2mT7vLp1sZ8nYc', nullable: true })
-  @IsOptional() @ValidateIf((_, v) => v !== null) @IsString() @Matches(/^fld_[0-9A-Za-z]+$/, { message: 'folder_id must be a fld_… id or null' })
+  @IsFolderIdField()
   folder_id?: string | null;
 
   @ApiPropertyOptional({ type: [String], maxItems: 10, example: ['spring', 'menu'], description: 'Max 10, each max 50 characters; trimmed, duplicates removed' })
-  @IsOmittable() @IsArray({ message: 'tags must be an array of strings' }) @IsString({ each: true, message: 'tags must be an array of strings' })
+  @IsTagsField()
   tags?: string[];
 
   @ApiPropertyOptional({
@@ -77,15 +78,15 @@ export class UpdateQrCodeDto extends Gs1PatchFields {
   target?: Record<string, unknown>;
 
   @ApiPropertyOptional({ type: DesignDto, description: 'Design fields to change, merged over the stored design; re-renders the stored image' })
-  @IsOmittable() @IsObject({ message: 'design must be an object' })
+  @IsDesignField()
   design?: Record<string, unknown>;
 
   @ApiPropertyOptional({ type: String, nullable: true, description: 'A fld_… id, or null to take the code out of its folder' })
-  @IsOptional() @ValidateIf((_, v) => v !== null) @IsString() @Matches(/^fld_[0-9A-Za-z]+$/, { message: 'folder_id must be a fld_… id or null' })
+  @IsFolderIdField()
   folder_id?: string | null;
 
   @ApiPropertyOptional({ type: [String], maxItems: 10 })
-  @IsOmittable() @IsArray({ message: 'tags must be an array of strings' }) @IsString({ each: true, message: 'tags must be an array of strings' })
+  @IsTagsField()
   tags?: string[];
 
   @ApiPropertyOptional({ description: 'Dynamic codes only' })
@@ -153,11 +154,11 @@ export class PreviewQrCodeDto {
   target?: Record<string, unknown>;
 
   @ApiPropertyOptional({ type: DesignDto, description: 'As on creation (logos may be data: URLs); merged over the template when template_id is given' })
-  @IsOmittable() @IsObject({ message: 'design must be an object' })
+  @IsDesignField()
   design?: Record<string, unknown>;
 
   @ApiPropertyOptional({ type: String, nullable: true, example: 'tpl_4bX9kQ2mT7vLp1sZ8nYc' })
-  @IsOptional() @ValidateIf((_, v) => v !== null) @IsString({ message: 'template_id must be a tpl_… id or null' })
+  @IsTemplateIdField()
   template_id?: string | null;
 }
 

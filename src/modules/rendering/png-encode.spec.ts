@@ -1,0 +1,62 @@
+import { inflateSync } from 'node:zlib';
+import sharp from 'sharp';
+import { encodeGreyPng } from './png-encode';
+
+/** Bands of repeated rows (as a QR code's modules make), a row of every grey level, and noise. */
+function sample(width: number, height: number): Buffer {
+  const px = Buffer.alloc(width * height);
+  let seed = 7;
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const i = y * width + x;
+      if (y < 10) px[i] = ((x >> 2) & 1) * 255; // ten identical rows of stripes
+      else if (y === 10) px[i] = x & 255; // every level
+      else if (y < 20) px[i] = 0; // nine black rows
+      else px[i] = (seed = (seed * 1103515245 + 12345) >>> 0) >>> 24; // noise
+    }
+  }
+  return px;
+}
+
+/** The IDAT chunks' data, concatenated. */
+function idat(png: Buffer): Buffer {
+  const parts: Buffer[] = [];
+  for (let o = 8; o < png.length; ) {
+    const length = png.readUInt32BE(o);
+    if (png.toString('latin1', o + 4, o + 8) === 'IDAT') parts.push(png.subarray(o + 8, o + 8 + length));
+    o += 12 + length;
+  }
+  return Buffer.concat(parts);
+}
+
+describe('encodeGreyPng', () => {
+  it('writes a one-channel 8-bit PNG that decodes to exactly the pixels it was given', async () => {
+    const width = 300;
+    const height = 40;
+    const px = sample(width, height);
+    const png = await encodeGreyPng(px, width, height, Buffer.alloc((width + 1) * height + 5));
+    const meta = await sharp(png).metadata();
+    expect(meta).toMatchObject({ format: 'png', width, height, space: 'b-w', depth: 'uchar', channels: 1 });
+    // sharp hands out a greyscale image as sRGB: its first channel is the grey.
+    const data = await sharp(png).extractChannel(0).raw().toBuffer();
+    expect(Buffer.compare(data, px)).toBe(0);
+  });
+
+  it('filters a row that repeats the one above with Up (all zeros) and leaves other rows unfiltered', async () => {
+    const width = 64;
+    const height = 40;
+    const png = await encodeGreyPng(sample(width, height), width, height, Buffer.alloc((width + 1) * height));
+    const rows = inflateSync(idat(png));
+    const filterOf = (y: number) => rows[y * (width + 1)];
+    expect([0, 1, 9, 10, 11, 19, 20, 21].map(filterOf)).toEqual([0, 2, 2, 0, 0, 2, 0, 0]);
+    expect(rows.subarray(1 * (width + 1) + 1, 2 * (width + 1)).every((b) => b === 0)).toBe(true);
+  });
+
+  it('reads the scratch buffer only up to its own rows (a reused, larger buffer with old bytes is fine)', async () => {
+    const width = 50;
+    const height = 30;
+    const px = sample(width, height);
+    const png = await encodeGreyPng(px, width, height, Buffer.alloc((width + 1) * height * 2, 0xab));
+    expect(Buffer.compare(await sharp(png).extractChannel(0).raw().toBuffer(), px)).toBe(0);
+  });
+});
