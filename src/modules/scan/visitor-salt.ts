@@ -47,8 +47,8 @@ const MAX_MESSAGE = 1_024;
  * instructions a call against 24,000 for this (callgrind, Node 20.20 with OpenSSL 3.0; docs/scan-host.md), on a
  * request that costs the bare server about 160,000; taking the inner hash as a latin1 string instead of a Buffer cut
  * it by another 40 % (1.9 against 3.3 µs a call in a loop on a busy machine). The result is identical (unit-tested
- * against createHmac), so scan processes of either version agree on a visitor. Not reentrant (one scratch buffer), which a single-threaded
- * caller never needs.
+ * against createHmac), so scan processes of either version agree on a visitor. Not reentrant (one scratch buffer),
+ * which a single-threaded caller never needs.
  */
 export class VisitorHasher {
   /** K ⊕ ipad, then the message. */
