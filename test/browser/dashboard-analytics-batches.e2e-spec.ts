@@ -107,6 +107,61 @@ describe('dashboard: analytics and batches', () => {
     expect(watched.violations).toEqual([]);
   });
 
+  it('workspace analytics: filters by tag and by a clicked device, and drills down into a code', async () => {
+    const who = await freshOwner(stack);
+    const make = async (name: string, tags: string[]) => {
+      const res = await http(stack.api.origin, 'POST', '/v1/qr-codes', { key: who.org.apiKey, body: { name, tags, target: { type: 'url', destination: `https://example.com/${name}` } } });
+      expect(res.status).toBe(201);
+      return res.body as { id: string; short_url: string };
+    };
+    const flyer = await make('Flyer', ['print']);
+    const banner = await make('Banner', []);
+    const DESKTOP_UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36';
+    expect((await fetch(flyer.short_url, { redirect: 'manual', headers: { 'user-agent': IPHONE } })).status).toBe(302);
+    expect((await fetch(banner.short_url, { redirect: 'manual', headers: { 'user-agent': DESKTOP_UA } })).status).toBe(302);
+    await eventually(async () => (await http(stack.api.origin, 'GET', '/v1/analytics', { key: who.org.apiKey })).body.total_scans === 2 || undefined, 30_000, 'both scans counted');
+
+    const watched = await openDashboardPage();
+    pages.push(watched);
+    const { page } = watched;
+    await signInWithPassword(page, stack, who);
+    await page.goto(`${stack.appUrl}/analytics`);
+    const totals = page.getByRole('list', { name: 'Totals' });
+    const codes = page.getByRole('table', { name: 'Codes' });
+    await codes.getByRole('link', { name: 'Banner' }).waitFor();
+    expect(await totals.innerText()).toMatch(/^2\s+scans/m);
+
+    // A tag (offered from the workspace's tags), then Show.
+    await page.getByLabel('Tag', { exact: true }).selectOption('print');
+    await page.getByRole('button', { name: 'Show' }).click();
+    await eventually(async () => /^1\s+scans/m.test(await totals.innerText()) || undefined, 10_000, 'the tag filter');
+    await codes.getByRole('link', { name: 'Flyer' }).waitFor();
+    expect(await codes.getByRole('link', { name: 'Banner' }).count()).toBe(0);
+    await page.getByLabel('Tag', { exact: true }).selectOption('');
+    await page.getByRole('button', { name: 'Show' }).click();
+    await eventually(async () => /^2\s+scans/m.test(await totals.innerText()) || undefined, 10_000, 'the tag filter removed');
+
+    // A device row filters by it, by keyboard; its chip removes the filter.
+    const desktop = page.getByRole('button', { name: 'Only scans with device Desktop' });
+    await desktop.focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('button', { name: 'Remove filter device: Desktop' }).waitFor();
+    await eventually(async () => /^1\s+scans/m.test(await totals.innerText()) || undefined, 10_000, 'the device filter');
+    await codes.getByRole('link', { name: 'Banner' }).waitFor();
+    expect(await codes.getByRole('link', { name: 'Flyer' }).count()).toBe(0);
+    await atBothWidths(page, async (w) => expectNoSeriousA11yViolations(page, `filtered workspace analytics at ${w} px`));
+    await page.getByRole('button', { name: 'Remove filter device: Desktop' }).click();
+    await eventually(async () => /^2\s+scans/m.test(await totals.innerText()) || undefined, 10_000, 'the device filter removed');
+
+    // A code row opens that code's analytics.
+    await codes.getByRole('link', { name: 'Flyer' }).click();
+    await page.waitForURL(new RegExp(`/codes/${flyer.id}\\?tab=analytics$`));
+    expect(await page.getByRole('tab', { name: 'Analytics' }).getAttribute('aria-selected')).toBe('true');
+    await page.getByRole('heading', { name: 'Scans over time' }).waitFor();
+    await eventually(async () => /^1\s+scans/m.test(await page.getByRole('list', { name: 'Totals' }).innerText()) || undefined, 10_000, "the code's own analytics");
+    expect(watched.violations).toEqual([]);
+  });
+
   it('uploads a 50-row CSV, previews it, shows the progress and downloads a ZIP of 50 images', async () => {
     const watched = await openDashboardPage();
     pages.push(watched);
@@ -152,6 +207,40 @@ describe('dashboard: analytics and batches', () => {
     // The list shows it.
     await page.getByRole('link', { name: 'All batches' }).click();
     await page.getByRole('table', { name: 'Batches' }).getByText('50 of 50 created').waitFor();
+    expect(watched.violations).toEqual([]);
+  });
+
+  it('a batch takes a template for every code, and its ZIP comes as print PDFs', async () => {
+    const who = await freshOwner(stack);
+    const tpl = await http(stack.api.origin, 'POST', '/v1/templates', { key: who.org.apiKey, body: { name: 'Navy', design: { colors: { foreground: '#1a237e', background: '#ffffff' } } } });
+    expect(tpl.status).toBe(201);
+    const watched = await openDashboardPage();
+    pages.push(watched);
+    const { page } = watched;
+    await signInWithPassword(page, stack, who);
+    await page.goto(`${stack.appUrl}/batches`);
+    await page.getByRole('heading', { level: 1, name: 'Batches' }).waitFor();
+    const rows = [1, 2, 3].map((i) => `Door ${i},https://example.com/door/${i}`);
+    await page.getByLabel('CSV file', { exact: true }).setInputFiles({ name: 'doors.csv', mimeType: 'text/csv', buffer: Buffer.from(`name,destination\n${rows.join('\n')}\n`) });
+    await page.getByText('doors.csv: 3 rows.').waitFor();
+    await page.getByText('Design for every code (optional)').click();
+    await page.getByLabel('Template', { exact: true }).selectOption({ label: 'Navy' });
+    await atBothWidths(page, async (w) => expectNoSeriousA11yViolations(page, `batch design at ${w} px`));
+    await page.getByRole('button', { name: 'Create 3 codes' }).click();
+    await page.waitForURL(/\/app\/batches\/batch_/);
+    await page.getByRole('status').filter({ hasText: 'Completed: 3 of 3 codes created' }).waitFor({ timeout: 60_000 });
+    const codes = await http(stack.api.origin, 'GET', '/v1/qr-codes?limit=10', { key: who.org.apiKey });
+    expect(codes.body.data).toHaveLength(3);
+    for (const c of codes.body.data) expect(c.design.colors.foreground.toLowerCase()).toBe('#1a237e');
+
+    await page.getByLabel('Image format').selectOption('pdf');
+    await page.getByLabel('Printed width (mm)').fill('30');
+    expect(await page.getByLabel('Size (px)').count()).toBe(0);
+    const [download] = await Promise.all([page.waitForEvent('download', { timeout: 60_000 }), page.getByRole('button', { name: 'Download ZIP' }).click()]);
+    // PDFs are deflated in the ZIP (only PNGs are stored as they are): their names say what they are.
+    const names = zipEntries(readFileSync((await download.path())!)).map((e) => e.name);
+    expect(names.filter((n) => n.endsWith('.pdf'))).toHaveLength(3);
+    expect(names.filter((n) => /\.(png|svg|webp)$/.test(n))).toEqual([]);
     expect(watched.violations).toEqual([]);
   });
 });

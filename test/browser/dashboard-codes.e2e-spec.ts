@@ -137,9 +137,15 @@ describe('dashboard: QR codes', () => {
     await page.getByLabel('Add tag').fill('lobby');
     await page.getByRole('button', { name: 'Tag', exact: true }).click();
     await page.getByText('Tagged: 2 of 2 codes').waitFor();
+    // The tag filter offers the workspace's tags (GET /v1/tags) with their live code counts.
+    const tagFilter = page.getByLabel('Tag', { exact: true });
+    await tagFilter.selectOption('lobby');
+    await page.waitForURL(/[?&]tag=lobby/);
+    expect(await tagFilter.locator('option').allTextContents()).toContain('lobby (2)');
     await page.goto(`${stack.appUrl}/codes?tag=lobby`);
     await table.getByRole('link', { name: 'Guest Wi-Fi' }).waitFor();
     expect(await table.getByRole('row').count()).toBe(3);
+    expect(await tagFilter.inputValue()).toBe('lobby');
     // Pause one, by keyboard: select its row, then the bulk Pause button.
     await page.getByRole('checkbox', { name: 'Select Guest Wi-Fi' }).focus();
     await page.keyboard.press('Space');

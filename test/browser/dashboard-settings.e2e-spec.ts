@@ -1,6 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { Page } from 'playwright-core';
-import { createCode, eventually, http } from '../setup/app';
+import { createCode, db, eventually, http } from '../setup/app';
 import {
   atBothWidths,
   expectNoSeriousA11yViolations,
@@ -303,6 +303,65 @@ describe('dashboard: workspace settings screens', () => {
     const live = await http(stack.api.origin, 'GET', `/v1/qr-codes/${code.id}`, { key: owner.org.apiKey });
     expect(live.status).toBe(200);
     expect(live.body.deleted_at ?? null).toBeNull();
+    expect(violations).toEqual([]);
+  });
+
+  it('trash: deletes one code forever and empties the rest, each after a confirmation, by mouse and keyboard; paused codes stay', async () => {
+    const owner = await freshOwner(stack);
+    const key = owner.org;
+    const make = (name: string) => createCode(stack.api, key, { name, target: { type: 'url', destination: `https://example.com/${encodeURIComponent(name)}` } });
+    const [flyer, poster, banner, paused] = [await make('Old flyer'), await make('Old poster'), await make('Old banner'), await make('Paused sign')];
+    for (const c of [flyer, poster, banner]) await http(stack.api.origin, 'DELETE', `/v1/qr-codes/${c.id}`, { key: key.apiKey });
+    await db(stack.api).execute(`update qr_codes set status = 'paused', deleted_at = now() where id = ?`, [paused.id]);
+    const trashedIds = async () => (await http(stack.api.origin, 'GET', '/v1/qr-codes?status=trashed', { key: key.apiKey })).body.data.map((c: { id: string }) => c.id).sort();
+
+    // A viewer sees neither button.
+    const viewerEmail = `viewer-${Date.now().toString(36)}@example.com`;
+    await addMember(stack.api, key.organizationId, viewerEmail, 'viewer');
+    const viewer = await signedIn({ email: viewerEmail, password: PASSWORD });
+    await goTo(viewer.page, '/trash', 'Trash');
+    await viewer.page.getByRole('cell', { name: 'Old flyer', exact: true }).waitFor();
+    expect(await viewer.page.getByRole('button', { name: /Delete forever|Empty trash/ }).count()).toBe(0);
+
+    const { page, violations } = await signedIn(owner);
+    await goTo(page, '/trash', 'Trash');
+    await page.getByRole('cell', { name: 'Old flyer', exact: true }).waitFor();
+
+    // One code, by mouse: Cancel first changes nothing.
+    await page.getByRole('button', { name: 'Delete forever Old flyer' }).click();
+    let dialog = page.getByRole('alertdialog');
+    await dialog.getByRole('heading', { name: 'Delete “Old flyer” forever?' }).waitFor();
+    await atBothWidths(page, async (w) => expectNoSeriousA11yViolations(page, `delete-forever confirmation at ${w} px`));
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    expect(await trashedIds()).toEqual([flyer.id, poster.id, banner.id].sort());
+    await page.getByRole('button', { name: 'Delete forever Old flyer' }).click();
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Delete forever' }).click();
+    await page.getByText('“Old flyer” deleted for good').waitFor();
+    await page.getByRole('cell', { name: 'Old flyer', exact: true }).waitFor({ state: 'detached' });
+    expect(await trashedIds()).toEqual([poster.id, banner.id].sort());
+    expect((await http(stack.api.origin, 'POST', `/v1/qr-codes/${flyer.id}/restore`, { key: key.apiKey })).status).toBe(404);
+
+    // The rest, by keyboard: Escape cancels, Enter on the dialog's button empties.
+    const emptyButton = page.getByRole('button', { name: 'Empty trash' });
+    await emptyButton.focus();
+    await page.keyboard.press('Enter');
+    dialog = page.getByRole('alertdialog');
+    await dialog.getByRole('heading', { name: 'Empty the Trash?' }).waitFor();
+    await atBothWidths(page, async (w) => expectNoSeriousA11yViolations(page, `empty-trash confirmation at ${w} px`));
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    expect(await trashedIds()).toEqual([poster.id, banner.id].sort());
+    await emptyButton.focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Empty trash' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByText('Trash emptied: 2 codes deleted for good').waitFor();
+    await page.getByText('The Trash is empty.').waitFor();
+    expect(await page.getByRole('button', { name: 'Empty trash' }).count()).toBe(0);
+    expect(await trashedIds()).toEqual([]);
+    const stillPaused = await http(stack.api.origin, 'GET', '/v1/qr-codes?status=paused', { key: key.apiKey });
+    expect(stillPaused.body.data.map((c: { id: string }) => c.id)).toEqual([paused.id]);
     expect(violations).toEqual([]);
   });
 

@@ -151,8 +151,20 @@ export function seriesPoints(interval: Interval, from: string, to: string): numb
   }
 }
 
-/** Refuses a series of more than MAX_SERIES_POINTS points (400 naming interval). */
+/** Longest range, in days, an hourly series serves. */
+export const MAX_HOURLY_DAYS = 31;
+
+/** Refuses an hourly series over more than MAX_HOURLY_DAYS days, and any series of more than MAX_SERIES_POINTS points
+ * (400 naming interval). */
 export function checkSeriesPoints(interval: Interval, series: { from: string; to: string }): void {
+  const days = dayNumber(series.to)! - dayNumber(series.from)! + 1;
+  if (interval === 'hour' && days > MAX_HOURLY_DAYS) {
+    throw ApiException.invalid(
+      'interval',
+      `interval=hour serves ranges of up to ${MAX_HOURLY_DAYS} days; from ${series.from} to ${series.to} is ${days} days (choose interval=day or a shorter range)`,
+      ['interval', 'from', 'to'],
+    );
+  }
   const points = seriesPoints(interval, series.from, series.to);
   if (points > MAX_SERIES_POINTS) {
     throw ApiException.invalid(

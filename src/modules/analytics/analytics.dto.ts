@@ -25,7 +25,7 @@ export const AnalyticsQueryDocs = () =>
       name: 'interval',
       required: false,
       schema: { type: 'string', enum: [...INTERVALS], default: 'day' },
-      description: `Series step of scans_by_interval (weeks start on Monday, months on the 1st). At most ${MAX_SERIES_POINTS} points (hour: ranges up to 83 days).`,
+      description: `Series step of scans_by_interval (weeks start on Monday, months on the 1st). At most ${MAX_SERIES_POINTS} points (hour: ranges up to 31 days).`,
     }),
     ...FILTER_DIMENSIONS.map((d) =>
       ApiQuery({

@@ -45,14 +45,14 @@ export interface PurgedCode {
   logo_key: string | null;
 }
 
-/** Permanently deletes trashed codes (never paused ones): one workspace, or every workspace's codes trashed before
- * `olderThan`. A dynamic GS1 code's identifier is retired on its host for `gs1RetirementDays` (GS1_RETIREMENT_DAYS,
+/** Permanently deletes trashed codes (never paused ones): one workspace (optionally one environment, or one code), or
+ * every workspace's codes trashed before `olderThan`. A dynamic GS1 code's identifier is retired on its host for `gs1RetirementDays` (GS1_RETIREMENT_DAYS,
  * default 365) in the same statement.
  * Returns the storage keys no longer referenced, already queued in storage_deletes: the caller deletes them
  * (sweepStorageDeletes), or the worker's sweep does. */
 export async function purgeTrash(
   em: EntityManager,
-  opts: { organizationId?: string; olderThan?: Date; batch?: number; gs1RetirementDays?: number },
+  opts: { organizationId?: string; environment?: string; id?: string; olderThan?: Date; batch?: number; gs1RetirementDays?: number },
 ): Promise<{ deleted: number; orphanKeys: string[] }> {
   let deleted = 0;
   const orphanKeys = new Set<string>();
@@ -62,6 +62,14 @@ export async function purgeTrash(
     if (opts.organizationId) {
       conditions.push('organization_id = ?');
       params.push(opts.organizationId);
+    }
+    if (opts.environment) {
+      conditions.push('environment = ?');
+      params.push(opts.environment);
+    }
+    if (opts.id) {
+      conditions.push('id = ?');
+      params.push(opts.id);
     }
     if (opts.olderThan) {
       conditions.push('deleted_at < ?');

@@ -74,6 +74,11 @@ export class DeletedQrCodeDto {
   @ApiProperty({ enum: [true] }) deleted!: boolean;
 }
 
+export class EmptiedTrashDto {
+  @ApiProperty({ enum: ['trash'] }) object!: 'trash';
+  @ApiProperty({ example: 3, description: 'The number of codes deleted permanently' }) deleted!: number;
+}
+
 class RuleTestArmDto {
   @ApiProperty({ example: 'https://example.com/a' }) destination!: string;
   @ApiProperty({ example: 50 }) weight!: number;

@@ -1,4 +1,5 @@
-import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { useEffect, useMemo, useState, type FormEvent, type ReactNode } from 'react';
+import { Link } from 'react-router';
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { api, call, raw, type Schemas } from '../../api/client';
 import { asApiError, fieldErrors } from '../../api/errors';
@@ -6,21 +7,26 @@ import { useLoad } from '../../api/paging';
 import { FormError, SelectField, TextField } from '../../components/FormField';
 import { ErrorState, Loading } from '../../components/States';
 import { useToast } from '../../components/Toasts';
+import { useFolders } from '../codes/FolderSelect';
+import { TARGET_TYPES, TYPE_LABELS } from '../codes/target-fields';
 import { followLiveScans, type ScanRow } from './live-feed';
 import './analytics.css';
 
 type Answer = Schemas['AnalyticsDto'] | Schemas['WorkspaceAnalyticsDto'];
 type Interval = 'hour' | 'day' | 'week' | 'month';
 const DAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];
+/** Each breakdown of the answer, its title, and the query parameter that keeps only scans of one of its values. */
 const DIMENSIONS = [
-  ['countries', 'Countries'],
-  ['cities', 'Cities'],
-  ['devices', 'Devices'],
-  ['operating_systems', 'Operating systems'],
-  ['browsers', 'Browsers'],
-  ['languages', 'Languages'],
-  ['referrers', 'Referrers'],
+  ['countries', 'Countries', 'country'],
+  ['cities', 'Cities', 'city'],
+  ['devices', 'Devices', 'device'],
+  ['operating_systems', 'Operating systems', 'os'],
+  ['browsers', 'Browsers', 'browser'],
+  ['languages', 'Languages', 'language'],
+  ['referrers', 'Referrers', 'referrer'],
 ] as const;
+type DimensionParam = (typeof DIMENSIONS)[number][2];
+type DimensionFilters = Partial<Record<DimensionParam, string>>;
 
 const localZone = () => {
   try {
@@ -43,7 +49,17 @@ interface Filters {
   to: string;
   timezone: string;
   interval: Interval;
+  /** Workspace analytics only ('' = every code). */
+  folder_id: string;
+  tag: string;
+  type: string;
 }
+
+/** The query of the analytics call: the range, the workspace's code filters when set, and the dimension filters. */
+const queryOf = (f: Filters, dims: DimensionFilters, workspace: boolean) => {
+  const { folder_id, tag, type, ...range } = f;
+  return { ...range, ...(workspace && { ...(folder_id && { folder_id }), ...(tag && { tag }), ...(type && { type }) }), ...dims };
+};
 
 /**
  * Analytics of one code (`codeId`) or of the workspace: totals, the series (total and unique) with interval and time
@@ -52,20 +68,29 @@ interface Filters {
  */
 export default function AnalyticsView({ codeId }: { codeId?: string }) {
   const today = new Date();
-  const initial: Filters = { from: isoDay(new Date(today.getTime() - 29 * 86_400_000)), to: isoDay(today), timezone: zones().includes(localZone()) ? localZone() : 'UTC', interval: 'day' };
+  const initial: Filters = {
+    from: isoDay(new Date(today.getTime() - 29 * 86_400_000)),
+    to: isoDay(today),
+    timezone: zones().includes(localZone()) ? localZone() : 'UTC',
+    interval: 'day',
+    folder_id: '',
+    tag: '',
+    type: '',
+  };
   const [draft, setDraft] = useState<Filters>(initial);
   const [filters, setFilters] = useState<Filters>(initial);
+  const [dims, setDims] = useState<DimensionFilters>({});
   const [errors, setErrors] = useState<{ fields: Record<string, string>; general?: string }>({ fields: {} });
 
   const data = useLoad<Answer>(
     () =>
       codeId
-        ? call(api.GET('/v1/qr-codes/{id}/analytics', { params: { path: { id: codeId }, query: filters } }))
-        : call(api.GET('/v1/analytics', { params: { query: filters } })),
-    [codeId, filters],
+        ? call(api.GET('/v1/qr-codes/{id}/analytics', { params: { path: { id: codeId }, query: queryOf(filters, dims, false) } }))
+        : call(api.GET('/v1/analytics', { params: { query: queryOf(filters, dims, true) } })),
+    [codeId, filters, dims],
   );
   useEffect(() => {
-    if (data.error && data.error.status === 400) setErrors(fieldErrors(data.error, ['from', 'to', 'timezone', 'interval']));
+    if (data.error && data.error.status === 400) setErrors(fieldErrors(data.error, ['from', 'to', 'timezone', 'interval', 'folder_id', 'tag', 'type']));
     else if (!data.error) setErrors({ fields: {} });
   }, [data.error]);
 
@@ -93,6 +118,7 @@ export default function AnalyticsView({ codeId }: { codeId?: string }) {
           error={errors.fields.interval}
         />
         <SelectField label="Time zone" value={draft.timezone} onChange={(e) => setDraft({ ...draft, timezone: e.target.value })} options={zoneOptions} error={errors.fields.timezone} />
+        {!codeId && <CodeFilters draft={draft} setDraft={setDraft} errors={errors.fields} />}
         <div className="field">
           <button type="submit" className="button">
             Show
@@ -103,12 +129,23 @@ export default function AnalyticsView({ codeId }: { codeId?: string }) {
         </div>
       </form>
       <FormError message={errors.general} />
+      {Object.keys(dims).length > 0 && (
+        <ul className="chips" aria-label="Scan filters">
+          {(Object.entries(dims) as Array<[DimensionParam, string]>).map(([k, v]) => (
+            <li key={k}>
+              <button type="button" className="button secondary" aria-label={`Remove filter ${k}: ${v}`} onClick={() => setDims(({ [k]: _gone, ...rest }) => rest)}>
+                {k}: {v} ✕
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
       {data.error && data.error.status !== 400 ? (
         <ErrorState error={data.error} onRetry={data.reload} />
       ) : !data.data ? (
         data.error ? null : <Loading />
       ) : (
-        <Report a={data.data} />
+        <Report a={data.data} onFilter={(k, v) => setDims((d) => ({ ...d, [k]: v }))} />
       )}
       <LiveFeed codeId={codeId} onScan={data.reload} />
     </div>
@@ -120,7 +157,20 @@ function fmtStart(start: string, interval: string) {
   return interval === 'hour' ? `${d} ${start.slice(11, 16)}` : interval === 'month' ? start.slice(0, 7) : d;
 }
 
-function Report({ a }: { a: Answer }) {
+/** The workspace view's code filters: folder, tag (the workspace's tags) and target type. */
+function CodeFilters({ draft, setDraft, errors }: { draft: Filters; setDraft: (f: Filters) => void; errors: Record<string, string> }) {
+  const folders = useFolders();
+  const tags = useLoad(() => call(api.GET('/v1/tags', { params: { query: { limit: 100 } } })), []);
+  return (
+    <>
+      <SelectField label="Folder" value={draft.folder_id} onChange={(e) => setDraft({ ...draft, folder_id: e.target.value })} options={[{ value: '', label: 'Any folder' }, ...folders.map((f) => ({ value: f.id, label: f.name }))]} error={errors.folder_id} />
+      <SelectField label="Tag" value={draft.tag} onChange={(e) => setDraft({ ...draft, tag: e.target.value })} options={[{ value: '', label: 'Any tag' }, ...(tags.data?.data ?? []).map((t) => ({ value: t.name, label: t.name }))]} error={errors.tag} />
+      <SelectField label="Code type" value={draft.type} onChange={(e) => setDraft({ ...draft, type: e.target.value })} options={[{ value: '', label: 'Any type' }, ...TARGET_TYPES.map((t) => ({ value: t, label: TYPE_LABELS[t] }))]} error={errors.type} />
+    </>
+  );
+}
+
+function Report({ a, onFilter }: { a: Answer; onFilter: (param: DimensionParam, value: string) => void }) {
   const series = a.scans_by_interval.map((p) => ({ label: fmtStart(p.start, a.interval), scans: p.scans, unique: p.unique_scans }));
   const max = Math.max(0, ...a.by_hour_of_week);
   const level = (n: number) => (n === 0 || max === 0 ? 0 : Math.min(4, Math.ceil((n / max) * 4)));
@@ -203,9 +253,25 @@ function Report({ a }: { a: Answer }) {
       <section className="section" aria-labelledby="dims-h">
         <h2 id="dims-h">Top values</h2>
         <div className="dims">
-          {qrCodes && <SimpleTable caption="Codes" headers={['Code', 'Scans']} rows={qrCodes.map((c) => [c.name ?? c.id, c.count])} />}
-          {DIMENSIONS.map(([key, title]) => (
-            <SimpleTable key={key} caption={title} headers={[title.replace(/s$/, '').replace(/ie$/, 'y'), 'Scans']} rows={(a[key] ?? []).map((r) => [r.name, r.count])} />
+          {qrCodes && (
+            <SimpleTable
+              caption="Codes"
+              headers={['Code', 'Scans']}
+              rows={qrCodes.map((c) => [<Link key={c.id} to={`/codes/${c.id}?tab=analytics`}>{c.name ?? c.id}</Link>, c.count])}
+            />
+          )}
+          {DIMENSIONS.map(([key, title, param]) => (
+            <SimpleTable
+              key={key}
+              caption={title}
+              headers={[title.replace(/s$/, '').replace(/ie$/, 'y'), 'Scans']}
+              rows={(a[key] ?? []).map((r) => [
+                <button key={r.name} type="button" className="link-button" aria-label={`Only scans with ${param} ${r.name}`} onClick={() => onFilter(param, r.name)}>
+                  {r.name}
+                </button>,
+                r.count,
+              ])}
+            />
           ))}
         </div>
       </section>
@@ -223,7 +289,7 @@ function Report({ a }: { a: Answer }) {
   );
 }
 
-function SimpleTable({ caption, headers, rows }: { caption: string; headers: string[]; rows: Array<Array<string | number>> }) {
+function SimpleTable({ caption, headers, rows }: { caption: string; headers: string[]; rows: Array<Array<ReactNode>> }) {
   return (
     <div className="table-wrap" tabIndex={0} role="region" aria-label={caption}>
       <table className="data-table">

@@ -91,17 +91,22 @@ function Download({ id }: { id: string }) {
   const toast = useToast();
   const [format, setFormat] = useState('png');
   const [size, setSize] = useState('600');
+  const [printMm, setPrintMm] = useState('50');
   const [busy, setBusy] = useState(false);
   const [sizeError, setSizeError] = useState<string>();
+  const [printError, setPrintError] = useState<string>();
   const download = async () => {
     setBusy(true);
     setSizeError(undefined);
+    setPrintError(undefined);
     try {
-      const q = new URLSearchParams({ format, ...(format === 'png' ? { size } : {}) });
+      // Raster formats take a width in pixels; a PDF (vector) takes the printed width of each symbol.
+      const q = new URLSearchParams({ format, ...(format === 'png' || format === 'webp' ? { size } : {}), ...(format === 'pdf' ? { print_mm: printMm } : {}) });
       await saveResponse(await raw(`/v1/batches/${encodeURIComponent(id)}/download?${q}`), `${id}.zip`);
     } catch (err) {
       const e = asApiError(err);
       if (e.field === 'size') setSizeError(e.message);
+      else if (e.field === 'print_mm') setPrintError(e.message);
       else toast(e.message, 'error');
     } finally {
       setBusy(false);
@@ -112,8 +117,15 @@ function Download({ id }: { id: string }) {
       <h2 id="zip" className="visually-hidden">
         Download
       </h2>
-      <SelectField label="Image format" value={format} onChange={(e) => setFormat(e.target.value)} options={[{ value: 'png', label: 'PNG' }, { value: 'svg', label: 'SVG' }]} />
-      {format === 'png' && <TextField label="Size (px)" type="number" min={100} max={4000} value={size} onChange={(e) => setSize(e.target.value)} error={sizeError} />}
+      <SelectField label="Image format" value={format} onChange={(e) => setFormat(e.target.value)} options={[
+          { value: 'png', label: 'PNG' },
+          { value: 'svg', label: 'SVG' },
+          { value: 'webp', label: 'WebP' },
+          { value: 'pdf', label: 'PDF (vector, for print)' },
+        ]}
+      />
+      {(format === 'png' || format === 'webp') && <TextField label="Size (px)" type="number" min={100} max={4000} value={size} onChange={(e) => setSize(e.target.value)} error={sizeError} />}
+      {format === 'pdf' && <TextField label="Printed width (mm)" type="number" min={10} max={1000} value={printMm} onChange={(e) => setPrintMm(e.target.value)} error={printError} />}
       <div className="field">
         <button type="button" className="button" disabled={busy} onClick={() => void download()}>
           {busy ? 'Preparing the ZIP…' : 'Download ZIP'}

@@ -1,12 +1,13 @@
 import { useState, type ChangeEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { api, call, type Schemas } from '../../api/client';
-import { asApiError } from '../../api/errors';
+import { asApiError, fieldErrors } from '../../api/errors';
 import { usePagedList } from '../../api/paging';
 import { DataTable } from '../../components/DataTable';
 import { FormError } from '../../components/FormField';
 import { useSession } from '../../components/session-context';
 import { Empty, ErrorState, Loading, PageHeader, Pager } from '../../components/States';
+import { cleanDesign, DESIGN_FIELDS, DesignEditor, type Design } from '../codes/DesignEditor';
 import { lineOfItemField, MAX_ITEMS, parseBatchCsv, type ParsedCsv } from './batch-csv';
 
 type Batch = Schemas['BatchDto'];
@@ -53,6 +54,10 @@ function NewBatch() {
   const [fileName, setFileName] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
+  // One design (and/or template) for every code of the batch, previewed on the first row.
+  const [design, setDesign] = useState<Design>({});
+  const [templateId, setTemplateId] = useState('');
+  const [designErrors, setDesignErrors] = useState<Record<string, string>>({});
 
   const onFile = async (e: ChangeEvent<HTMLInputElement>) => {
     setError(undefined);
@@ -69,14 +74,21 @@ function NewBatch() {
     if (!parsed || !ready) return;
     setBusy(true);
     setError(undefined);
+    setDesignErrors({});
     try {
-      const body = { items: parsed.rows.map((r) => r.item) } as unknown as Schemas['CreateBatchDto'];
+      const body = {
+        items: parsed.rows.map((r) => r.item),
+        ...(Object.keys(cleanDesign(design)).length > 0 && { design: cleanDesign(design) }),
+        ...(templateId && { template_id: templateId }),
+      } as unknown as Schemas['CreateBatchDto'];
       const batch = await call(api.POST('/v1/batches', { body }));
       void navigate(`/batches/${batch.id}`);
     } catch (err) {
       const e = asApiError(err);
       const line = lineOfItemField(e.field);
-      setError(line ? `Line ${line} of the file: ${e.message}` : e.message);
+      const atDesign = fieldErrors(err, [...DESIGN_FIELDS]).fields;
+      if (!line && Object.keys(atDesign).length) setDesignErrors(atDesign);
+      else setError(line ? `Line ${line} of the file: ${e.message}` : e.message);
       setBusy(false);
     }
   };
@@ -129,6 +141,19 @@ function NewBatch() {
               { key: 'check', header: 'Check', render: (r) => (r.errors.length ? r.errors.join('; ') : 'OK') },
             ]}
           />
+          {parsed.rows.length > 0 && (
+            <details open={Object.keys(designErrors).length > 0 || undefined}>
+              <summary>Design for every code (optional)</summary>
+              <DesignEditor
+                design={design}
+                onChange={setDesign}
+                templateId={templateId}
+                onTemplateChange={setTemplateId}
+                previewBody={{ type: parsed.rows[0].item.type as 'dynamic' | 'static' | undefined, target: parsed.rows[0].item.target }}
+                errors={designErrors}
+              />
+            </details>
+          )}
           <FormError message={error} />
           <p>
             <button type="button" className="button" disabled={!ready || busy} onClick={() => void create()}>

@@ -1,5 +1,5 @@
 import { lazy, Suspense, useEffect, useState, type FormEvent } from 'react';
-import { Link, useParams } from 'react-router';
+import { Link, useParams, useSearchParams } from 'react-router';
 import { Tab, TabList, TabPanel, Tabs } from 'react-aria-components';
 import { api, call, raw, rawJson, type Schemas } from '../../api/client';
 import { asApiError, fieldErrors } from '../../api/errors';
@@ -37,6 +37,7 @@ export default function CodeDetail() {
   const toast = useToast();
   const code = useLoad(() => call(api.GET('/v1/qr-codes/{id}', { params: { path: { id } } })), [id]);
   const [confirmTrash, setConfirmTrash] = useState(false);
+  const tabParam = useSearchParams()[0].get('tab');
   if (code.loading && !code.data) return <Loading />;
   if (code.error) return <ErrorState error={code.error} onRetry={code.reload} />;
   const c = code.data!;
@@ -89,7 +90,8 @@ export default function CodeDetail() {
       <ConfirmDialog isOpen={confirmTrash} onOpenChange={setConfirmTrash} title="Move this code to the Trash?" confirmLabel="Move to Trash" destructive onConfirm={() => act('Code moved to the Trash', () => rawJson(`/v1/qr-codes/${c.id}`, { method: 'DELETE' }))}>
         <p>Scans stop working at once. You can restore it from the Trash for 30 days.</p>
       </ConfirmDialog>
-      <Tabs>
+      {/* `?tab=analytics` (the workspace analytics' drill-down) opens that tab. */}
+      <Tabs defaultSelectedKey={tabParam ?? undefined}>
         <TabList aria-label="Code sections" className="tabs">
           <Tab id="overview">Overview</Tab>
           <Tab id="settings">Settings</Tab>

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { api, call, rawJson, type Schemas } from '../../api/client';
 import { asApiError } from '../../api/errors';
-import { usePagedList } from '../../api/paging';
+import { useLoad, usePagedList } from '../../api/paging';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { DataTable } from '../../components/DataTable';
 import { SelectField, TextField } from '../../components/FormField';
@@ -31,6 +31,8 @@ export default function CodesList() {
   const { canEdit } = useSession();
   const toast = useToast();
   const folders = useFolders();
+  // The tag filter offers the workspace's tags (by name, the first 100); a tag from the address is kept even if absent.
+  const tags = useLoad(() => call(api.GET('/v1/tags', { params: { query: { limit: 100 } } })), []);
   const [params, setParams] = useSearchParams();
   const filters = {
     search: params.get('search') ?? '',
@@ -96,6 +98,7 @@ export default function CodesList() {
     toast(`${what}: ${ok} of ${rows.length} codes`, firstError ? 'error' : 'success');
     if (firstError) toast(firstError, 'error');
     list.reload();
+    tags.reload();
   };
   const patch = (c: QrCode, body: Record<string, unknown>) => rawJson(`/v1/qr-codes/${c.id}`, { method: 'PATCH', json: body });
 
@@ -127,7 +130,16 @@ export default function CodesList() {
           Search
         </button>
         <SelectField label="Folder" value={filters.folder_id} onChange={(e) => setFilter('folder', e.target.value)} options={[{ value: '', label: 'Any folder' }, ...folders.map((f) => ({ value: f.id, label: f.name }))]} />
-        <TextField label="Tag" value={filters.tag} onChange={(e) => setFilter('tag', e.target.value)} />
+        <SelectField
+          label="Tag"
+          value={filters.tag}
+          onChange={(e) => setFilter('tag', e.target.value)}
+          options={[
+            { value: '', label: 'Any tag' },
+            ...(filters.tag && !tags.data?.data.some((t) => t.name === filters.tag) ? [{ value: filters.tag, label: filters.tag }] : []),
+            ...(tags.data?.data ?? []).map((t) => ({ value: t.name, label: `${t.name} (${t.qr_code_count})` })),
+          ]}
+        />
         <SelectField label="Status" value={filters.status} onChange={(e) => setFilter('status', e.target.value)} options={STATUSES} />
         <SelectField label="Type" value={filters.type} onChange={(e) => setFilter('type', e.target.value)} options={[{ value: '', label: 'Any type' }, ...TARGET_TYPES.map((t) => ({ value: t, label: TYPE_LABELS[t] }))]} />
         <SelectField

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { Link } from 'react-router';
 import { api, call, type Schemas } from '../../api/client';
 import { asApiError } from '../../api/errors';
-import { useLoad, usePagedList } from '../../api/paging';
+import { usePagedList } from '../../api/paging';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { DataTable } from '../../components/DataTable';
 import { TextField } from '../../components/FormField';
@@ -13,18 +13,18 @@ import '../../components/settings-screens.css';
 import { retag } from './retag';
 
 type Code = Schemas['QrCodeDto'];
-const SAMPLE = 100;
+const TAGS_PAGE = 50;
 const MAX_TAG = 50;
 
 /**
- * Tags label codes (up to 10 per code). They have no list of their own in the API: this screen shows the tags of the
- * most recently updated codes, the codes carrying a tag (cursor pages, `GET /v1/qr-codes?tag=`), and renames, removes
- * or adds a tag code by code. Static codes keep the tags they were created with (the API does not change them).
+ * Tags label codes (up to 10 per code). The workspace's tags come from `GET /v1/tags` (by name, cursor pages, with the
+ * number of live codes carrying each); choosing one lists its codes (`GET /v1/qr-codes?tag=`) and renames, removes or
+ * adds it code by code. Static codes keep the tags they were created with (the API does not change them).
  */
 export default function Tags() {
   const { canEdit } = useSession();
   const toast = useToast();
-  const recent = useLoad(() => call(api.GET('/v1/qr-codes', { params: { query: { limit: SAMPLE, sort: 'updated_at', order: 'desc' } } })), []);
+  const known = usePagedList((cursor) => call(api.GET('/v1/tags', { params: { query: { cursor, limit: TAGS_PAGE } } })), 'tags');
   const [draft, setDraft] = useState('');
   const [tag, setTag] = useState('');
   const codes = usePagedList(
@@ -37,10 +37,6 @@ export default function Tags() {
   const [removing, setRemoving] = useState(false);
   const [search, setSearch] = useState('');
   const [searched, setSearched] = useState('');
-
-  const counts = new Map<string, number>();
-  for (const c of recent.data?.data ?? []) for (const t of c.tags ?? []) counts.set(t, (counts.get(t) ?? 0) + 1);
-  const known = [...counts.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
 
   /** Applies `to` (null: remove) to every code carrying `from`, page by page (keyset cursors skip codes already done). */
   const everywhere = async (from: string, to: string | null) => {
@@ -67,7 +63,7 @@ export default function Tags() {
   const report = (verb: string, r: { changed: number; failed: string[] }) => {
     toast(`${verb} on ${r.changed} code(s)`);
     if (r.failed.length) toast(`Unchanged: ${r.failed.slice(0, 5).join('; ')}${r.failed.length > 5 ? ` and ${r.failed.length - 5} more` : ''}`, 'error');
-    recent.reload();
+    known.reload();
     codes.reload();
   };
 
@@ -76,7 +72,7 @@ export default function Tags() {
       await call(api.PATCH('/v1/qr-codes/{id}', { params: { path: { id: c.id } }, body: { tags: retag([...(c.tags ?? []), tag], tag, tag) } as never }));
       toast(`“${tag}” added to ${c.name || c.id}`);
       codes.reload();
-      recent.reload();
+      known.reload();
     } catch (err) {
       toast(asApiError(err).message, 'error');
     }
@@ -86,24 +82,25 @@ export default function Tags() {
     <>
       <PageHeader title="Tags" />
       <p className="hint">Tags label codes: up to 10 per code, each up to 50 characters, case kept. Filter the codes list by tag, or manage a tag here.</p>
-      <h2>Tags on recently updated codes</h2>
-      {recent.error ? (
-        <ErrorState error={recent.error} onRetry={recent.reload} />
-      ) : !recent.data ? (
+      <h2>Tags in use</h2>
+      {known.error ? (
+        <ErrorState error={known.error} onRetry={known.reload} />
+      ) : known.loading && !known.items.length ? (
         <Loading />
-      ) : !known.length ? (
-        <Empty>No tags on your {SAMPLE} most recently updated codes.</Empty>
+      ) : !known.items.length ? (
+        <Empty>No live code carries a tag yet.</Empty>
       ) : (
         <ul className="chips" aria-label="Tags in use">
-          {known.map(([t, n]) => (
-            <li key={t}>
-              <button type="button" className="button secondary" aria-pressed={tag === t} onClick={() => (setTag(t), setDraft(t))}>
-                {t} ({n})
+          {known.items.map((t) => (
+            <li key={t.name}>
+              <button type="button" className="button secondary" aria-pressed={tag === t.name} onClick={() => (setTag(t.name), setDraft(t.name))}>
+                {t.name} ({t.qr_code_count})
               </button>
             </li>
           ))}
         </ul>
       )}
+      <Pager list={known} label="Tags" />
       <form
         className="filters"
         aria-label="Choose a tag"

@@ -14,9 +14,13 @@ type Code = Schemas['QrCodeDto'];
 /** Days a trashed code is kept before it is deleted for good (the service's default retention). */
 const RETENTION_DAYS = 30;
 
+/** What the confirm dialog asks about: restoring codes, deleting one for good, or emptying the whole Trash. */
+type Confirming = { kind: 'restore'; codes: Code[] } | { kind: 'delete'; code: Code } | { kind: 'empty' };
+
 /**
  * The Trash: codes moved there (`status=trashed`, newest trashed first, one page at a time). Restoring keeps a code's id
- * and short link. Codes are deleted for good 30 days after they were trashed.
+ * and short link. Codes are deleted for good 30 days after they were trashed, or sooner: one by one ("Delete forever",
+ * `DELETE /v1/trash/{id}`) or all at once ("Empty trash", `POST /v1/trash/empty`), each after a confirmation.
  */
 export default function Trash() {
   const { canEdit } = useSession();
@@ -26,7 +30,7 @@ export default function Trash() {
     'trash',
   );
   const [selected, setSelected] = useState<Set<string>>(new Set());
-  const [confirming, setConfirming] = useState<Code[] | null>(null);
+  const [confirming, setConfirming] = useState<Confirming | null>(null);
   const [busy, setBusy] = useState(false);
 
   const restore = async (codes: Code[]) => {
@@ -48,13 +52,60 @@ export default function Trash() {
     list.reload();
   };
 
+  const deleteForever = async (code: Code) => {
+    setBusy(true);
+    try {
+      await call(api.DELETE('/v1/trash/{id}', { params: { path: { id: code.id } } }));
+      toast(`“${code.name || code.id}” deleted for good`);
+    } catch (err) {
+      toast(`Not deleted — ${asApiError(err).message}`, 'error');
+    } finally {
+      setBusy(false);
+      setSelected(new Set());
+      list.reload();
+    }
+  };
+
+  const empty = async () => {
+    setBusy(true);
+    try {
+      const { deleted } = await call(api.POST('/v1/trash/empty'));
+      toast(deleted === 1 ? 'Trash emptied: 1 code deleted for good' : `Trash emptied: ${deleted} codes deleted for good`);
+    } catch (err) {
+      toast(`The Trash was not emptied — ${asApiError(err).message}`, 'error');
+    } finally {
+      setBusy(false);
+      setSelected(new Set());
+      list.reload();
+    }
+  };
+
+  const name = (c: Code) => c.name || c.id;
+  const dialog =
+    confirming?.kind === 'restore'
+      ? { title: `Restore ${confirming.codes.length} code(s)?`, label: 'Restore', destructive: false, run: () => restore(confirming.codes) }
+      : confirming?.kind === 'delete'
+        ? { title: `Delete “${name(confirming.code)}” forever?`, label: 'Delete forever', destructive: true, run: () => deleteForever(confirming.code) }
+        : confirming?.kind === 'empty'
+          ? { title: 'Empty the Trash?', label: 'Empty trash', destructive: true, run: empty }
+          : null;
+
   const chosen = list.items.filter((c) => selected.has(c.id));
   return (
     <>
-      <PageHeader title="Trash" />
+      <PageHeader
+        title="Trash"
+        actions={
+          canEdit && list.items.length > 0 ? (
+            <button type="button" className="button danger" disabled={busy} onClick={() => setConfirming({ kind: 'empty' })}>
+              Empty trash
+            </button>
+          ) : undefined
+        }
+      />
       <p className="hint">
         Trashed codes no longer scan. Restore one to bring it back with the same short link. Codes are deleted for good {RETENTION_DAYS} days after they were
-        trashed (the operator can empty the Trash sooner).
+        trashed, or sooner when you delete them forever or empty the Trash.
       </p>
       {list.error ? (
         <ErrorState error={list.error} onRetry={list.reload} />
@@ -67,7 +118,7 @@ export default function Trash() {
           {canEdit && (
             <div className="bulkbar" role="group" aria-label="Selected codes">
               <span>{chosen.length} selected</span>
-              <button type="button" className="button" disabled={!chosen.length || busy} onClick={() => setConfirming(chosen)}>
+              <button type="button" className="button" disabled={!chosen.length || busy} onClick={() => setConfirming({ kind: 'restore', codes: chosen })}>
                 Restore selected
               </button>
             </div>
@@ -94,9 +145,14 @@ export default function Trash() {
                 header: 'Actions',
                 render: (c) =>
                   canEdit ? (
-                    <button type="button" className="button secondary" disabled={busy} aria-label={`Restore ${c.name || c.id}`} onClick={() => void restore([c])}>
-                      Restore
-                    </button>
+                    <div className="row-actions">
+                      <button type="button" className="button secondary" disabled={busy} aria-label={`Restore ${name(c)}`} onClick={() => void restore([c])}>
+                        Restore
+                      </button>
+                      <button type="button" className="button danger" disabled={busy} aria-label={`Delete forever ${name(c)}`} onClick={() => setConfirming({ kind: 'delete', code: c })}>
+                        Delete forever
+                      </button>
+                    </div>
                   ) : null,
               },
             ]}
@@ -105,13 +161,18 @@ export default function Trash() {
       )}
       <Pager list={list} label="Trashed codes" />
       <ConfirmDialog
-        isOpen={confirming !== null}
+        isOpen={dialog !== null}
         onOpenChange={(o) => !o && setConfirming(null)}
-        title={`Restore ${confirming?.length ?? 0} code(s)?`}
-        confirmLabel="Restore"
-        onConfirm={() => (confirming ? restore(confirming) : undefined)}
+        title={dialog?.title ?? ''}
+        confirmLabel={dialog?.label ?? ''}
+        destructive={dialog?.destructive}
+        onConfirm={() => dialog?.run()}
       >
-        <p>Restored codes scan again. Dynamic codes count against the plan's limit again.</p>
+        {confirming?.kind === 'restore' && <p>Restored codes scan again. Dynamic codes count against the plan's limit again.</p>}
+        {confirming?.kind === 'delete' && <p>The code and its short link are deleted permanently. This cannot be undone.</p>}
+        {confirming?.kind === 'empty' && (
+          <p>Every code in the Trash (not only this page) is deleted permanently, with its short link. Paused codes are kept. This cannot be undone.</p>
+        )}
       </ConfirmDialog>
     </>
   );
