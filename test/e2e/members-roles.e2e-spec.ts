@@ -46,7 +46,8 @@ describe('roles on every documented operation', () => {
     const find = (m: string, p: string) => operations.find((o) => o.method === m && o.path === p)!;
     expect(find('POST', '/v1/qr-codes').security).toEqual([{ api_key: [] }, { dashboard_token: [] }]);
     expect(find('POST', '/v1/tokens').security).toEqual([{ dashboard_token: [] }]);
-    expect(find('GET', '/v1/members').security).toEqual([{ dashboard_token: [] }]);
+    expect(find('GET', '/v1/members').security).toEqual([{ api_key: [] }, { dashboard_token: [] }]);
+    expect(find('GET', '/v1/users/me').security).toEqual([{ dashboard_token: [] }]);
     expect(find('POST', '/v1/session').security).toEqual([]);
     expect(find('POST', '/v1/invitations/accept').security).toEqual([]);
   });

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res, UseGuards } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { Auth, type AuthContext } from '../../common/auth/auth-context';
 import { Public, SessionAuth } from '../../common/auth/decorators';
@@ -20,6 +20,9 @@ import { ManagerGuard } from './manager.guard';
 import { MembersService } from './members.service';
 
 @ApiTags('Members')
+// Decorators apply bottom-up: the document lists api_key first, as on every other operation that takes both.
+@ApiBearerAuth('dashboard_token')
+@ApiBearerAuth('api_key')
 @Controller('members')
 export class MembersController {
   constructor(private readonly members: MembersService) {}
