@@ -26,7 +26,7 @@ const SINGLE_LINE_SUFFIXES = ['_name', '_id', '_url', '_email'];
 const LINE_BREAK_OR_TAB = /[\t\n\r]/;
 
 /** True when the field at `key` (an object key; array items take their array's key) holds a single line. */
-export function isSingleLineKey(key: string): boolean {
+function isSingleLineKey(key: string): boolean {
   return SINGLE_LINE_KEYS.has(key) || SINGLE_LINE_SUFFIXES.some((s) => key.endsWith(s));
 }
 
