@@ -23,6 +23,11 @@
  *    Unlike a --cpu-prof profile it samples only while the process is on a CPU, so the machine's load does not charge
  *    waiting time to whatever frame was running (a socket write that wakes the load generator, above all).
  *
+ * BENCH_CODES (default `plain`) lists the codes each scan process is loaded with, comma-separated, one row per code
+ * and revision: `plain` (a url code), `rules` (a smart URL with 20 rules, the last matching) and `split` (a smart URL
+ * with a 50/50 split), the codes of bench:scan's smart-URL rows (scan-seed.ts); smart URLs need a revision that has
+ * them. Rounds go through every row in turn, so `BENCH_CODES=plain,rules` answers "what does the gated path cost".
+ *
  * A revision's build is kept in .local/bench-builds/<commit> and reused (a commit never changes; `worktree` is always
  * compiled). `BENCH_COMPILE_ONLY=1` builds the revisions and stops: run it first, outside the shared benchmark lock,
  * so that the lock is held while measuring only (tsc takes a minute or more a revision on a busy machine).
@@ -35,7 +40,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/common/config/config';
 import { summarizeCpuProfile } from './cpu-profile';
-import { BARE_SERVER, compileProcesses, seedRedirect } from './scan-seed';
+import { BARE_SERVER, compileProcesses, seedRedirect, seedSmartUrls } from './scan-seed';
 import { autocannon, freePort, median, ROOT, startChild, stopChild } from './scan-load';
 
 const CALLGRIND = process.env.BENCH_CALLGRIND === '1';
@@ -46,6 +51,8 @@ const REQUESTS = Number(process.env.BENCH_REQUESTS ?? (CALLGRIND ? 20_000 : 100_
 const WARM_UP = Number(process.env.BENCH_WARM_UP ?? (CALLGRIND ? 20_000 : 50_000));
 const CONNECTIONS = 50;
 const COMPILE_ONLY = process.env.BENCH_COMPILE_ONLY === '1';
+const CODES = (process.env.BENCH_CODES ?? 'plain').split(',').map((c) => c.trim());
+for (const c of CODES) if (!['plain', 'rules', 'split'].includes(c)) throw new Error(`BENCH_CODES: unknown code '${c}' (plain, rules, split)`);
 
 interface Target {
   name: string;
@@ -168,8 +175,10 @@ async function main() {
     return;
   }
   const config = loadConfig(process.env);
-  const { orm, shortCode } = await seedRedirect(config);
+  const { orm, em, codeId, shortCode } = await seedRedirect(config);
+  const smart = await seedSmartUrls(em, codeId);
   await orm.close();
+  const codePath: Record<string, string> = { plain: shortCode, rules: smart.rules.shortCode, split: smart.split.shortCode };
   const env = { ...process.env, NODE_ENV: 'production', APP_SECRET: 'bench-only-app-secret-0123456789' } as NodeJS.ProcessEnv;
   delete env.LOG_LEVEL;
   if (CALLGRIND) env.SCAN_FLUSH_INTERVAL_MS = '60000';
@@ -184,18 +193,23 @@ async function main() {
     url: `http://127.0.0.1:${port}/${shortCode}`,
     figures: [],
   });
+  // One scan process per revision and code, so that a profile or perf recording holds one kind of request.
   for (const [i, revision] of revisions.entries()) {
-    const scanPort = await freePort();
-    const profile = PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${join(data, `profile-${i}`)}`] : PERF ? perfFlags(data, `scan-${i}`) : [];
-    const child = await startChild([...profile, join(builds[i], 'src', 'main.scan.js')], { ...env, SCAN_PORT: String(scanPort) }, `scan process (${revision})`, wrapper(`scan-${i}`));
-    targets.push({ name: `scan ${revision}`, child, url: `http://127.0.0.1:${scanPort}/${shortCode}`, figures: [] });
+    for (const code of CODES) {
+      const j = targets.length - 1;
+      const name = CODES.length === 1 && code === 'plain' ? revision : `${revision} ${code}`;
+      const scanPort = await freePort();
+      const profile = PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${join(data, `profile-${j}`)}`] : PERF ? perfFlags(data, `scan-${j}`) : [];
+      const child = await startChild([...profile, join(builds[i], 'src', 'main.scan.js')], { ...env, SCAN_PORT: String(scanPort) }, `scan process (${name})`, wrapper(`scan-${j}`));
+      targets.push({ name: `scan ${name}`, child, url: `http://127.0.0.1:${scanPort}/${codePath[code]}`, figures: [] });
+    }
   }
   console.log(`${CALLGRIND ? 'instructions' : 'CPU µs'} per request, ${REQUESTS} requests a round, ${ROUNDS} rounds, warm-up ${WARM_UP} (${load()})`);
   for (const t of targets) await autocannon(t.url, WARM_UP, CONNECTIONS, t.child);
   // Kept after the run (the run's directory is deleted) for `perf report -i … -g` on the callers of a frame.
   const perfDir = join(ROOT, '.local', 'bench-perf');
   if (PERF) mkdirSync(perfDir, { recursive: true });
-  const perfFiles = targets.map((t, i) => ({ name: i === 0 ? 'bare' : revisions[i - 1], file: join(perfDir, `perf-${i}.data`) }));
+  const perfFiles = targets.map((t, i) => ({ name: i === 0 ? 'bare' : t.name.slice('scan '.length), file: join(perfDir, `perf-${i}.data`) }));
   const perfs = PERF ? targets.map((t, i) => perfRecord(t.child.pid!, perfFiles[i].file)) : [];
 
   for (let round = 1; round <= ROUNDS; round++) {
@@ -218,17 +232,17 @@ async function main() {
   for (const t of targets) await stopChild(t.child);
   if (PERF) {
     const out = join(ROOT, 'bench', 'scan-cpu-perf.txt');
-    writeFileSync(out, `${revisions.map((r, i) => `column ${i + 2}: ${r}`).join(', ')}\n${perfTable(perfFiles, ROUNDS * REQUESTS)}`);
+    writeFileSync(out, `${perfFiles.slice(1).map((f, i) => `column ${i + 2}: ${f.name}`).join(', ')}\n${perfTable(perfFiles, ROUNDS * REQUESTS)}`);
     console.log(`perf profiles: ${out}`);
   }
   if (PROFILE) {
-    for (const [i, revision] of revisions.entries()) {
-      const dir = join(data, `profile-${i}`);
+    for (const [j, t] of targets.slice(1).entries()) {
+      const dir = join(data, `profile-${j}`);
       const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
       if (!file) continue;
-      const out = join(ROOT, 'bench', `scan-cpu-profile-${i}.txt`);
-      writeFileSync(out, `revision ${revision}\n${summarizeCpuProfile(join(dir, file), 60)}`);
-      console.log(`CPU profile of scan ${revision}: ${out}`);
+      const out = join(ROOT, 'bench', `scan-cpu-profile-${j}.txt`);
+      writeFileSync(out, `revision ${t.name.slice('scan '.length)}\n${summarizeCpuProfile(join(dir, file), 60)}`);
+      console.log(`CPU profile of ${t.name}: ${out}`);
     }
   }
 
