@@ -3,7 +3,7 @@ import { GeoCache } from './geo-cache';
 import type { CachedCode, ScanContext, ScanRecord } from './scan-contract';
 import { StringMemo } from './string-memo';
 
-interface UserAgentFacts extends Pick<ScanContext, 'device' | 'os' | 'browser'> {
+export interface UserAgentFacts extends Pick<ScanContext, 'device' | 'os' | 'browser'> {
   bot: boolean;
 }
 
@@ -36,7 +36,8 @@ export class ScanEnricher {
 
   /**
    * The ScanRecord of one scan: the same values as enrich({ ip, referer, acceptLanguage, userAgent }), with the user-agent part from the memo, built in
-   * one object (no intermediate facts or context objects on the hot path).
+   * one object (no intermediate facts or context objects on the hot path). `place`: the address's place when the
+   * caller already looked it up (place()).
    */
   record(
     id: string,
@@ -46,8 +47,8 @@ export class ScanEnricher {
     referer: string | undefined,
     acceptLanguage: string | undefined,
     outcome?: { ruleId: string | null | undefined; arm: number | null; expired: boolean },
+    place: Place = this.geo.locate(ip),
   ): ScanRecord {
-    const place = this.geo.locate(ip);
     return {
       id,
       qr_code_id: code.id,

@@ -18,7 +18,7 @@ import type { Place } from './enrich';
 import { ScanBuffer } from './scan-buffer';
 import { ScanCodeCache } from './scan-code-cache';
 import type { CachedCode } from './scan-contract';
-import { ScanEnricher } from './scan-enricher';
+import { ScanEnricher, type UserAgentFacts } from './scan-enricher';
 import type { ScanAccessLog } from './scan-access-log';
 import { gs1Dictionary } from '../gs1/syntax-dictionary';
 import { ownPathsOf } from '../qr-codes/code-kinds';
@@ -73,21 +73,21 @@ export interface HotPathOptions {
 @Injectable()
 export class ScanHotPath implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('ScanHotPath');
-  private readonly trust: TrustProxy;
-  private readonly enricher = new ScanEnricher();
+  readonly trust: TrustProxy;
+  readonly enricher = new ScanEnricher();
   /** The days' salts of unique-visitor hashes (in memory; refreshed from Redis every minute). */
   private readonly salts: VisitorSalts;
   private readonly scanBaseUrl: string;
   private readonly scanOrigin: string;
   private access?: ScanAccessLog;
-  private readonly appSecret: string;
+  readonly appSecret: string;
   private readonly env: AppConfig['env'];
   private testGeo = false;
   /** Scan numbers per code, for scan limits and `scans` rules (scan-numbers.ts). */
-  private readonly numbers = new ScanNumbers();
+  readonly numbers = new ScanNumbers();
   private numberSync?: NodeJS.Timeout;
   /** Accept-Language header → first preference (smart-URL `language` rules). */
-  private readonly firstLanguages = new StringMemo<string | null>(1_024, firstLanguage, 512);
+  readonly firstLanguages = new StringMemo<string | null>(1_024, firstLanguage, 512);
   /** Decided own-path answers (GS1 resolver), valid while their code entries are unchanged (own-path-memo.ts). */
   private readonly ownMemo: OwnPathMemo<{ prepared: PreparedAnswer; counted?: CachedCode }>;
 
@@ -184,8 +184,9 @@ export class ScanHotPath implements OnModuleInit, OnApplicationShutdown {
     let status: number;
     let countable: boolean;
     let answer: ScanAnswer;
+    let gate: RequestGate | undefined;
     try {
-      const gate = entry.code && (entry.gated || entry.decide) ? this.gate(req, userAgent) : undefined;
+      gate = entry.code && (entry.gated || entry.decide) ? new RequestGate(this, req, userAgent) : undefined;
       answer = answerScan(entry, { suffix, userAgent, scanBaseUrl: this.scanBaseUrl, gate });
       countable = answer.countable;
       if (answer.location !== undefined) {
@@ -224,7 +225,7 @@ export class ScanHotPath implements OnModuleInit, OnApplicationShutdown {
       return;
     }
     if (countable && req.method === 'GET') {
-      if (entry.gated || entry.decide) this.countGated(req, entry, userAgent, answer);
+      if (gate) this.countGated(req, entry, gate, answer);
       else this.count(req, entry.code!, userAgent);
     }
     countScanAnswer(status);
@@ -295,56 +296,35 @@ export class ScanHotPath implements OnModuleInit, OnApplicationShutdown {
     return headers;
   }
 
-  /** What link controls and rules ask about this request (only built for codes that have them). */
-  private gate(req: IncomingMessage, userAgent: string | undefined): ScanGate {
-    const now = Date.now();
-    return {
-      now,
-      scansSoFar: (code) => this.numbers.current(code),
-      unlocked: (code) => isUnlocked(this.appSecret, req.headers.cookie, code.shortCode, code.id, code.passwordTag ?? '', now),
-      visitor: (code): VisitorFacts => {
-        const ua = this.enricher.userAgent(userAgent);
-        const place = this.placeOf(req);
-        const acceptLanguage = req.headers['accept-language'];
-        return {
-          country: place.country,
-          region: place.region,
-          device: deviceOf(ua.device),
-          os: osOf(ua.os),
-          language: acceptLanguage ? this.firstLanguages.get(acceptLanguage) : null,
-          at: now,
-          scanNumber: this.numbers.current(code) + 1,
-        };
-      },
-    };
-  }
-
-  private placeOf(req: IncomingMessage): Place {
-    if (this.testGeo) {
-      const header = req.headers[TEST_GEO_HEADER];
-      const m = typeof header === 'string' ? TEST_GEO.exec(header) : null;
-      if (m) return { country: m[1], region: m[2] ? `${m[1]}-${m[2]}` : null, city: null };
-    }
-    return this.enricher.place(clientIp(req, this.trust));
+  /** The test-only geolocation override (Scanlink-Test-Geo), or undefined: the place comes from the address. */
+  testPlace(req: IncomingMessage): Place | undefined {
+    if (!this.testGeo) return undefined;
+    const header = req.headers[TEST_GEO_HEADER];
+    const m = typeof header === 'string' ? TEST_GEO.exec(header) : null;
+    return m ? { country: m[1], region: m[2] ? `${m[1]}-${m[2]}` : null, city: null } : undefined;
   }
 
   /** A counted scan of a code with rules or link controls: its rule, arm and expiry go with it, and a scan that is
-   * not expired takes the next scan number. */
-  private countGated(req: IncomingMessage, entry: ScanEntry, userAgent: string | undefined, answer: ScanAnswer): void {
+   * not expired takes the next scan number. The user agent's facts and the place are the ones the gate worked out. */
+  private countGated(req: IncomingMessage, entry: ScanEntry, gate: RequestGate, answer: ScanAnswer): void {
     const code = entry.code!;
-    const ua = this.enricher.userAgent(userAgent);
+    const ua = gate.userAgentFacts();
     if (ua.bot) return;
     const expired = answer.expired === true;
     const decision = answer.decision;
     if (!expired) this.numbers.add(code);
-    const ip = clientIp(req, this.trust);
     // rule_id absent (undefined) = no rule decided this scan (no rules, or expired); null = the default destination.
-    const record = this.enricher.record(pooledId('scan'), code, ua, ip, req.headers.referer, req.headers['accept-language'], {
-      ruleId: decision ? decision.ruleId : undefined,
-      arm: decision ? decision.arm : null,
-      expired,
-    });
-    record.visitor = this.salts.visitor(record.scanned_at, code.id, ip, userAgent);
+    const record = this.enricher.record(
+      pooledId('scan'),
+      code,
+      ua,
+      gate.ip,
+      req.headers.referer,
+      req.headers['accept-language'],
+      { ruleId: decision ? decision.ruleId : undefined, arm: decision ? decision.arm : null, expired },
+      gate.addressPlace(),
+    );
+    record.visitor = this.salts.visitor(record.scanned_at, code.id, gate.ip, gate.userAgent);
     this.buffer.add(record);
   }
 
@@ -357,5 +337,57 @@ export class ScanHotPath implements OnModuleInit, OnApplicationShutdown {
     const record = this.enricher.record(pooledId('scan'), code, ua, ip, req.headers.referer, req.headers['accept-language'], expired ? EXPIRED_SCAN : undefined);
     record.visitor = this.salts.visitor(record.scanned_at, code.id, ip, userAgent);
     this.buffer.add(record);
+  }
+}
+
+/**
+ * What link controls and rules ask about one request (ScanGate), built only for codes that have them. Each fact is
+ * worked out once per request, on first use, and the counted scan reuses the user agent's facts, the address and its
+ * place (a plain redirect works them out once too).
+ */
+class RequestGate implements ScanGate {
+  readonly now = Date.now();
+  readonly ip: string | undefined;
+  private ua?: UserAgentFacts;
+  private place?: Place;
+
+  constructor(
+    private readonly hot: ScanHotPath,
+    private readonly req: IncomingMessage,
+    readonly userAgent: string | undefined,
+  ) {
+    this.ip = clientIp(req, hot.trust);
+  }
+
+  userAgentFacts(): UserAgentFacts {
+    return (this.ua ??= this.hot.enricher.userAgent(this.userAgent));
+  }
+
+  /** Where the address is (geo-cache.ts): what the scan record stores, whatever a test override says. */
+  addressPlace(): Place {
+    return (this.place ??= this.hot.enricher.place(this.ip));
+  }
+
+  scansSoFar(code: CachedCode): number {
+    return this.hot.numbers.current(code, this.now);
+  }
+
+  unlocked(code: CachedCode): boolean {
+    return isUnlocked(this.hot.appSecret, this.req.headers.cookie, code.shortCode, code.id, code.passwordTag ?? '', this.now);
+  }
+
+  visitor(code: CachedCode): VisitorFacts {
+    const ua = this.userAgentFacts();
+    const place = this.hot.testPlace(this.req) ?? this.addressPlace();
+    const acceptLanguage = this.req.headers['accept-language'];
+    return {
+      country: place.country,
+      region: place.region,
+      device: deviceOf(ua.device),
+      os: osOf(ua.os),
+      language: acceptLanguage ? this.hot.firstLanguages.get(acceptLanguage) : null,
+      at: this.now,
+      scanNumber: this.hot.numbers.current(code, this.now) + 1,
+    };
   }
 }
