@@ -63,6 +63,34 @@ describe('smart-URL rules', () => {
       expect(matches({}, {})).toBe(true);
     });
 
+    it('a condition on a fact the scan lacks never matches; the first rule whose conditions all hold wins', () => {
+      expect(matches({ device: ['mobile', 'tablet', 'desktop'] }, { device: null })).toBe(false);
+      expect(matches({ os: ['other'] }, { os: null })).toBe(false);
+      expect(matches({ os: ['other'] }, { os: 'other' })).toBe(true);
+      expect(matches({ region: ['US-CA'] }, { region: null })).toBe(false);
+      expect(matches({ language: ['en'] }, { language: null })).toBe(false);
+      const target = parse({
+        default_url: 'https://d.example',
+        rules: [
+          { if: { os: ['ios'], country: ['FR'] }, then: { destination: 'https://1.example/' } },
+          { if: { device: ['mobile'], scans: { from: 2 } }, then: { destination: 'https://2.example/' } },
+          { if: { device: ['mobile'] }, then: { destination: 'https://3.example/' } },
+        ],
+      });
+      const decide = compileSmartTarget(target);
+      const where = (f: Partial<VisitorFacts>) => decide(facts(f), Math.random).location;
+      expect(where({ device: 'mobile', os: 'ios', country: 'FR' })).toBe('https://1.example/');
+      expect(where({ device: 'mobile', os: 'ios', country: 'DE', scanNumber: 2 })).toBe('https://2.example/');
+      expect(where({ device: 'mobile', os: 'ios', country: 'DE', scanNumber: 1 })).toBe('https://3.example/');
+      expect(where({ device: 'tablet', os: 'ios' })).toBe('https://d.example/');
+    });
+
+    it('a stored rule whose list holds no value of the vocabulary matches nothing (data written by hand or an older version)', () => {
+      const stored: SmartTarget = { default_url: 'https://d.example', rules: [{ id: 'rul_0123456789abcdefghij', name: null, if: { device: ['watch'] }, then: { destination: 'https://r.example/' } }] };
+      expect(compileSmartTarget(stored)(facts({ device: 'mobile' }), Math.random).ruleId).toBeNull();
+      expect(explain(stored, facts({ device: 'mobile' })).rule_id).toBeNull();
+    });
+
     it('date: inclusive bounds, either may be open', () => {
       const cond = { date: { from: '2026-06-01T00:00:00Z', to: '2026-06-30T23:59:59Z' } };
       expect(matches(cond, { at: Date.parse('2026-06-01T00:00:00Z') })).toBe(true);

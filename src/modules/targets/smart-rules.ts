@@ -268,43 +268,70 @@ function timeTest(t: NonNullable<RuleConditions['time']>): Test {
   };
 }
 
-function languageTest(tags: string[]): Test {
-  return (f) => {
-    const lang = f.language;
-    if (!lang) return false;
-    for (const tag of tags) if (lang === tag || (lang.startsWith(tag) && lang.charCodeAt(tag.length) === 45)) return true; // `-`
-    return false;
+function languageMatches(tags: readonly string[], lang: string | null): boolean {
+  if (!lang) return false;
+  for (const tag of tags) if (lang === tag || (lang.startsWith(tag) && lang.charCodeAt(tag.length) === 45)) return true; // `-`
+  return false;
+}
+
+/** One bit per device and OS of the rule vocabulary: a rule's `device`/`os` lists become masks, a scan's facts bits. */
+const DEVICE_BIT: Record<string, number> = Object.fromEntries(DEVICES.map((d, i) => [d, 1 << i]));
+const OS_BIT: Record<string, number> = Object.fromEntries(OSES.map((o, i) => [o, 1 << i]));
+/** No scan has this bit: a list with no known value (never stored by this version) matches nothing, as before. */
+const NO_SCAN_BIT = 1 << 30;
+const mask = (values: string[] | undefined, bits: Record<string, number>): number =>
+  values ? values.reduce((m, v) => m | (bits[v] ?? 0), 0) || NO_SCAN_BIT : 0;
+
+/**
+ * A rule's conditions as plain data of one shape, so that matching a scan is one loop over same-shaped objects
+ * (an array of per-condition closures made every call site megamorphic: it took twice as long to decide).
+ * An absent condition is a flag of false, a mask of 0 or null: not tested.
+ */
+interface CompiledConditions {
+  /** scan-number bounds; `scans` absent: false (the scan number is not looked at, unknown passes) */
+  scans: boolean;
+  scanFrom: number;
+  scanTo: number;
+  /** `date` given: the scan time must lie within the bounds */
+  date: boolean;
+  dateFrom: number;
+  dateTo: number;
+  /** DEVICE_BIT / OS_BIT masks; 0: no condition */
+  devices: number;
+  oses: number;
+  countries: Set<string> | null;
+  regions: Set<string> | null;
+  languages: string[] | null;
+  time: Test | null;
+}
+
+function compileConditions(c: RuleConditions): CompiledConditions {
+  return {
+    scans: c.scans !== undefined,
+    scanFrom: c.scans?.from ?? 1,
+    scanTo: c.scans?.to ?? Number.POSITIVE_INFINITY,
+    date: c.date !== undefined,
+    dateFrom: c.date?.from ? Date.parse(c.date.from) : Number.NEGATIVE_INFINITY,
+    dateTo: c.date?.to ? Date.parse(c.date.to) : Number.POSITIVE_INFINITY,
+    devices: mask(c.device, DEVICE_BIT),
+    oses: mask(c.os, OS_BIT),
+    countries: c.country ? new Set(c.country) : null,
+    regions: c.region ? new Set(c.region) : null,
+    languages: c.language ?? null,
+    time: c.time ? timeTest(c.time) : null,
   };
 }
 
-function conditionTests(c: RuleConditions): Test[] {
-  const tests: Test[] = [];
-  const inSet = (values: string[] | undefined, pick: (f: VisitorFacts) => string | null) => {
-    if (!values) return;
-    const set = new Set(values);
-    tests.push((f) => {
-      const v = pick(f);
-      return v !== null && set.has(v);
-    });
-  };
-  // Cheapest and most selective first; all must hold.
-  if (c.scans) {
-    const from = c.scans.from ?? 1;
-    const to = c.scans.to ?? Number.POSITIVE_INFINITY;
-    tests.push((f) => f.scanNumber !== null && f.scanNumber >= from && f.scanNumber <= to);
-  }
-  if (c.date) {
-    const from = c.date.from ? Date.parse(c.date.from) : Number.NEGATIVE_INFINITY;
-    const to = c.date.to ? Date.parse(c.date.to) : Number.POSITIVE_INFINITY;
-    tests.push((f) => f.at >= from && f.at <= to);
-  }
-  inSet(c.device, (f) => f.device);
-  inSet(c.os, (f) => f.os);
-  inSet(c.country, (f) => f.country);
-  inSet(c.region, (f) => f.region);
-  if (c.language) tests.push(languageTest(c.language));
-  if (c.time) tests.push(timeTest(c.time));
-  return tests;
+/** Whether every condition holds (cheapest and most selective first); `device` and `os` are the facts' bits. */
+function holds(r: CompiledConditions, f: VisitorFacts, device: number, os: number): boolean {
+  if (r.scans && (f.scanNumber === null || !(f.scanNumber >= r.scanFrom && f.scanNumber <= r.scanTo))) return false;
+  if (r.date && !(f.at >= r.dateFrom && f.at <= r.dateTo)) return false;
+  if (r.devices !== 0 && (r.devices & device) === 0) return false;
+  if (r.oses !== 0 && (r.oses & os) === 0) return false;
+  if (r.countries !== null && (f.country === null || !r.countries.has(f.country))) return false;
+  if (r.regions !== null && (f.region === null || !r.regions.has(f.region))) return false;
+  if (r.languages !== null && !languageMatches(r.languages, f.language)) return false;
+  return r.time === null || r.time(f);
 }
 
 /** Which rule a scan with these facts matches (index, or -1 for the default). */
@@ -326,13 +353,11 @@ function armPicker(arms: SplitArm[]): (random: () => number) => number {
 
 /** The first matching rule's index, or -1. */
 export function compileMatcher(target: SmartTarget): Matcher {
-  const rules = (Array.isArray(target.rules) ? target.rules : []).map((r) => conditionTests(r.if ?? {}));
+  const rules = (Array.isArray(target.rules) ? target.rules : []).map((r) => compileConditions(r.if ?? {}));
   return (f) => {
-    outer: for (let i = 0; i < rules.length; i++) {
-      const tests = rules[i];
-      for (let j = 0; j < tests.length; j++) if (!tests[j](f)) continue outer;
-      return i;
-    }
+    const device = f.device === null ? 0 : (DEVICE_BIT[f.device] ?? 0);
+    const os = f.os === null ? 0 : (OS_BIT[f.os] ?? 0);
+    for (let i = 0; i < rules.length; i++) if (holds(rules[i], f, device, os)) return i;
     return -1;
   };
 }
