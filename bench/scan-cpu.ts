@@ -35,12 +35,12 @@
 import 'reflect-metadata';
 import type { ChildProcess } from 'node:child_process';
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/common/config/config';
 import { summarizeCpuProfile } from './cpu-profile';
-import { BARE_SERVER, compileProcesses, seedRedirect, seedSmartUrls } from './scan-seed';
+import { BARE_SERVER, buildRevision, seedRedirect, seedSmartUrls } from './scan-seed';
 import { autocannon, freePort, median, ROOT, startChild, stopChild } from './scan-load';
 
 const CALLGRIND = process.env.BENCH_CALLGRIND === '1';
@@ -76,28 +76,6 @@ function measuredInstructions(dir: string, pid: number, requests: () => Promise<
     if (!totals) throw new Error(`no totals in ${newest}`);
     return Number(totals[1]);
   });
-}
-
-/** The compiled processes of a revision: `worktree` into the run's directory, a commit into a build kept per commit id. */
-function build(revision: string, data: string, i: number): string {
-  if (revision === 'worktree') {
-    const dir = join(data, `build-${i}`);
-    compileProcesses(revision, dir);
-    return dir;
-  }
-  const commit = execFileSync('git', ['-C', ROOT, 'rev-parse', '--verify', `${revision}^{commit}`], { encoding: 'utf8' }).trim();
-  const dir = join(ROOT, '.local', 'bench-builds', commit);
-  if (!existsSync(dir)) {
-    const partial = `${dir}.${process.pid}`;
-    try {
-      compileProcesses(commit, partial);
-      renameSync(partial, dir);
-    } finally {
-      rmSync(`${partial}-tree`, { recursive: true, force: true });
-      rmSync(partial, { recursive: true, force: true });
-    }
-  }
-  return dir;
 }
 
 /** `perf record` on a running process until stop() (SIGINT: perf writes its file and exits). */
@@ -169,7 +147,7 @@ const perfFlags = (data: string, name: string): string[] => ['--perf-basic-prof'
 async function main() {
   const revisions = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['HEAD~1', 'HEAD'];
   const data = process.env.LOCAL_DATA_DIR ?? join(ROOT, '.local', `bench-${process.pid}`);
-  const builds = revisions.map((revision, i) => build(revision, data, i));
+  const builds = revisions.map((revision, i) => buildRevision(revision, data, i));
   if (COMPILE_ONLY) {
     console.log(`compiled: ${revisions.map((r, i) => `${r} → ${builds[i]}`).join(', ')}`);
     return;

@@ -1,7 +1,7 @@
 /** What bench:scan and bench:scan-cpu share: the redirect code they load, and the processes compiled as production
  * runs them (tsc, no ts-node), from the working tree or from a git revision. */
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { AppConfig } from '../src/common/config/config';
@@ -109,4 +109,26 @@ export function compileProcesses(revision: string, outDir: string): void {
   // What `nest build` copies beside the compiled files (nest-cli.json assets): the GS1 Syntax Dictionary.
   const data = join(dirname(project), 'src', 'modules', 'gs1', 'data');
   if (existsSync(data)) cpSync(data, join(outDir, 'src', 'modules', 'gs1', 'data'), { recursive: true, filter: (f) => !f.endsWith('.md') });
+}
+
+/** The compiled processes of a revision: `worktree` into the run's directory, a commit into a build kept per commit id. */
+export function buildRevision(revision: string, data: string, i: number): string {
+  if (revision === 'worktree') {
+    const dir = join(data, `build-${i}`);
+    compileProcesses(revision, dir);
+    return dir;
+  }
+  const commit = execFileSync('git', ['-C', ROOT, 'rev-parse', '--verify', `${revision}^{commit}`], { encoding: 'utf8' }).trim();
+  const dir = join(ROOT, '.local', 'bench-builds', commit);
+  if (!existsSync(dir)) {
+    const partial = `${dir}.${process.pid}`;
+    try {
+      compileProcesses(commit, partial);
+      renameSync(partial, dir);
+    } finally {
+      rmSync(`${partial}-tree`, { recursive: true, force: true });
+      rmSync(partial, { recursive: true, force: true });
+    }
+  }
+  return dir;
 }

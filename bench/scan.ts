@@ -16,6 +16,10 @@
  *    and a code with a 50/50 split; each against the same bare server.
  * BENCH_SECONDS (default 5) sets the length of one run; BENCH_CPU_PROFILE=1 profiles the scan process and writes
  * bench/scan-profile.txt.
+ * To compare revisions with this same script (scan-cpu.ts does it per request): BENCH_REVISION=<commit> runs that
+ * commit's processes (compiled once into .local/bench-builds/<commit>, against this checkout's schema) instead of the
+ * working tree's, and BENCH_WAYS (e.g. `1`; ids 1, gs1, smart20, smartsplit, 2, 3, comma-separated) runs only those
+ * ways and no ingestion. Neither changes what a way measures; unset, every way and the ingestion run.
  */
 import 'reflect-metadata';
 import type { ChildProcess } from 'node:child_process';
@@ -28,7 +32,7 @@ import { loadConfig } from '../src/common/config/config';
 import { parseScanEntry } from '../src/modules/analytics/scan-entry';
 import { SCAN_STREAM } from '../src/modules/scan/scan-contract';
 import { summarizeCpuProfile } from './cpu-profile';
-import { BARE_SERVER, compileProcesses, GS1_PATH, seedGs1Resolver, seedRedirect, seedSmartUrls } from './scan-seed';
+import { BARE_SERVER, buildRevision, GS1_PATH, seedGs1Resolver, seedRedirect, seedSmartUrls } from './scan-seed';
 import { autocannon, ensureWrk, freePort, median, rate, ROOT, type Run, startChild, stopChild, wrk, wrkScript } from './scan-load';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -37,6 +41,10 @@ const CONNECTIONS = 50;
 const SUSTAINED_SECONDS = 15;
 /** Stream entries (of up to 500 scans) of the measured runs the worker drains. */
 const KEPT_ENTRIES = 300;
+const REVISION = process.env.BENCH_REVISION ?? 'worktree';
+/** A way's id: its name up to the first `.`, lower case, without spaces (`1`, `gs1`, `smart20`, …). */
+const wayId = (name: string) => name.split('.')[0].toLowerCase().replace(/\s+/g, '');
+const WAYS = process.env.BENCH_WAYS ? process.env.BENCH_WAYS.split(',').map((w) => w.trim().toLowerCase()) : null;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const n = (x: number) => Math.round(x).toLocaleString('en-US');
@@ -111,10 +119,9 @@ async function main() {
   const gs1CodeId = await seedGs1Resolver(em, codeId);
   const smart = await seedSmartUrls(em, codeId);
   const data = process.env.LOCAL_DATA_DIR ?? join(ROOT, '.local', `bench-${process.pid}`);
-  const build = join(data, 'build');
   const t0 = Date.now();
-  compileProcesses('worktree', build);
-  console.log(`compiled the processes in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  const build = buildRevision(REVISION, data, 0);
+  console.log(`compiled the processes of ${REVISION} in ${((Date.now() - t0) / 1000).toFixed(1)} s: ${build}`);
 
   // The scan host as `npm run local` and docker compose run it: their defaults (LOG_LEVEL info), no tuning flags.
   const processEnv = { ...process.env, NODE_ENV: 'production', APP_SECRET: 'bench-only-app-secret-0123456789' } as NodeJS.ProcessEnv;
@@ -204,8 +211,12 @@ async function main() {
   } else {
     console.log('\nwrk is not installed and could not be installed (needs root and Debian): ways 2 and 3 skipped');
   }
+  if (WAYS) {
+    const unknown = WAYS.filter((w) => !ways.some((way) => wayId(way.name) === w));
+    if (unknown.length > 0) throw new Error(`BENCH_WAYS: no way ${unknown.join(', ')} (${ways.map((w) => wayId(w.name)).join(', ')})`);
+  }
   const results = [];
-  for (const way of ways) results.push(await measure(way, bareUrl, scanUrl, bare, scan, tally));
+  for (const way of ways) if (!WAYS || WAYS.includes(wayId(way.name))) results.push(await measure(way, bareUrl, scanUrl, bare, scan, tally));
   await stopChild(bare);
 
   console.log(`\n=== scan host against bare Node, median of ${ROUNDS} rounds per way ===`);
@@ -213,7 +224,8 @@ async function main() {
   await sleep(1000);
   await tally.next();
 
-  await ingestion(processEnv, build, scan, scanUrl, warmScan, redis, tally.total, em, [codeId, gs1CodeId, smart.rules.id, smart.split.id]);
+  if (WAYS) await stopChild(scan);
+  else await ingestion(processEnv, build, scan, scanUrl, warmScan, redis, tally.total, em, [codeId, gs1CodeId, smart.rules.id, smart.split.id]);
   if (nodeArgs.length > 0) {
     const file = readdirSync(profileDir).find((f) => f.endsWith('.cpuprofile'));
     if (file) {
