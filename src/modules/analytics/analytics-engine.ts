@@ -55,7 +55,7 @@ const IN_SERIES = (col: string) => `${col} >= ${P('slo')} and ${col} < ${P('shi'
 /** Workspace mode: the workspace's rows of a scan_org_* table, and the per-code rows of its excluded codes. */
 const ORG = `organization_id = ${P('org')} and environment = ${P('env')}`;
 const EXCLUDED = `qr_code_id = any(${P('xids')}::text[])`;
-/** Workspace rows minus the excluded codes' rows of a rollup (`cols` summed; `where` narrows both). */
+/** Workspace rows minus the excluded codes' rows of a rollup, summed by `keys` (`where` narrows both sides). */
 const NET = (orgTable: string, codeTable: string, keys: string, sums: string[], where: string) =>
   `select ${keys}, ${sums.map((c) => `sum(${c}) as ${c}`).join(', ')} from (
      select ${keys}, ${sums.join(', ')} from ${orgTable} where ${ORG} and ${where}
@@ -262,8 +262,8 @@ export async function analyticsOver(em: EntityManager, codes: CodeSet, req: Anal
                  or (${P('hi')} is not null and hour >= greatest(${P('lo')}, ${P('elo')}, ${P('ehi')}) and hour < ${P('hi')}))) z
              group by 1 having sum(n) > 0 order by 2 desc, 1 limit ${TOP_VALUES}`;
 
-  // The hourly rollups of the filter range, read once for expired_scans, by_hour_of_week and (in another zone) the
-  // totals and the per-code counts.
+  // The hourly rollups of the filter range (per code, or the workspace's net of its excluded codes), read once for
+  // expired_scans, by_hour_of_week and, in another zone, the totals.
   const hours = ws
     ? `h as materialized (${NET('scan_org_hours', 'scan_hours', 'hour', ['count', 'uniques', 'expired'], IN_FILTER('hour'))})`
     : `h as materialized (
