@@ -58,7 +58,7 @@ describe('analytics: workspace rollups answer as the per-code rollups do', () =>
         referrer: k % 3 === 0 ? 'news.example.com' : null,
         language: ['fr', 'de', 'en'][k % 3],
         visitor: `visitor${String(k % 6).padStart(15, 'A')}`,
-        ...(k % 7 === 0 ? { expired: true } : {}),
+        ...(i % 7 === 3 ? { expired: true } : {}),
         ...(k % 4 === 1 ? { rule_id: 'rule_fr', arm: k % 2 } : {}),
       } as ScanRecord;
     });
