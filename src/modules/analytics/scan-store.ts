@@ -53,9 +53,8 @@ export function scannedEventData(s: InsertedScan): ScannedEventData {
  *   qr_codes.scan_count / last_scan_at, so the counters stay exact under redelivery. Each per-code rollup's grouped
  *   rows (`day_rows`, `hour_rows`, `value_rows`, `total_rows`) also feed its workspace twin (`scan_org_*`, keyed by
  *   the code's organization and environment from `codes`): a batch adds one row per workspace, day/hour and value.
- *   A batch upserts each rollup row
- *   and each code once, however many of its scans share it: the upserts (and the code row update, which touches every
- *   index of qr_codes) are paid per batch, not per entry of 500.
+ *   A batch upserts each rollup row and each code once, however many of its scans share it: the upserts (and the
+ *   code row update, which touches every index of qr_codes) are paid per batch, not per entry of 500.
  * The two parts on qr_codes are qr-codes' (scanIngestSql, the owner's export). `codes` locks the batch's qr_codes rows
  * first, in id order: two workers storing scans of the same codes queue up
  * behind each other instead of deadlocking on the rollup rows (which belong to those codes). The lock mode (no key
