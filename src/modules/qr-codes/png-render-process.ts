@@ -1,5 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { ApiException } from '../../common/errors/api.exception';
 import type { ErrorCode } from '../../common/errors/error-codes';
@@ -11,9 +12,18 @@ export const OUT_OF_PROCESS_PNG_SIZE = 1500;
 /** The child is replaced after this many images, and stopped when idle, so its memory is given back. Images are drawn
  * straight into a raw buffer (no librsvg surface), so the child's memory stays level and it can serve many. */
 const RENDERS_PER_CHILD = 200;
-/** Images the child draws at once: two use both cores of a small machine (one encodes while the other draws). */
+/** Images a child draws at once: one draws (JavaScript, one thread) while the other is deflated (libuv's pool). */
 const IN_FLIGHT = 2;
 const IDLE_MS = 10_000;
+/** Renderer children: `PNG_RENDER_PROCESSES` (1–16), by default one per core Node may use, at most 4. A child draws on
+ * one thread, so a ZIP uses the cores only with one child per core; each child holds up to a few hundred MB while it
+ * draws 4,000 px images and is stopped after IDLE_MS of quiet. */
+export const RENDER_PROCESSES = renderProcesses(process.env.PNG_RENDER_PROCESSES);
+
+export function renderProcesses(setting: string | undefined): number {
+  const n = Number(setting);
+  return setting && Number.isInteger(n) && n >= 1 && n <= 16 ? n : Math.max(1, Math.min(4, availableParallelism()));
+}
 
 type Pending = { child: ChildProcess; resolve(png: Buffer): void; reject(err: Error): void };
 type Reply = { id: number; png?: Uint8Array; error?: { code?: ErrorCode; message: string; field?: string } };
@@ -39,6 +49,16 @@ export class PngRenderProcess {
     private readonly rendersPerChild = RENDERS_PER_CHILD,
     private readonly inFlightMax = IN_FLIGHT,
   ) {}
+
+  /** Requests drawing or waiting here. */
+  get load(): number {
+    return this.inFlight + this.waiting.length;
+  }
+
+  /** Images drawn at once. */
+  get capacity(): number {
+    return this.inFlightMax;
+  }
 
   /** At most IN_FLIGHT at once, the others wait in order. */
   async render(payload: string, design: Design, logo: Buffer | null, size: number, format: RasterFormat = 'png'): Promise<Buffer> {
@@ -132,5 +152,33 @@ export class PngRenderProcess {
     this.child = child;
     this.served = 0;
     return child;
+  }
+}
+
+/**
+ * RENDER_PROCESSES renderer children (PngRenderProcess each, started when first needed): a request goes to the child
+ * with the fewest requests drawing or waiting, so a batch ZIP drawing `capacity` images ahead keeps every child busy
+ * while the archive streams in order.
+ */
+export class PngRenderPool {
+  private readonly children: PngRenderProcess[];
+
+  constructor(size = RENDER_PROCESSES, rendersPerChild = RENDERS_PER_CHILD, inFlight = IN_FLIGHT) {
+    this.children = Array.from({ length: Math.max(1, size) }, () => new PngRenderProcess(rendersPerChild, inFlight));
+  }
+
+  /** Images drawn at once across the children. */
+  get capacity(): number {
+    return this.children.reduce((sum, c) => sum + c.capacity, 0);
+  }
+
+  render(payload: string, design: Design, logo: Buffer | null, size: number, format: RasterFormat = 'png'): Promise<Buffer> {
+    let least = this.children[0];
+    for (const child of this.children) if (child.load < least.load) least = child;
+    return least.render(payload, design, logo, size, format);
+  }
+
+  stop(): void {
+    for (const child of this.children) child.stop();
   }
 }
