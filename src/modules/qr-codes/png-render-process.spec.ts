@@ -1,8 +1,7 @@
-import { availableParallelism } from 'node:os';
 import sharp from 'sharp';
 import { ApiException } from '../../common/errors/api.exception';
 import { parseDesign } from '../rendering/design';
-import { PngRenderPool, PngRenderProcess, renderProcesses } from './png-render-process';
+import { PngRenderPool, PngRenderProcess } from './png-render-process';
 
 describe('PngRenderProcess', () => {
   const renderer = new PngRenderProcess(2);
@@ -20,12 +19,6 @@ describe('PngRenderProcess', () => {
 });
 
 describe('PngRenderPool', () => {
-  it('takes PNG_RENDER_PROCESSES from 1 to 16, else one child per core (at most 4)', () => {
-    const cores = Math.min(4, availableParallelism());
-    expect([renderProcesses('3'), renderProcesses('16'), renderProcesses('1')]).toEqual([3, 16, 1]);
-    for (const bad of [undefined, '', '0', '17', '-2', '2.5', 'two']) expect(renderProcesses(bad)).toBe(cores);
-  });
-
   it('spreads concurrent images over its children, each drawing two at once, in the order asked', async () => {
     const pool = new PngRenderPool(2, 200, 2);
     const spy = jest.spyOn(PngRenderProcess.prototype, 'render');

@@ -1,6 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { ApiException } from '../../common/errors/api.exception';
 import type { ErrorCode } from '../../common/errors/error-codes';
@@ -15,15 +14,6 @@ const RENDERS_PER_CHILD = 200;
 /** Images a child draws at once: one draws (JavaScript, one thread) while the other is deflated (libuv's pool). */
 const IN_FLIGHT = 2;
 const IDLE_MS = 10_000;
-/** Renderer children: `PNG_RENDER_PROCESSES` (1–16), by default one per core Node may use, at most 4. A child draws on
- * one thread, so a ZIP uses the cores only with one child per core; each child holds up to a few hundred MB while it
- * draws 4,000 px images and is stopped after IDLE_MS of quiet. */
-export const RENDER_PROCESSES = renderProcesses(process.env.PNG_RENDER_PROCESSES);
-
-export function renderProcesses(setting: string | undefined): number {
-  const n = Number(setting);
-  return setting && Number.isInteger(n) && n >= 1 && n <= 16 ? n : Math.max(1, Math.min(4, availableParallelism()));
-}
 
 type Pending = { child: ChildProcess; resolve(png: Buffer): void; reject(err: Error): void };
 type Reply = { id: number; png?: Uint8Array; error?: { code?: ErrorCode; message: string; field?: string } };
@@ -156,14 +146,16 @@ export class PngRenderProcess {
 }
 
 /**
- * RENDER_PROCESSES renderer children (PngRenderProcess each, started when first needed): a request goes to the child
- * with the fewest requests drawing or waiting, so a batch ZIP drawing `capacity` images ahead keeps every child busy
- * while the archive streams in order.
+ * `size` renderer children (PngRenderProcess each, started when first needed; the api takes PNG_RENDER_PROCESSES, by
+ * default one per core): a child draws on one thread, so a ZIP uses the cores only with one child per core. A request
+ * goes to the child with the fewest requests drawing or waiting, so a batch ZIP drawing `capacity` images ahead keeps
+ * every child busy while the archive streams in order. Each child holds up to a few hundred MB while it draws 4,000 px
+ * images and stops after IDLE_MS of quiet.
  */
 export class PngRenderPool {
   private readonly children: PngRenderProcess[];
 
-  constructor(size = RENDER_PROCESSES, rendersPerChild = RENDERS_PER_CHILD, inFlight = IN_FLIGHT) {
+  constructor(size: number, rendersPerChild = RENDERS_PER_CHILD, inFlight = IN_FLIGHT) {
     this.children = Array.from({ length: Math.max(1, size) }, () => new PngRenderProcess(rendersPerChild, inFlight));
   }
 

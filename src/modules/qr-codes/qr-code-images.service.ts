@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../../common/config/config';
 import { EntityManager } from '@mikro-orm/postgresql';
 import { ImagesService } from '../images/images.service';
 import type { Design } from '../rendering/design';
@@ -24,13 +25,16 @@ export interface StoragePins {
 @Injectable()
 export class QrCodeImagesService implements OnModuleDestroy {
   /** Large PNGs are drawn in renderer child processes (png-render-process.ts): the process's memory stays flat. */
-  private readonly bigPngs = new PngRenderPool();
+  private readonly bigPngs: PngRenderPool;
 
   constructor(
     private readonly em: EntityManager,
     private readonly rendering: RenderingService,
     private readonly images: ImagesService,
-  ) {}
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.bigPngs = new PngRenderPool(config.pngRenderProcesses);
+  }
 
   /** Payloads (with their error correction) known to fit: a batch checks the same placeholder short URL for each of
    * its dynamic items, and encoding is the costliest part of drawing a code. */
