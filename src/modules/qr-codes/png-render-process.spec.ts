@@ -19,7 +19,7 @@ describe('PngRenderProcess', () => {
 });
 
 describe('PngRenderPool', () => {
-  it('spreads concurrent images over its children, each drawing two at once, in the order asked', async () => {
+  it('spreads concurrent images over its children, each drawing two at once, and answers each request with its own image', async () => {
     const pool = new PngRenderPool(2, 200, 2);
     const spy = jest.spyOn(PngRenderProcess.prototype, 'render');
     try {
