@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../../common/config/config';
 import { EntityManager } from '@mikro-orm/postgresql';
 import { ImagesService } from '../images/images.service';
 import type { Design } from '../rendering/design';
 import type { ImageRequest } from '../rendering/image-request';
-import { RenderingService } from '../rendering/rendering.service';
+import { PNG_CONCURRENCY, RenderingService } from '../rendering/rendering.service';
 import { decodeImage, type ScannabilityReport } from '../rendering/scannability';
 import { holdKeys, pinKeys, queueUnusedKeys, sweepStorageDeletes, unpinKeys } from './image-references.repository';
-import { OUT_OF_PROCESS_PNG_SIZE, PngRenderProcess } from './png-render-process';
+import { OUT_OF_PROCESS_PNG_SIZE, PngRenderPool } from './png-render-process';
 
 /** A writer's pins: every object it stores is pinned under its token (image-references.repository.ts) until unpin(),
  * so no concurrent delete of the same content-addressed key removes it before the writer's code refers to it. */
@@ -23,14 +24,17 @@ export interface StoragePins {
  */
 @Injectable()
 export class QrCodeImagesService implements OnModuleDestroy {
-  /** Large PNGs are drawn in a child process (png-render-process.ts): the process's memory stays flat. */
-  private readonly bigPngs = new PngRenderProcess();
+  /** Large PNGs are drawn in renderer child processes (png-render-process.ts): the process's memory stays flat. */
+  private readonly bigPngs: PngRenderPool;
 
   constructor(
     private readonly em: EntityManager,
     private readonly rendering: RenderingService,
     private readonly images: ImagesService,
-  ) {}
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.bigPngs = new PngRenderPool(config.pngRenderProcesses);
+  }
 
   /** Payloads (with their error correction) known to fit: a batch checks the same placeholder short URL for each of
    * its dynamic items, and encoding is the costliest part of drawing a code. */
@@ -84,6 +88,13 @@ export class QrCodeImagesService implements OnModuleDestroy {
     if (format === 'svg') return this.rendering.renderSvg(payload, design, logo, size);
     if (format === 'pdf') return this.rendering.renderPdf(payload, design, logo, req.printMm);
     return size > OUT_OF_PROCESS_PNG_SIZE ? this.bigPngs.render(payload, design, logo, size, format) : this.rendering.renderRaster(format, payload, design, logo, size);
+  }
+
+  /** How many images of this kind are drawn at once: a caller drawing ahead (a batch ZIP) keeps that many requests
+   * open, and one more, so that no renderer waits for it. */
+  drawsAtOnce(req: ImageRequest): number {
+    const { format, size } = req;
+    return (format === 'png' || format === 'webp') && size > OUT_OF_PROCESS_PNG_SIZE ? this.bigPngs.capacity : PNG_CONCURRENCY;
   }
 
   /** The logo of a design checked and normalized but not stored (previews), or null without a logo. */
