@@ -1,11 +1,13 @@
 /**
  * bench:list — GET /v1/qr-codes latency at BENCH_CODES codes in one workspace (default 100,000; the goal is stated at
  * BENCH_CODES=1000000): the first page against a deep cursor (90 % of the rows in), for several sorts. Goal: the deep
- * page costs what page 1 costs; p50 ≤ 10 ms. Figures: docs/api.md ("List").
+ * page costs what page 1 costs; p50 ≤ 10 ms. In the same run, GET /v1/qr-codes/{id} with the same key gives the floor
+ * (what any authenticated request costs on this machine now), and each sort's page-1 and deep-page SQL is shown with
+ * EXPLAIN (ANALYZE, BUFFERS). Figures: docs/api.md ("List").
  */
 import 'reflect-metadata';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApiApp } from '../src/app/bootstrap';
 import { loadConfig } from '../src/common/config/config';
@@ -44,7 +46,7 @@ async function main() {
     [org.id, TOTAL],
   );
   await em.execute('analyze qr_codes');
-  console.log(`seeded ${TOTAL} codes in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  console.log(`seeded ${TOTAL} codes in ${((Date.now() - t0) / 1000).toFixed(1)} s (load average ${loadavg().map((l) => l.toFixed(1)).join(' ')})`);
 
   const codec = new CursorCodec(config.appSecret);
   const headers = { authorization: `Bearer ${secret}` };
@@ -54,8 +56,15 @@ async function main() {
     await res.arrayBuffer();
   };
 
+  // The floor: one code by id, same key, same process; taken before and after the list figures.
+  const byId = get('/v1/qr-codes/qr_bench000000000001');
+  await timeRequests(20, byId);
+  const floorBefore = await timeRequests(REQUESTS, byId);
+  console.log(`\nGET /v1/qr-codes/{id} (the floor), ${REQUESTS} sequential requests: p50 ${fmt(floorBefore.p50)}  p95 ${fmt(floorBefore.p95)}`);
+
   console.log(`\nGET /v1/qr-codes, limit 25, ${REQUESTS} sequential requests each (deep = cursor after ${DEEP} rows)`);
   console.log('sort                 page 1 p50   deep p50     ratio   page 1 p95   deep p95');
+  const plans: string[] = [];
   for (const [sort, column, order] of [
     ['created_at', 'created_at', 'desc'],
     ['name', 'name', 'asc'],
@@ -69,6 +78,20 @@ async function main() {
     const v = row.v instanceof Date ? row.v.toISOString() : String(row.v);
     const fp = queryFingerprint({ kind: 'all', status: 'all', sort, order, folder_id: undefined, search: undefined });
     const cursor = codec.encode({ v, id: String(row.id) }, fp);
+    // The plan of the statement the list runs (qr-codes.list.ts: its WHERE, ORDER BY and LIMIT), page 1 and deep page.
+    for (const [page, keyset] of [['page 1', ''], ['deep', ` and (${column}, id) ${order === 'asc' ? '>' : '<'} (?, ?)`]] as const) {
+      const plan = await em.execute<{ 'QUERY PLAN': string }[]>(
+        `explain (analyze, buffers, costs off) select id, name, target, design, tags from qr_codes
+          where organization_id = ? and environment = 'live' and status = 'live'${keyset} order by ${column} ${order}, id ${order} limit 26`,
+        keyset ? [org.id, row.v, row.id] : [org.id],
+      );
+      const lines = plan.map((p) => p['QUERY PLAN'].trim());
+      const scan = lines.find((l) => l.includes(' Scan ')) ?? lines[0];
+      const sortNode = lines.some((l) => /^(->\s*)?(Incremental )?Sort\b/.test(l)) ? 'a Sort node' : 'no Sort node';
+      const exec = lines.find((l) => l.startsWith('Execution Time'));
+      const buffers = lines.find((l) => l.startsWith('Buffers'));
+      plans.push(`${`${sort} ${order}`.padEnd(20)} ${page.padEnd(7)} ${scan.replace(/^->\s*/, '').replace(/ \(actual.*$/, '')}; ${sortNode}; ${buffers}; ${exec}`);
+    }
     const base = `/v1/qr-codes?limit=25&sort=${sort}&order=${order}`;
     await timeRequests(20, get(base));
     const first = await timeRequests(REQUESTS, get(base));
@@ -79,11 +102,10 @@ async function main() {
   }
   const search = await timeRequests(REQUESTS, get('/v1/qr-codes?limit=25&search=abc'));
   console.log(`search=abc (trigram index)      p50 ${fmt(search.p50)}  p95 ${fmt(search.p95)}`);
-  const [plan] = await em.execute<{ 'QUERY PLAN': string }[]>(
-    `explain select * from qr_codes where organization_id = ? and status = 'live' and (created_at, id) < (now() - interval '1 day', 'qr_x') order by created_at desc, id desc limit 26`,
-    [org.id],
-  );
-  console.log(`deep-page plan: ${plan['QUERY PLAN']}`);
+  const floorAfter = await timeRequests(REQUESTS, byId);
+  console.log(`GET /v1/qr-codes/{id} (the floor) again: p50 ${fmt(floorAfter.p50)}  p95 ${fmt(floorAfter.p95)}  (load average ${loadavg().map((l) => l.toFixed(1)).join(' ')})`);
+  console.log('\nPlans (EXPLAIN ANALYZE, BUFFERS) of the list statement:');
+  for (const line of plans) console.log(`  ${line}`);
   await app.close();
 }
 
