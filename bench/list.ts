@@ -3,9 +3,12 @@
  * BENCH_CODES=1000000): the first page against a deep cursor (90 % of the rows in), for several sorts. Goal: the deep
  * page costs what page 1 costs; p50 ≤ 10 ms. In the same run, GET /v1/qr-codes/{id} with the same key gives the floor
  * (what any authenticated request costs on this machine now), and each sort's page-1 and deep-page SQL is shown with
- * EXPLAIN (ANALYZE, BUFFERS). Figures: docs/api.md ("List").
+ * EXPLAIN (ANALYZE, BUFFERS). BENCH_LOCK=<file>: seed first, then take that lock file (flock(1)) and hold it only while
+ * measuring, so that benchmarks taking turns on a shared machine do not wait through the seeding. Figures: docs/api.md
+ * ("List").
  */
 import 'reflect-metadata';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +23,17 @@ import { fmt, timeRequests } from './lib';
 const TOTAL = Number(process.env.BENCH_CODES ?? 100_000);
 const DEEP = Math.floor(TOTAL * 0.9);
 const REQUESTS = 200;
+
+/** Holds an exclusive flock(1) on `file` until the returned function is called (the child keeps it while its stdin is
+ * open). */
+async function holdLock(file: string): Promise<() => void> {
+  const child = spawn('flock', [file, '-c', 'echo locked; exec cat > /dev/null'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.once('data', () => resolve());
+    child.once('exit', (code) => reject(new Error(`flock ${file} exited with ${code}`)));
+  });
+  return () => child.stdin.end();
+}
 
 async function main() {
   // The benchmark key must not be rate limited: agency with a very high per-minute limit.
@@ -47,6 +61,9 @@ async function main() {
   );
   await em.execute('analyze qr_codes');
   console.log(`seeded ${TOTAL} codes in ${((Date.now() - t0) / 1000).toFixed(1)} s (load average ${loadavg().map((l) => l.toFixed(1)).join(' ')})`);
+
+  const release = process.env.BENCH_LOCK ? await holdLock(process.env.BENCH_LOCK) : () => undefined;
+  if (process.env.BENCH_LOCK) console.log(`holding ${process.env.BENCH_LOCK} from ${new Date().toISOString()} (load average ${loadavg().map((l) => l.toFixed(1)).join(' ')})`);
 
   const codec = new CursorCodec(config.appSecret);
   const headers = { authorization: `Bearer ${secret}` };
@@ -104,6 +121,7 @@ async function main() {
   console.log(`search=abc (trigram index)      p50 ${fmt(search.p50)}  p95 ${fmt(search.p95)}`);
   const floorAfter = await timeRequests(REQUESTS, byId);
   console.log(`GET /v1/qr-codes/{id} (the floor) again: p50 ${fmt(floorAfter.p50)}  p95 ${fmt(floorAfter.p95)}  (load average ${loadavg().map((l) => l.toFixed(1)).join(' ')})`);
+  release();
   console.log('\nPlans (EXPLAIN ANALYZE, BUFFERS) of the list statement:');
   for (const line of plans) console.log(`  ${line}`);
   await app.close();
