@@ -112,9 +112,10 @@ async function main() {
       const lines = plan.map((p) => p['QUERY PLAN'].trim());
       const scan = lines.find((l) => l.includes(' Scan ')) ?? lines[0];
       const sortNode = lines.some((l) => /^(->\s*)?(Incremental )?Sort\b/.test(l)) ? 'a Sort node' : 'no Sort node';
+      const filter = lines.find((l) => l.startsWith('Filter')) ?? 'no Filter';
       const exec = lines.find((l) => l.startsWith('Execution Time'));
       const buffers = lines.find((l) => l.startsWith('Buffers'));
-      plans.push(`${`${sort} ${order}`.padEnd(20)} ${page.padEnd(7)} ${scan.replace(/^->\s*/, '').replace(/ \(actual.*$/, '')}; ${sortNode}; ${buffers}; ${exec}`);
+      plans.push(`${`${sort} ${order}`.padEnd(20)} ${page.padEnd(7)} ${scan.replace(/^->\s*/, '').replace(/ \(actual.*$/, '')}; ${sortNode}; ${filter}; ${buffers}; ${exec}`);
     }
     const base = `/v1/qr-codes?limit=25&sort=${sort}&order=${order}`;
     await timeRequests(20, get(base));
