@@ -9,6 +9,7 @@ import { PNG_CONCURRENCY, RenderingService } from '../rendering/rendering.servic
 import { decodeImage, type ScannabilityReport } from '../rendering/scannability';
 import { holdKeys, pinKeys, queueUnusedKeys, sweepStorageDeletes, unpinKeys } from './image-references.repository';
 import { OUT_OF_PROCESS_PNG_SIZE, PngRenderPool } from './png-render-process';
+import { PinQueue } from './pin-queue';
 
 /** A writer's pins: every object it stores is pinned under its token (image-references.repository.ts) until unpin(),
  * so no concurrent delete of the same content-addressed key removes it before the writer's code refers to it. */
@@ -26,6 +27,8 @@ export interface StoragePins {
 export class QrCodeImagesService implements OnModuleDestroy {
   /** Large PNGs are drawn in renderer child processes (png-render-process.ts): the process's memory stays flat. */
   private readonly bigPngs: PngRenderPool;
+  /** Each writer's pin queue, by token, from pins() to unpin(). */
+  private readonly pinQueues = new Map<string, PinQueue>();
 
   constructor(
     private readonly em: EntityManager,
@@ -52,24 +55,33 @@ export class QrCodeImagesService implements OnModuleDestroy {
   /** New pins for a writer: pass them to prepareLogo and store, and unpin them once its codes are committed (or it
    * gave up), in a `finally`. */
   pins(): StoragePins {
-    return { token: randomUUID() };
+    const token = randomUUID();
+    this.pinQueues.set(token, new PinQueue((keys) => pinKeys(this.em.fork(), token, keys)));
+    return { token };
+  }
+
+  /** Pins `key` for the writer; returns once the pin is committed. */
+  private pin(pins: StoragePins, key: string): Promise<void> {
+    const queue = this.pinQueues.get(pins.token);
+    return queue ? queue.pin(key) : pinKeys(this.em.fork(), pins.token, [key]);
   }
 
   /** The writer is done: its pins go, and what it stored but did not reference is deleted now (unless shared). */
   async unpin(pins: StoragePins): Promise<void> {
+    this.pinQueues.delete(pins.token);
     const left = await unpinKeys(this.em.fork(), pins.token);
     if (left.length) await this.deleteQueued(left);
   }
 
   /** The stored logo of a design (fetched, checked, pinned and stored once), or null when it has none. */
   async prepareLogo(design: Design, pins: StoragePins): Promise<string | null> {
-    return design.logo ? this.images.prepareLogo(design.logo.url, (key) => pinKeys(this.em.fork(), pins.token, [key])) : null;
+    return design.logo ? this.images.prepareLogo(design.logo.url, (key) => this.pin(pins, key)) : null;
   }
 
   /** Draws the code's SVG, pins and stores it; returns its key. */
   async store(payload: string, design: Design, logoKey: string | null, pins: StoragePins): Promise<string> {
     const svg = await this.rendering.renderSvg(payload, design, await this.logo(design, logoKey));
-    return this.images.storeSvg(svg, (key) => pinKeys(this.em.fork(), pins.token, [key]));
+    return this.images.storeSvg(svg, (key) => this.pin(pins, key));
   }
 
   onModuleDestroy(): void {

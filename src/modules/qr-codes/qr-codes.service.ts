@@ -27,6 +27,7 @@ import { gs1Kind } from '../gs1/gs1-kind';
 import { targetDraft } from './qr-code-draft';
 import { QrCodeImagesService, type StoragePins } from './qr-code-images.service';
 import { listQrCodes } from './qr-codes.list';
+import type { PresentableCode } from './qr-code.presenter';
 import { type CodeDraft, QrCodeCreationService } from './qr-code-creation.service';
 import { templateDesign } from '../templates/templates.repository';
 import { FieldReader } from '../targets/fields';
@@ -52,7 +53,7 @@ export class QrCodesService {
   }
 
   /** The QR code object (one presenter: QrCodeCreationService.present, which the creation path uses too). */
-  private present(code: QrCode): QrCodeDto {
+  private present(code: PresentableCode): QrCodeDto {
     return this.creation.present(code);
   }
 
