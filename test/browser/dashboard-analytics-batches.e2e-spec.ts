@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import type { Page } from 'playwright-core';
 import { eventually, http } from '../setup/app';
 import {
   atBothWidths,
@@ -34,6 +35,15 @@ function zipEntries(zip: Buffer): Array<{ name: string; head: Buffer }> {
     break;
   }
   return out;
+}
+
+/** Clicks Export CSV and answers the qr_code_id of each scan in the downloaded file. */
+async function exportedCodes(page: Page): Promise<string[]> {
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
+  const [header, ...rows] = readFileSync((await download.path())!, 'utf8').trim().split('\r\n');
+  const column = header.split(',').indexOf('qr_code_id');
+  expect(column).toBeGreaterThanOrEqual(0);
+  return rows.map((r) => r.split(',')[column]);
 }
 
 jest.setTimeout(300_000);
@@ -137,6 +147,8 @@ describe('dashboard: analytics and batches', () => {
     await eventually(async () => /^1\s+scans/m.test(await totals.innerText()) || undefined, 10_000, 'the tag filter');
     await codes.getByRole('link', { name: 'Flyer' }).waitFor();
     expect(await codes.getByRole('link', { name: 'Banner' }).count()).toBe(0);
+    // The export holds what the screen shows: the tag's code only.
+    expect(await exportedCodes(page)).toEqual([flyer.id]);
     await page.getByLabel('Tag', { exact: true }).selectOption('');
     await page.getByRole('button', { name: 'Show' }).click();
     await eventually(async () => /^2\s+scans/m.test(await totals.innerText()) || undefined, 10_000, 'the tag filter removed');
@@ -149,6 +161,8 @@ describe('dashboard: analytics and batches', () => {
     await eventually(async () => /^1\s+scans/m.test(await totals.innerText()) || undefined, 10_000, 'the device filter');
     await codes.getByRole('link', { name: 'Banner' }).waitFor();
     expect(await codes.getByRole('link', { name: 'Flyer' }).count()).toBe(0);
+    // The export keeps the device filter (device=Desktop on GET /v1/scans).
+    expect(await exportedCodes(page)).toEqual([banner.id]);
     await atBothWidths(page, async (w) => expectNoSeriousA11yViolations(page, `filtered workspace analytics at ${w} px`));
     await page.getByRole('button', { name: 'Remove filter device: Desktop' }).click();
     await eventually(async () => /^2\s+scans/m.test(await totals.innerText()) || undefined, 10_000, 'the device filter removed');
