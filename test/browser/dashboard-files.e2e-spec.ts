@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { eventually, http, writePlans } from '../setup/app';
 import { pdf } from '../setup/files';
-import { atBothWidths, DESKTOP, expectNoSeriousA11yViolations, freshOwner, openDashboardPage, signInWithPassword, startDashboardStack, type DashboardStack, type Owner, type WatchedPage } from '../setup/browser';
+import { atBothWidths, DESKTOP, expectNoSeriousA11yViolations, freshOwner, useDashboardStack, type Owner, type WatchedPage } from '../setup/browser';
 
 jest.setTimeout(300_000);
 
@@ -13,21 +13,15 @@ const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
  * The plan allows 2 files and the api 20,000 bytes a file, so both limits are reached with small files.
  */
 describe('dashboard: uploading a file for a file code', () => {
-  let stack: DashboardStack;
+  const stack = useDashboardStack(33, { env: () => ({ FILE_MAX_BYTES: '20000', PLANS_FILE: writePlans({ pro: { files: 2, requests_per_minute: 100_000 } }) }) });
   let owner: Owner;
   let watched: WatchedPage;
   const menu = pdf('Autumn menu');
   const winter = pdf('Winter menu');
 
   beforeAll(async () => {
-    stack = await startDashboardStack(33, { FILE_MAX_BYTES: '20000', PLANS_FILE: writePlans({ pro: { files: 2, requests_per_minute: 100_000 } }) });
     owner = await freshOwner(stack);
-    watched = await openDashboardPage(DESKTOP);
-    await signInWithPassword(watched.page, stack, owner);
-  });
-  afterAll(async () => {
-    await watched?.browser.close().catch(() => undefined);
-    await stack?.close();
+    watched = await stack.signedIn(owner);
   });
 
   const picker = () => watched.page.getByRole('group', { name: 'File (required)' });

@@ -1,35 +1,17 @@
 import { http } from '../setup/app';
 import {
   atBothWidths,
-  DESKTOP,
   expectNoSeriousA11yViolations,
   freshOwner,
   mailedLink,
-  openDashboardPage,
   PHONE,
-  signInWithPassword,
-  startDashboardStack,
-  type DashboardStack,
-  type WatchedPage,
+  useDashboardStack,
 } from '../setup/browser';
 
 /** The dashboard at /app/: how the api serves it, signing in and out, and the shell every screen lives in. */
 describe('dashboard: serving, sign-in and shell', () => {
-  let stack: DashboardStack;
-  const pages: WatchedPage[] = [];
-  const open = async (viewport: { width: number; height: number } = DESKTOP) => {
-    const p = await openDashboardPage(viewport);
-    pages.push(p);
-    return p;
-  };
-
-  beforeAll(async () => {
-    stack = await startDashboardStack(20);
-  });
-  afterAll(async () => {
-    for (const p of pages) await p.browser.close().catch(() => undefined);
-    await stack?.close();
-  });
+  const stack = useDashboardStack(20);
+  const { open } = stack;
 
   describe('GET /app/', () => {
     it('answers index.html, not cached, with a CSP that allows no inline script', async () => {
@@ -113,8 +95,7 @@ describe('dashboard: serving, sign-in and shell', () => {
   describe('shell', () => {
     it('has a skip link, navigation to every screen, visible focus and no serious axe violations at 375 and 1280 px', async () => {
       const owner = await freshOwner(stack);
-      const { page, violations } = await open();
-      await signInWithPassword(page, stack, owner);
+      const { page, violations } = await stack.signedIn(owner);
       await atBothWidths(page, async (width) => {
         await page.goto(`${stack.appUrl}/codes`);
         await page.getByRole('heading', { level: 1, name: 'QR codes' }).waitFor();
@@ -140,8 +121,7 @@ describe('dashboard: serving, sign-in and shell', () => {
 
     it('shows a 503 with a Retry that waits out Retry-After, never a blank screen', async () => {
       const owner = await freshOwner(stack);
-      const { page, violations } = await open();
-      await signInWithPassword(page, stack, owner);
+      const { page, violations } = await stack.signedIn(owner);
       let failures = 1;
       await page.route('**/v1/qr-codes?*', async (route) => {
         if (failures-- > 0) {
@@ -162,8 +142,7 @@ describe('dashboard: serving, sign-in and shell', () => {
 
     it('on a 401 refreshes the session once and retries; when the refresh fails too, returns to sign-in', async () => {
       const owner = await freshOwner(stack);
-      const { page } = await open();
-      await signInWithPassword(page, stack, owner);
+      const { page } = await stack.signedIn(owner);
       const refreshes: number[] = [];
       page.on('request', (r) => r.url().endsWith('/v1/session/refresh') && refreshes.push(Date.now()));
       let rejected = 1;
@@ -188,8 +167,7 @@ describe('dashboard: serving, sign-in and shell', () => {
 
     it('signs out: the refresh cookie no longer works and the app returns to sign-in', async () => {
       const owner = await freshOwner(stack);
-      const { page } = await open();
-      await signInWithPassword(page, stack, owner);
+      const { page } = await stack.signedIn(owner);
       await page.getByRole('button', { name: 'Sign out' }).click();
       await page.getByRole('heading', { level: 1, name: 'Sign in to Scanlink' }).waitFor();
       await page.goto(`${stack.appUrl}/codes`);
