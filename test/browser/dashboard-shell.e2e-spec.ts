@@ -1,4 +1,4 @@
-import { http } from '../setup/app';
+import { createCode, http } from '../setup/app';
 import {
   atBothWidths,
   expectNoSeriousA11yViolations,
@@ -163,6 +163,62 @@ describe('dashboard: serving, sign-in and shell', () => {
       await page.getByRole('link', { name: 'QR codes', exact: true }).click();
       await page.getByRole('heading', { level: 1, name: 'Sign in to Scanlink' }).waitFor();
       expect(new URL(page.url()).searchParams.get('next')).toBe('/codes');
+    });
+
+    it('keeps the session when a refresh gets no answer (a 503, the network down): a Retry, not the sign-in screen', async () => {
+      const owner = await freshOwner(stack);
+      const { page, violations } = await stack.signedIn(owner);
+      const json = (status: number, code: string, headers: Record<string, string> = {}) => ({
+        status,
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ error: { code, message: code === 'unauthorized' ? 'expired' : 'A backing service is unavailable', request_id: 'req_test' } }),
+      });
+      // A 401 whose refresh meets a 503: the list shows the 503 with its Retry; the person stays signed in.
+      let rejected = 1;
+      await page.route('**/v1/qr-codes?*', async (route) => (rejected-- > 0 ? route.fulfill(json(401, 'unauthorized')) : route.continue()));
+      let unavailable = 1;
+      await page.route('**/v1/session/refresh', async (route) => (unavailable-- > 0 ? route.fulfill(json(503, 'service_unavailable', { 'retry-after': '1' })) : route.continue()));
+      await page.getByRole('link', { name: 'Folders', exact: true }).click();
+      await page.getByRole('link', { name: 'QR codes', exact: true }).click();
+      const alert = page.getByRole('alert').filter({ hasText: 'Service unavailable' });
+      await alert.waitFor();
+      expect(new URL(page.url()).pathname).toBe('/app/codes');
+      await alert.getByRole('button', { name: 'Retry', exact: true }).click();
+      await page.getByText('No codes yet.').waitFor();
+      await page.unroute('**/v1/qr-codes?*');
+      await page.unroute('**/v1/session/refresh');
+
+      // A reload while the API cannot be reached: "Cannot reach the API" with a Retry, then signed in again.
+      await page.route('**/v1/session/refresh', (route) => route.abort('connectionrefused'));
+      await page.reload();
+      const offline = page.getByRole('alert').filter({ hasText: 'Cannot reach the API' });
+      await offline.waitFor();
+      await expectNoSeriousA11yViolations(page, 'session unavailable');
+      await page.unroute('**/v1/session/refresh');
+      await offline.getByRole('button', { name: 'Retry', exact: true }).click();
+      await page.getByRole('heading', { level: 1, name: 'QR codes' }).waitFor();
+      expect(new URL(page.url()).pathname).toBe('/app/codes');
+      expect(violations).toEqual([]);
+    });
+
+    it('pages the codes list by cursor, 25 codes at a time, never asking for them all', async () => {
+      const owner = await freshOwner(stack);
+      for (let i = 1; i <= 27; i++) await createCode(stack.api, owner.org, { name: `Code ${String(i).padStart(2, '0')}`, target: { type: 'url', destination: `https://example.com/${i}` } });
+      const { page } = await stack.signedIn(owner);
+      const asked: URL[] = [];
+      page.on('request', (r) => r.url().includes('/v1/qr-codes?') && asked.push(new URL(r.url())));
+      await page.goto(`${stack.appUrl}/codes`);
+      const table = page.getByRole('table', { name: 'QR codes' });
+      await table.getByRole('link', { name: 'Code 27' }).waitFor();
+      expect(await table.getByRole('row').count()).toBe(26); // the header and 25 codes, newest first
+      const pages = page.getByRole('navigation', { name: 'QR codes pages' });
+      await pages.getByRole('button', { name: 'Next' }).click();
+      await table.getByRole('link', { name: 'Code 01' }).waitFor();
+      expect(await table.getByRole('row').count()).toBe(3);
+      expect(asked.every((u) => u.searchParams.get('limit') === '25')).toBe(true);
+      expect(asked[asked.length - 1].searchParams.get('cursor')).toBeTruthy();
+      await pages.getByRole('button', { name: 'Previous' }).click();
+      await table.getByRole('link', { name: 'Code 27' }).waitFor();
     });
 
     it('signs out: the refresh cookie no longer works and the app returns to sign-in', async () => {

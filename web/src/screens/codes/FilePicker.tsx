@@ -12,7 +12,7 @@ const KINDS: Record<string, { accept: string; hint: string; fits: (contentType: 
   video: { accept: 'video/mp4,video/webm', hint: 'MP4 or WebM', fits: (t) => t.startsWith('video/') },
 };
 
-export function formatBytes(n: number): string {
+function formatBytes(n: number): string {
   if (n < 1024) return `${n} B`;
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} kB`;
   return `${(n / 1024 / 1024).toFixed(1)} MB`;
@@ -48,7 +48,7 @@ export function FilePicker({
   const kind = KINDS[codeType] ?? KINDS.file;
   const [files, setFiles] = useState<UploadedFile[]>([]);
   const [cursor, setCursor] = useState<string | null>(null);
-  const [listError, setListError] = useState<string>();
+  const [listError, setListError] = useState<{ message: string; after?: string }>();
   const [uploadError, setUploadError] = useState<string>();
   const [status, setStatus] = useState('');
   const [busy, setBusy] = useState(false);
@@ -60,12 +60,12 @@ export function FilePicker({
       setFiles((old) => (after ? [...old, ...page.data.filter((f) => !old.some((o) => o.id === f.id))] : page.data));
       setCursor(page.has_more && page.next_cursor ? page.next_cursor : null);
     } catch (err) {
-      setListError(`The uploaded files could not be listed: ${asApiError(err).message}`);
+      setListError({ message: `The uploaded files could not be listed: ${asApiError(err).message}`, after });
     }
   };
+  // The first page once; later pages on request ("Show more files").
   useEffect(() => {
     void loadPage();
-    // The first page once; later pages on request ("Show more files").
   }, []);
 
   // The chosen file when it is not on the pages loaded (an existing code's file, further down the list).
@@ -144,7 +144,10 @@ export function FilePicker({
           disabled={disabled || busy}
           aria-invalid={error && !uploadError ? true : undefined}
           aria-describedby={described(`${id}-selected`)}
-          onChange={(e) => onChange(e.target.value)}
+          onChange={(e) => {
+            setUploadError(undefined);
+            onChange(e.target.value);
+          }}
         >
           <option value="">{choices.length ? '— choose a file —' : 'No uploaded file yet'}</option>
           {choices.map((f) => (
@@ -160,7 +163,14 @@ export function FilePicker({
             </button>
           </p>
         )}
-        {listError && <p className="field-error">{listError}</p>}
+        {listError && (
+          <p className="field-error">
+            {listError.message}{' '}
+            <button type="button" className="button secondary" onClick={() => void loadPage(listError.after)}>
+              Retry
+            </button>
+          </p>
+        )}
       </div>
       <p role="status" className="hint">
         {status}
