@@ -1,31 +1,42 @@
 /**
  * bench:analytics — scan ingestion throughput, analytics latency at 10 M scans, and the raw export's rate and memory.
- *  1. ingestion: BENCH_SCANS scans (twice: 20 hot codes today, then 1,000 codes over 30 days) are written to the Redis stream as entries of 500 (what the scan
- *     host's flush writes), while one in-process worker (the real WorkerModule) consumes them; the figure is scans
- *     stored per second until the stream is drained. No webhook subscribes (the common case).
- *  2. analytics latency at 10 M scans, seeded with generate_series in SQL (a few minutes): one code with 10 M scans
- *     over 400 days (its rollups), and a workspace of 1,000 codes with 10 M raw scans over 400 days (and their
- *     rollups). Each request is timed in 3 rounds; the median of the rounds' p50 is printed.
+ *  1. ingestion: BENCH_SCANS scans per run in two shapes (20 hot codes today; 1,000 codes over 30 days), written to the
+ *     Redis stream as the scan host's flush writes them (compact entries of up to 500 scans, field `c`, each scan with a
+ *     visitor value), consumed by one worker: the compiled worker process (`dist/src/main.worker.js`, as
+ *     `npm run local` starts it), compiled from this tree with tsc into the bench's data directory. Three runs per
+ *     shape, alternating; the figure is scans stored per second until the stream is drained; the median is printed.
+ *     No webhook subscribes (the common case).
+ *  2. analytics latency at 10 M scans, seeded with generate_series in SQL: one code with 10 M scans over 400 days (its
+ *     rollups), and a workspace of 1,000 codes with 10 M raw scans over 400 days, its per-code and workspace rollups
+ *     written as ingestion would have (hourly and daily counts, uniques, first/last scans agree with the raw scans;
+ *     value rollups have 40 values per code and day whose counts add up to the day's). Each table is loaded in one
+ *     transaction with its indexes built after the load. Each request is timed in 3 rounds; the median of the
+ *     rounds' p50 is printed.
  *  3. export: about 1 M raw scans of the workspace streamed as NDJSON and CSV (3 rounds each): rows/s and the RSS of
  *     the process that runs the api (sampled every 50 ms).
+ * BENCH_LOCK=<file> takes an exclusive flock on that file only while measuring (parts 1 and 2+3), not while compiling
+ * or seeding, so that benchmarks of a shared machine never measure at once.
  * BENCH_INGESTION_ONLY=1 stops after part 1; BENCH_SKIP_INGESTION=1 skips it; BENCH_EXPORT_ONLY=1 (with BENCH_REUSE=1)
  * measures only part 3. BENCH_BIG_SCANS, BENCH_WORKSPACE_SCANS
  * and BENCH_REQUESTS change the sizes (defaults 10,000,000, 10,000,000 and 100). The database is the bench's own,
  * deleted when it ends (scripts/bench.js); about 5 GB of disk while it runs.
  */
 import 'reflect-metadata';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Redis from 'ioredis';
 import { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { createApiApp, createWorkerApp } from '../src/app/bootstrap';
+import { createApiApp } from '../src/app/bootstrap';
 import { loadConfig } from '../src/common/config/config';
 import { newId } from '../src/common/ids';
 import { AccountsService } from '../src/modules/accounts/accounts.service';
 import { loadPlans } from '../src/modules/accounts/plans';
-import { SCAN_BATCH_MAX, SCAN_STREAM, type ScanRecord } from '../src/modules/scan/scan-contract';
+import { encodeScanBatch, SCAN_BATCH_MAX, SCAN_COMPACT_FIELD, SCAN_STREAM, type ScanRecord } from '../src/modules/scan/scan-contract';
 import { fmt, percentile } from './lib';
+import { freePort, startChild, stopChild } from './scan-load';
+import { compileProcesses } from './scan-seed';
 
 const SCANS = Number(process.env.BENCH_SCANS ?? 100_000);
 const CODES = 1000;
@@ -50,6 +61,28 @@ interface PgClient {
 }
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { Client } = require('pg') as { Client: new (o: { connectionString: string }) => PgClient };
+
+/** Ingestion runs per shape (alternating shapes); the median is printed. */
+const INGESTION_RUNS = 3;
+
+/**
+ * Holds an exclusive flock on BENCH_LOCK (if set) until the returned function is called: a `flock` child that keeps
+ * the lock while its stdin is open.
+ */
+async function benchLock(what: string): Promise<() => void> {
+  const file = process.env.BENCH_LOCK;
+  if (!file) return () => undefined;
+  const t0 = Date.now();
+  const child = spawn('flock', [file, 'sh', '-c', 'echo locked; exec cat >/dev/null'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (d: Buffer) => d.toString().includes('locked') && resolve());
+    child.once('exit', (code) => reject(new Error(`flock ${file} exited with ${code}`)));
+  });
+  process.stdout.write(`(bench lock taken for ${what} after ${((Date.now() - t0) / 1000).toFixed(0)} s of waiting; load average ${loadavg().map((x) => x.toFixed(1)).join(' ')})\n`);
+  return () => {
+    child.stdin.end();
+  };
+}
 
 const pick = <T>(xs: readonly T[], i: number): T => xs[i % xs.length];
 const COUNTRIES = ['GB', 'US', 'DE', 'FR', 'ES', 'IT', 'NL', 'SE', null];
@@ -89,9 +122,8 @@ async function main() {
 
   // 1. Ingestion throughput, in two shapes: live traffic (20 hot codes, today) and the worst case (every scan of an
   // entry in a different code/day: 1,000 codes over 30 days, so each entry upserts ~500 day rows and ~3,500 value rows).
-  const worker = await createWorkerApp(config, { logLevel: 'silent' });
   const redis = new Redis(config.redisUrl);
-  const ingest = async (label: string, codes: number, days: number) => {
+  const ingest = async (codes: number, days: number, run: number) => {
     const now = Date.now();
     const entries: string[] = [];
     for (let i = 0; i < SCANS; i += SCAN_BATCH_MAX) {
@@ -109,9 +141,11 @@ async function main() {
           browser: pick(BROWSERS, j * 13),
           referrer: pick(REFERRERS, j * 17),
           language: pick(LANGUAGES, j * 19),
+          // The daily-salted visitor value the scan host adds (22 base64url characters): about 4 scans per visitor.
+          visitor: `v${run}${(j % Math.ceil(SCANS / 4)).toString(36).padStart(20, '0')}`,
         });
       }
-      entries.push(JSON.stringify(batch));
+      entries.push(encodeScanBatch(batch));
     }
     // Progress is read from the codes' scan_count (updated in the same transaction as the scans, about a thousand rows
     // by index): counting the scans table every 50 ms would scan it whole and compete with the worker for PostgreSQL.
@@ -120,24 +154,42 @@ async function main() {
     const before = await stored();
     const t0 = Date.now();
     const pipe = redis.pipeline();
-    for (const b of entries) pipe.xadd(SCAN_STREAM, '*', 'b', b);
+    for (const b of entries) pipe.xadd(SCAN_STREAM, '*', SCAN_COMPACT_FIELD, b);
     await pipe.exec();
     for (;;) {
       if ((await stored()) - before >= SCANS && (await redis.xlen(SCAN_STREAM)) === 0) break;
       await new Promise((r) => setTimeout(r, 50));
     }
-    const ms = Date.now() - t0;
-    return `  ${label.padEnd(44)} ${SCANS} scans in ${ms} ms → ${Math.round((SCANS * 1000) / ms)} scans/s`;
+    return (SCANS * 1000) / (Date.now() - t0);
   };
   const skipIngestion = reuse || process.env.BENCH_SKIP_INGESTION === '1';
-  const ingestion = skipIngestion
-    ? ['  (skipped: BENCH_SKIP_INGESTION=1)']
-    : [await ingest('live traffic (20 codes, today)', 20, 1), await ingest('worst case (1,000 codes × 30 days)', CODES, 30)];
+  const ingestion: string[] = [];
+  if (skipIngestion) ingestion.push('  (skipped: BENCH_SKIP_INGESTION=1)');
+  else {
+    // The worker as production runs it: compiled with tsc, its own process, its defaults (NODE_ENV production).
+    const build = join(process.env.LOCAL_DATA_DIR ?? mkdtempSync(join(tmpdir(), 'bench-')), 'build');
+    const c0 = Date.now();
+    compileProcesses('worktree', build);
+    process.stdout.write(`compiled the processes in ${((Date.now() - c0) / 1000).toFixed(1)} s\n`);
+    const workerEnv = { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'warn', WORKER_PORT: String(await freePort()) } as NodeJS.ProcessEnv;
+    const worker = await startChild([join(build, 'src', 'main.worker.js')], workerEnv, 'worker');
+    const unlock = await benchLock('ingestion');
+    const shapes = [
+      { label: 'live traffic (20 codes, today)', codes: 20, days: 1, rates: [] as number[] },
+      { label: 'worst case (1,000 codes × 30 days)', codes: CODES, days: 30, rates: [] as number[] },
+    ];
+    for (let run = 0; run < INGESTION_RUNS; run++) for (const shape of shapes) shape.rates.push(await ingest(shape.codes, shape.days, run));
+    unlock();
+    await stopChild(worker);
+    const med = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
+    for (const shape of shapes) {
+      ingestion.push(`  ${shape.label.padEnd(44)} ${SCANS} scans a run: ${shape.rates.map((r) => Math.round(r)).join(' / ')} → median ${Math.round(med(shape.rates))} scans/s`);
+    }
+  }
   const [check] = await em().execute<{ n: string }[]>(`select sum(scan_count) as n from qr_codes where organization_id = ?`, [org.id]);
-  await worker.close();
   const ingestionLines = [
     `bench:analytics (${loadavg().map((x) => x.toFixed(1)).join(' ')} load average at the end of ingestion)`,
-    `ingestion (one worker, stream entries of ${SCAN_BATCH_MAX} scans, no webhooks; scan_count sum afterwards ${check.n}):`,
+    `ingestion (one compiled worker process, compact stream entries of ${SCAN_BATCH_MAX} scans, no webhooks; scan_count sum afterwards ${check.n}):`,
     ...ingestion,
   ];
   if (process.env.BENCH_INGESTION_ONLY === '1') {
@@ -147,22 +199,61 @@ async function main() {
     return;
   }
 
-  // 2. Reads at 10 M scans. Seeded with generate_series in SQL (minutes, not hours), on a dedicated connection:
+  // 2. Reads at 10 M scans, seeded with generate_series in SQL on a dedicated connection:
   //  - one code with BIG scans over DAYS days: rollups only (scan_hours for every hour, scan_days summed from them,
   //    ~320 dimension values a day), which is all an unfiltered request reads;
   //  - a workspace of WS_CODES codes with WS_SCANS raw scans over DAYS days (the raw table at that size: exports and
-  //    filters read it), its hourly and daily rollups aggregated from those raw scans, its value rollups shaped as
-  //    ingestion writes them (40 values per code and day, counts adding up to the day's).
+  //    filters read it) and its rollups as ingestion would have written them: every (code, hour) of the DAYS days has
+  //    WS_SCANS / (codes × hours) scans (the remainder spread over pairs by a fixed permutation), the first of each
+  //    pair being its visitor's unique scan; scan_hours, scan_days and the workspace rollups hold exactly those
+  //    scans' counts, uniques and first/last times; the value rollups have 40 values per code and day whose counts add
+  //    up to the day's (their names are not the raw scans' values: filters, read from raw scans, see other values).
+  // Each table is loaded in one transaction: its primary key and indexes dropped, the rows inserted in key order,
+  // the indexes built again (as a restore does; several times faster than maintaining them row by row).
   const pg = new Client({ connectionString: config.databaseUrl });
   await pg.connect();
   await pg.query(`set maintenance_work_mem = '512MB'; set work_mem = '64MB'`);
+  const seedLog: string[] = [];
   const step = async (label: string, sql: string | string[]) => {
     if (reuse) return;
     const t = Date.now();
     for (const q of Array.isArray(sql) ? sql : [sql]) await pg.query(q);
     seedLog.push(`  ${label.padEnd(58)} ${((Date.now() - t) / 1000).toFixed(1)} s`);
   };
-  const seedLog: string[] = [];
+  /** Loads `table` with `insert` in one transaction, its indexes (primary key included) and foreign keys dropped first
+   * and built after (one index build and one join per foreign key instead of an entry and a check per row). */
+  const load = async (label: string, table: string, insert: string) => {
+    if (reuse) return;
+    const indexes = (
+      await pg.query<{ name: string; def: string; con: string | null; condef: string | null }>(
+        `select i.relname as name, pg_get_indexdef(i.oid) as def, c.conname as con, pg_get_constraintdef(c.oid) as condef
+           from pg_index x join pg_class i on i.oid = x.indexrelid
+           left join pg_constraint c on c.conindid = x.indexrelid and c.conrelid = x.indrelid and c.contype in ('p', 'u')
+          where x.indrelid = '${table}'::regclass`,
+      )
+    ).rows;
+    const fks = (
+      await pg.query<{ con: string; condef: string }>(
+        `select conname as con, pg_get_constraintdef(oid) as condef from pg_constraint where conrelid = '${table}'::regclass and contype = 'f'`,
+      )
+    ).rows;
+    const drop = [
+      ...fks.map((f) => `alter table ${table} drop constraint ${f.con};`),
+      ...indexes.map((i) => (i.con ? `alter table ${table} drop constraint ${i.con};` : `drop index ${i.name};`)),
+    ].join(' ');
+    const build = [
+      ...indexes.map((i) => (i.con ? `alter table ${table} add constraint ${i.con} ${i.condef};` : `${i.def};`)),
+      ...fks.map((f) => `alter table ${table} add constraint ${f.con} ${f.condef};`),
+    ];
+    const t = Date.now();
+    await pg.query('begin');
+    await pg.query(drop);
+    await pg.query(insert);
+    const loaded = Date.now();
+    for (const q of build) await pg.query(q);
+    await pg.query('commit');
+    seedLog.push(`  ${label.padEnd(58)} ${((loaded - t) / 1000).toFixed(1)} s + ${indexes.length} index(es), ${fks.length} foreign key(s) ${((Date.now() - loaded) / 1000).toFixed(1)} s`);
+  };
   const s0 = Date.now();
   const big = codeId(CODES + 2);
   const lit = (v: string) => `'${v.replace(/'/g, "''")}'`;
@@ -186,10 +277,10 @@ async function main() {
   const values = (where: string, dims: [string, string, number][]) => `
      insert into scan_day_values (qr_code_id, dimension, day, value, count)
      select d.qr_code_id, x.dimension, d.day, x.prefix || v, d.count / x.n + case when v <= d.count % x.n then 1 else 0 end
-       from scan_days d
-      cross join (values ${dims.map(([dim, prefix, n]) => `('${dim}', '${prefix}', ${n})`).join(', ')}) x(dimension, prefix, n)
-      cross join lateral generate_series(1, least(x.n, d.count)::int) v
-      where ${where}`;
+       from (values ${dims.map(([dim, prefix, n]) => `('${dim}', '${prefix}', ${n})`).join(', ')}) x(dimension, prefix, n)
+      cross join lateral generate_series(1, x.n) v
+      cross join scan_days d
+      where v <= d.count and ${where}`;
   await step(
     'big code: scan_day_values (318 values a day)',
     values(`d.qr_code_id = ${lit(big)}`, [
@@ -203,9 +294,8 @@ async function main() {
      update qr_codes set scan_count = (select sum(count) from scan_days where qr_code_id = ${lit(big)}) where id = ${lit(big)}`,
   );
 
-  // The workspace: WS_CODES codes, WS_SCANS raw scans, inserted in time order as ingestion appends them (each code's
-  // scans spread over the table). Indexes of scans are dropped for the load and rebuilt after (as a restore would),
-  // which is several times faster than maintaining four indexes row by row.
+  // The workspace: WS_CODES codes; pair p = hour index × WS_CODES + code index has n(p) scans at the hour's second
+  // p % 1800, then 1800 s apart.
   const ws = (await existing('Bench workspace')) ?? (await accounts.createOrganization({ name: 'Bench workspace', plan: 'agency', email: 'bench-ws@example.com' }));
   const { secret: wsSecret } = await accounts.createKey(ws.id, { name: 'bench' });
   await step(
@@ -215,55 +305,79 @@ async function main() {
             '{"destination":"https://example.com/","utm":null}'::jsonb, '{}'::jsonb, 'live', now() - interval '${DAYS} days', now()
        from generate_series(1, ${WS_CODES}) g`,
   );
-  const indexes = (await pg.query<{ indexname: string; indexdef: string }>(`select indexname, indexdef from pg_indexes where tablename = 'scans' and indexname <> 'scans_pkey'`)).rows;
-  if (!reuse) await pg.query(`alter table scans drop constraint scans_pkey; ${indexes.map((i) => `drop index ${i.indexname};`).join(' ')}`);
-  const pickSql = (xs: (string | null)[], mul: number) => `(array[${xs.map((x) => (x === null ? 'null' : lit(x))).join(', ')}]::text[])[1 + (g * ${mul}) % ${xs.length}]`;
-  await step(
+  const pairs = WS_CODES * DAYS * 24;
+  const perPair = Math.floor(WS_SCANS / pairs);
+  const extra = WS_SCANS - perPair * pairs;
+  const [{ t0 }] = (await pg.query<{ t0: string }>(`select to_char(date_trunc('hour', now()) - interval '${DAYS * 24} hours', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as t0`)).rows;
+  const pairRows = `(select p, 'qr_ws' || lpad((1 + p % ${WS_CODES})::text, 12, '0') as code,
+                            timestamptz ${lit(t0)} + (p / ${WS_CODES}) * interval '1 hour' as hour, p % 1800 as sec,
+                            ${perPair} + case when (p * 7919) % ${pairs} < ${extra} then 1 else 0 end as n
+                       from generate_series(0::bigint, ${pairs - 1}) p) g`;
+  const pickSql = (xs: (string | null)[], mul: number) => `(array[${xs.map((x) => (x === null ? 'null' : lit(x))).join(', ')}]::text[])[1 + ((g.p + k) * ${mul}) % ${xs.length}]`;
+  await load(
     `workspace: ${WS_SCANS.toLocaleString('en')} raw scans over ${DAYS} days`,
+    'scans',
     `insert into scans (id, organization_id, qr_code_id, scanned_at, country, city, device, os, browser, referrer, language, visit_unique, expired)
-     select 'scan_ws' || lpad(g::text, 10, '0'), ${lit(ws.id)}, 'qr_ws' || lpad((1 + (g::bigint * 7919) % ${WS_CODES})::text, 12, '0'),
-            date_trunc('second', now()) - interval '${DAYS} days' + (g::bigint * ${DAYS * 86_400_000} / ${WS_SCANS}) * interval '1 millisecond',
+     select 'scan_ws' || lpad((g.p * ${perPair + 1} + k)::text, 11, '0'), ${lit(ws.id)}, g.code,
+            g.hour + (g.sec + (k - 1) * 1800) * interval '1 second',
             ${pickSql(COUNTRIES, 7)}, ${pickSql(CITIES, 11)}, ${pickSql(DEVICES, 3)}, ${pickSql(OSES, 13)}, ${pickSql(BROWSERS, 17)},
-            ${pickSql(REFERRERS, 19)}, ${pickSql(LANGUAGES, 23)}, g % 5 <> 0, false
-       from generate_series(1, ${WS_SCANS}) g`,
+            ${pickSql(REFERRERS, 19)}, ${pickSql(LANGUAGES, 23)}, k = 1, false
+       from ${pairRows} cross join generate_series(1, ${perPair + 1}) k where k <= g.n`,
   );
-  await step(
-    `workspace: rebuild scans' primary key and ${indexes.length} indexes`,
-    `alter table scans add constraint scans_pkey primary key (id); ${indexes.map((i) => `${i.indexdef};`).join(' ')}`,
-  );
-  await step(
-    'workspace: scan_hours from the raw scans',
+  await load(
+    'workspace: scan_hours',
+    'scan_hours',
     `insert into scan_hours (qr_code_id, hour, count, uniques, expired, first_at, last_at)
-     select qr_code_id, date_trunc('hour', scanned_at at time zone 'UTC') at time zone 'UTC', count(*), count(*) filter (where visit_unique), 0, min(scanned_at), max(scanned_at)
-       from scans where organization_id = ${lit(ws.id)} group by 1, 2`,
+     select g.code, g.hour, g.n, 1, 0, g.hour + g.sec * interval '1 second', g.hour + (g.sec + (g.n - 1) * 1800) * interval '1 second'
+       from ${pairRows} where g.n > 0`,
   );
-  await step(
+  await load(
     'workspace: scan_days from scan_hours',
+    'scan_days',
     `insert into scan_days (qr_code_id, day, count, uniques, first_at, last_at)
      select qr_code_id, (hour at time zone 'UTC')::date, sum(count), sum(uniques), min(first_at), max(last_at)
        from scan_hours where qr_code_id like 'qr\\_ws%' group by 1, 2`,
   );
-  await step(
+  await load(
     'workspace: scan_day_values (40 values per code and day)',
+    'scan_day_values',
     values(`d.qr_code_id like 'qr\\_ws%'`, [
       ['country', 'C', 8], ['city', 'City ', 10], ['device', 'D', 3], ['os', 'O', 5], ['browser', 'B', 5], ['referrer', 'r', 3], ['language', 'l', 6],
     ]),
   );
-  await step(
-    'workspace: scan_value_totals, scan_count',
+  await load(
+    'workspace: scan_value_totals',
+    'scan_value_totals',
     `insert into scan_value_totals (qr_code_id, dimension, value, count)
-     select qr_code_id, dimension, value, sum(count) from scan_day_values where qr_code_id like 'qr\\_ws%' group by 1, 2, 3;
-     update qr_codes q set scan_count = d.n from (select qr_code_id, sum(count) as n from scan_days where qr_code_id like 'qr\\_ws%' group by 1) d where q.id = d.qr_code_id`,
+     select qr_code_id, dimension, value, sum(count) from scan_day_values where qr_code_id like 'qr\\_ws%' group by 1, 2, 3`,
   );
   await step(
-    'vacuum analyze',
-    ['scans', 'scan_hours', 'scan_days', 'scan_day_values', 'scan_value_totals', 'qr_codes'].map((t) => `vacuum analyze ${t}`),
+    'workspace: scan_count',
+    `update qr_codes q set scan_count = d.n from (select qr_code_id, sum(count) as n from scan_days where qr_code_id like 'qr\\_ws%' group by 1) d where q.id = d.qr_code_id`,
   );
+  // The workspace rollups of both organizations, summed from their per-code rollups (as the migration fills them).
+  const owners = `(${lit(org.id)}, ${lit(ws.id)})`;
+  for (const [orgTable, table, keys, sums] of [
+    ['scan_org_days', 'scan_days', 'day', ['count', 'uniques']],
+    ['scan_org_hours', 'scan_hours', 'hour', ['count', 'uniques', 'expired']],
+    ['scan_org_day_values', 'scan_day_values', 'dimension, day, value', ['count']],
+    ['scan_org_value_totals', 'scan_value_totals', 'dimension, value', ['count']],
+  ] as const) {
+    await step(`workspace rollups: ${orgTable}`, [
+      `delete from ${orgTable} where organization_id in ${owners}`,
+      `insert into ${orgTable} (organization_id, environment, ${keys}, ${sums.join(', ')})
+       select q.organization_id, q.environment, ${keys.split(', ').map((k) => `r.${k}`).join(', ')}, ${sums.map((c) => `sum(r.${c})`).join(', ')}
+         from ${table} r join qr_codes q on q.id = r.qr_code_id where q.organization_id in ${owners}
+        group by q.organization_id, q.environment, ${keys.split(', ').map((k) => `r.${k}`).join(', ')}`,
+    ]);
+  }
+  const tables = ['scans', 'scan_hours', 'scan_days', 'scan_day_values', 'scan_value_totals', 'scan_org_days', 'scan_org_hours', 'scan_org_day_values', 'scan_org_value_totals'];
+  await step('vacuum analyze', [...tables, 'qr_codes'].map((t) => `vacuum analyze ${t}`));
   const seedMs = Date.now() - s0;
   const sizes = (
     await pg.query<{ t: string; n: string; size: string }>(
       `select t, (select reltuples::bigint from pg_class where relname = t)::text as n, pg_size_pretty(pg_total_relation_size(t::regclass)) as size
-         from unnest(array['scans', 'scan_hours', 'scan_days', 'scan_day_values', 'scan_value_totals']) t`,
+         from unnest(array[${tables.map(lit).join(', ')}]) t`,
     )
   ).rows;
   await pg.end();
@@ -318,6 +432,7 @@ async function main() {
     process.stdout.write(`${line}\n`);
   };
 
+  const unlock = await benchLock('reads and export');
   if (process.env.BENCH_EXPORT_ONLY !== '1') {
   process.stdout.write(`analytics latency (${ROUNDS} rounds of ${REQUESTS} sequential requests, or at least 3 in ${ROUND_MS / 1000} s; median of the rounds' p50):\n`);
   const bigPath = `/v1/qr-codes/${big}/analytics`;
@@ -372,6 +487,7 @@ async function main() {
     process.stdout.write(`  ${format.padEnd(7)} median ${Math.round(median(rates)).toLocaleString('en')} rows/s\n`);
   }
   process.stdout.write(`load average at the end: ${loadavg().map((x) => x.toFixed(1)).join(' ')}\n`);
+  unlock();
   redis.disconnect();
   await api.close();
 }

@@ -35,6 +35,27 @@ function childrenRssMb(pid: number | undefined): number {
   }
 }
 
+/** CPU seconds (user + system) a process has used so far, NaN once it is gone. */
+function cpuSeconds(pid: number | undefined): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th (in USER_HZ, 100 a second).
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
+/** The api's renderer children by pid (each recycled child keeps its last reading). */
+function childPids(pid: number | undefined): number[] {
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((t) => readFileSync(`/proc/${pid}/task/${t}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number));
+  } catch {
+    return [];
+  }
+}
+
 function rssMb(pid: number | undefined): number {
   try {
     const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -128,12 +149,27 @@ async function main() {
   const zip = async (batchId: string, query: string) => {
     const idle = { api: rssMb(api.pid), worker: rssMb(workers[0].pid) };
     const peak = { ...idle, renderer: 0 };
+    // CPU of the api and of its renderer children while the ZIP streams: the work, which the load does not inflate.
+    const apiCpu0 = cpuSeconds(api.pid);
+    const rendererCpu = new Map<number, { first: number; last: number }>();
+    const sampleRenderers = () => {
+      for (const pid of childPids(api.pid)) {
+        const now = cpuSeconds(pid);
+        if (Number.isNaN(now)) continue;
+        const seen = rendererCpu.get(pid);
+        if (seen) seen.last = now;
+        else rendererCpu.set(pid, { first: now, last: now });
+      }
+    };
+    sampleRenderers();
+    const running = new Set(rendererCpu.keys());
     let sampling = true;
     const sampler = (async () => {
       while (sampling) {
         peak.api = Math.max(peak.api, rssMb(api.pid));
         peak.worker = Math.max(peak.worker, rssMb(workers[0].pid));
         peak.renderer = Math.max(peak.renderer, childrenRssMb(api.pid));
+        sampleRenderers();
         await sleep(50);
       }
     })();
@@ -144,10 +180,14 @@ async function main() {
     const seconds = (Date.now() - start) / 1000;
     sampling = false;
     await sampler;
+    sampleRenderers();
+    const apiCpu = cpuSeconds(api.pid) - apiCpu0;
+    // A child that was running already counts from the start of the ZIP, one started during it from its own start.
+    const childCpu = [...rendererCpu.entries()].reduce((sum, [pid, c]) => sum + c.last - (running.has(pid) ? c.first : 0), 0);
     console.log(
       `  ${query}: ${seconds.toFixed(1)} s, ${(bytes / 1e6).toFixed(1)} MB; RSS api ${idle.api.toFixed(0)} → peak ${peak.api.toFixed(0)} MB (+${(peak.api - idle.api).toFixed(0)}), ` +
         `worker ${idle.worker.toFixed(0)} → peak ${peak.worker.toFixed(0)} MB (+${(peak.worker - idle.worker).toFixed(0)}), ` +
-        `the api's PNG renderer child peak ${peak.renderer.toFixed(0)} MB (${load()})`,
+        `the api's PNG renderer children peak ${peak.renderer.toFixed(0)} MB; CPU api ${apiCpu.toFixed(1)} s, renderer children ${childCpu.toFixed(1)} s (${load()})`,
     );
     return seconds;
   };

@@ -23,6 +23,8 @@ import { Migration20261125160000_members } from './Migration20261125160000_membe
 import { Migration20261125161000_audit_log } from './Migration20261125161000_audit_log';
 import { Migration20261125170000_gs1_reservations } from './Migration20261125170000_gs1_reservations';
 import { Migration20261125190000_storage_pins } from './Migration20261125190000_storage_pins';
+import { Migration20261126010000_workspace_rollups } from './Migration20261126010000_workspace_rollups';
+import { Migration20261126010000_list_environment_indexes } from './Migration20261126010000_list_environment_indexes';
 
 /** Applied in this order by `npm run migrate`, the local runner and the test runner. */
 export const migrationsList = [
@@ -51,4 +53,6 @@ export const migrationsList = [
   { name: 'Migration20261125161000_audit_log', class: Migration20261125161000_audit_log },
   { name: 'Migration20261125170000_gs1_reservations', class: Migration20261125170000_gs1_reservations },
   { name: 'Migration20261125190000_storage_pins', class: Migration20261125190000_storage_pins },
+  { name: 'Migration20261126010000_workspace_rollups', class: Migration20261126010000_workspace_rollups },
+  { name: 'Migration20261126010000_list_environment_indexes', class: Migration20261126010000_list_environment_indexes },
 ];

@@ -159,10 +159,12 @@ describe('batches at work', () => {
     expect(manifest.some((l) => l.includes(`"'=SUM(1)`) || l.includes('""quoted""'))).toBe(true);
     expect(manifest.some((l) => l.startsWith(',broken,,failed,'))).toBe(true);
 
-    // 4,000 px PNGs are drawn in a child process, one at a time; they arrive whole.
+    // 4,000 px PNGs are drawn by the renderer children, several at once; they arrive whole, in the batch's order.
     const big = await get('format=png&size=4000');
     const bigPngs = zipEntries(big).filter((e) => e.name.endsWith('.png'));
     expect(bigPngs).toHaveLength(3);
+    expect(bigPngs.map((e) => e.name)).toEqual(pngs.map((e) => e.name));
+    expect(bigPngs.every((e) => e.method === 0)).toBe(true);
     expect(await sharp(zipEntry(big, bigPngs[0].name)!).metadata()).toMatchObject({ format: 'png', width: 4000, height: 4000 });
 
     const svgZip = await get('format=svg');

@@ -199,6 +199,42 @@ describe('GET /v1/qr-codes', () => {
     expect(res.status).toBe(404);
   });
 
+  it('lists each code as GET /v1/qr-codes/{id} shows it, field for field (link controls, tags, folder, design, utm)', async () => {
+    const o = await createOrg(t, { plan: 'pro' });
+    const f = (await http(t.origin, 'POST', '/v1/folders', { key: o.apiKey, body: { name: 'Shop' } })).body;
+    const bodies: Record<string, unknown>[] = [
+      {
+        name: 'Everything',
+        target: { type: 'url', destination: 'https://example.com/menu', utm: { source: 'qr', campaign: 'spring' } },
+        tags: ['menu', 'spring'],
+        folder_id: f.id,
+        design: { colors: { foreground: '#1a237e', background: '#ffffff' }, shapes: { body: 'dots', eye_frame: 'rounded', eye_ball: 'circle' } },
+        expires_at: '2099-01-01T00:00:00.000Z',
+        max_scans: 500,
+        expired_url: 'https://example.com/over',
+        password: 'staff only 2026',
+      },
+      { name: 'Static wifi', type: 'static', target: { type: 'wifi', ssid: 'Cafe', password: 'secret123', encryption: 'WPA' } },
+      { name: 'Page', target: { type: 'text', text: 'Hello' } },
+    ];
+    const created: Code[] = [];
+    for (const body of bodies) {
+      const res = await http(t.origin, 'POST', '/v1/qr-codes', { key: o.apiKey, body });
+      expect(res.status).toBe(201);
+      created.push(res.body);
+    }
+    const listed = await http(t.origin, 'GET', '/v1/qr-codes?limit=10', { key: o.apiKey });
+    expect(listed.body.data.map((c: Code) => c.id)).toEqual(created.map((c) => c.id).reverse());
+    for (const item of listed.body.data as Code[]) {
+      const one = await http(t.origin, 'GET', `/v1/qr-codes/${item.id}`, { key: o.apiKey });
+      expect(item).toEqual(one.body);
+    }
+    const everything = listed.body.data.find((c: Code) => c.name === 'Everything');
+    expect(everything).toMatchObject({ has_password: true, max_scans: 500, expires_at: '2099-01-01T00:00:00.000Z', tags: ['menu', 'spring'], folder_id: f.id });
+    expect(JSON.stringify(listed.body)).not.toContain('staff only 2026');
+    expect(JSON.stringify(listed.body)).not.toContain('argon2');
+  });
+
   it('unfiles codes when their folder is deleted', async () => {
     const o = await createOrg(t);
     const f = (await http(t.origin, 'POST', '/v1/folders', { key: o.apiKey, body: { name: 'temp' } })).body;

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { loadConfig } from './config';
 
 const secrets = { APP_SECRET: 'a-test-app-secret-0123456789', DASHBOARD_JWT_SECRET: 'a-test-dashboard-secret-0123456789' };
@@ -45,6 +46,12 @@ describe('loadConfig', () => {
 
   it('requires DATABASE_URL and REDIS_URL', () => {
     expect(() => loadConfig({})).toThrow(/DATABASE_URL[\s\S]*REDIS_URL/);
+  });
+
+  it('takes PNG_RENDER_PROCESSES from 1 to 16, by default one renderer per core (at most 4)', () => {
+    expect(loadConfig(base).pngRenderProcesses).toBe(Math.max(1, Math.min(4, availableParallelism())));
+    expect(loadConfig({ ...base, PNG_RENDER_PROCESSES: '16' }).pngRenderProcesses).toBe(16);
+    for (const bad of ['0', '17', '2.5', 'two']) expect(() => loadConfig({ ...base, PNG_RENDER_PROCESSES: bad })).toThrow(/PNG_RENDER_PROCESSES/);
   });
 
   it('parses webhook tunables', () => {

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { plainToInstance, Transform } from 'class-transformer';
 import {
@@ -71,6 +72,7 @@ class EnvironmentVariables {
   @Transform(toInt) @IsInt() @Min(0) @IsOptional() WEBHOOK_AUTO_DISABLE_HOURS?: number;
   @Transform(toInt) @IsInt() @Min(50) @IsOptional() WEBHOOK_SWEEP_INTERVAL_MS?: number;
   @Transform(toInt) @IsInt() @Min(500) @Max(600_000) @IsOptional() BATCH_CLAIM_TTL_MS?: number;
+  @Transform(toInt) @IsInt() @Min(1) @Max(16) @IsOptional() PNG_RENDER_PROCESSES?: number;
   @IsString() @IsOptional() TRUST_PROXY?: string;
   @Transform(toInt) @IsInt() @Min(1) @IsOptional() SCAN_RETENTION_DAYS?: number;
   @Transform(toInt) @IsInt() @Min(0) @Max(3_600_000) @IsOptional() API_STATEMENT_TIMEOUT_MS?: number;
@@ -140,6 +142,8 @@ export interface AppConfig {
   webhookSweepIntervalMs: number;
   /** How long a worker holds a claimed chunk of batch items; a killed worker's chunk is taken over after it. */
   batchClaimTtlMs: number;
+  /** The api's renderer child processes for PNGs and WebPs above 1,500 px (1–16; default one per core, at most 4). */
+  pngRenderProcesses: number;
   /** Which peers' X-Forwarded-For is believed (proxy-addr syntax): the client IP for geolocation and lead limits. */
   trustProxy: string;
   /** Raw scans are deleted after this many days; daily rollups (what analytics reads) are kept with the code. */
@@ -262,6 +266,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     webhookAutoDisableHours: raw.WEBHOOK_AUTO_DISABLE_HOURS ?? 24,
     webhookSweepIntervalMs: raw.WEBHOOK_SWEEP_INTERVAL_MS ?? 5000,
     batchClaimTtlMs: raw.BATCH_CLAIM_TTL_MS ?? 30_000,
+    pngRenderProcesses: raw.PNG_RENDER_PROCESSES ?? Math.max(1, Math.min(4, availableParallelism())),
     // No proxy is trusted unless named: otherwise any client on a trusted range could pick its own address.
     trustProxy: raw.TRUST_PROXY ?? '',
     scanRetentionDays: raw.SCAN_RETENTION_DAYS ?? 400,

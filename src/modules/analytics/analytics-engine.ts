@@ -26,6 +26,12 @@ export interface CodeSet {
   createdAt: Date;
   /** Smart-URL rule names by rule id (target.rules[].name), for the `rules` breakdown. */
   ruleNames: Map<string, string | null>;
+  /**
+   * Set when the codes are every live dynamic code of one workspace and environment: the answer then reads the
+   * workspace rollups (scan_org_*), which sum every dynamic code of it, minus the per-code rollups of `excluded`
+   * (its dynamic codes that are not live: trashed or paused).
+   */
+  workspace?: { organizationId: string; environment: string; excluded: string[] };
 }
 
 /**
@@ -39,12 +45,22 @@ const PARAMS = `p as materialized (
   select array(select jsonb_array_elements_text(?::jsonb)) as ids, ?::timestamptz as lo, ?::timestamptz as hi, ?::date as dlo, ?::date as dhi, ?::text as tz,
          ?::timestamptz as slo, ?::timestamptz as shi, ?::timestamp as llo, ?::timestamp as lhi, ?::text as unit,
          ?::timestamptz as elo, ?::timestamptz as ehi,
-         ${FILTER_DIMENSIONS.map((d) => `?::text as f_${d}`).join(', ')}
+         ${FILTER_DIMENSIONS.map((d) => `?::text as f_${d}`).join(', ')},
+         ?::text as org, ?::text as env, array(select jsonb_array_elements_text(?::jsonb)) as xids
 )`;
 const P = (col: string) => `(select ${col} from p)`;
 const CODES = `qr_code_id = any(${P('ids')}::text[])`;
 const IN_FILTER = (col: string) => `${col} >= coalesce(${P('lo')}, '-infinity') and ${col} < coalesce(${P('hi')}, 'infinity')`;
 const IN_SERIES = (col: string) => `${col} >= ${P('slo')} and ${col} < ${P('shi')}`;
+/** Workspace mode: the workspace's rows of a scan_org_* table, and the per-code rows of its excluded codes. */
+const ORG = `organization_id = ${P('org')} and environment = ${P('env')}`;
+const EXCLUDED = `qr_code_id = any(${P('xids')}::text[])`;
+/** Workspace rows minus the excluded codes' rows of a rollup, summed by `keys` (`where` narrows both sides). */
+const NET = (orgTable: string, codeTable: string, keys: string, sums: string[], where: string) =>
+  `select ${keys}, ${sums.map((c) => `sum(${c}) as ${c}`).join(', ')} from (
+     select ${keys}, ${sums.join(', ')} from ${orgTable} where ${ORG} and ${where}
+     union all
+     select ${keys}, ${sums.map((c) => `-${c}`).join(', ')} from ${codeTable} where ${EXCLUDED} and ${where}) z group by ${keys}`;
 const IN_DAYS = `day between coalesce(${P('dlo')}, '-infinity'::date) and coalesce(${P('dhi')}, 'infinity'::date)`;
 
 /** The raw scans of the filter range that match every dimension filter (expired scans included; callers split). */
@@ -98,6 +114,7 @@ select x.dimension, t.name, t.n
    select v.name, sum(v.count) as n
      from (select case when c.value = '' and x.dimension <> 'rule' then '${UNKNOWN}' else c.value end as name, c.count from (${counts}) c) v
     group by v.name
+   having sum(v.count) > 0
     order by n desc, v.name collate "C"
     limit ${TOP_VALUES}
  ) t`;
@@ -143,6 +160,9 @@ export async function analyticsOver(em: EntityManager, codes: CodeSet, req: Anal
     null, // elo: below
     null, // ehi
     ...FILTER_DIMENSIONS.map((d) => (req.filters[d] === undefined ? null : req.filters[d]!.toLowerCase())),
+    codes.workspace?.organizationId ?? null,
+    codes.workspace?.environment ?? null,
+    JSON.stringify(codes.workspace?.excluded ?? []),
   ];
   const local = (d: string | null) => (d === null ? null : `${d}T00:00:00`);
   const [lo, hi, slo, shi] = await zoneInstants(em, req.timezone, [
@@ -162,10 +182,21 @@ export async function analyticsOver(em: EntityManager, codes: CodeSet, req: Anal
   params[12] = days.afterAt;
   // A bounded range in another zone starts or ends inside UTC days: its breakdowns add those edges from raw scans.
   const edges = !raw && bounded && !req.utc;
+  // The whole workspace (no filter): its rollups (scan_org_*) minus those of its excluded codes; per code otherwise.
+  const ws = !raw && codes.workspace !== undefined;
 
   // Totals: the daily rollups when UTC days are the boundaries (or all time), else the hourly ones; filters: raw.
   const useDays = !raw && (req.utc || !bounded);
-  const totals = raw
+  // Workspace mode keeps no first/last scan times: they are those of the selected codes' per-code rollups on the first
+  // and last day (or hour) with scans, a primary-key probe per code.
+  const probe = (table: string, key: string, rel: string) =>
+    `(select min(first_at) from ${table} where ${CODES} and ${key} = (select min(${key}) from ${rel} where count > 0)) as first_at,
+     (select max(last_at) from ${table} where ${CODES} and ${key} = (select max(${key}) from ${rel} where count > 0)) as last_at`;
+  const totals = ws
+    ? useDays
+      ? `select sum(count) as total, sum(uniques) as uniques, (select sum(expired) from h) as expired, ${probe('scan_days', 'day', 'nd')} from nd`
+      : `select sum(count) as total, sum(uniques) as uniques, sum(expired) as expired, ${probe('scan_hours', 'hour', 'h')} from h`
+    : raw
     ? `select count(*) filter (where not expired) as total, count(*) filter (where visit_unique) as uniques, count(*) filter (where expired) as expired,
               min(scanned_at) filter (where not expired) as first_at, max(scanned_at) filter (where not expired) as last_at from f`
     : useDays
@@ -173,7 +204,12 @@ export async function analyticsOver(em: EntityManager, codes: CodeSet, req: Anal
                 min(first_at) as first_at, max(last_at) as last_at from scan_days where ${CODES} and ${IN_DAYS}`
       : `select sum(count) as total, sum(uniques) as uniques, sum(expired) as expired, min(first_at) as first_at, max(last_at) as last_at from h`;
 
-  const seriesRows = raw
+  const seriesRows = ws
+    ? req.utc && req.interval === 'day'
+      ? `select day::timestamp as k, count as scans, uniques from (${NET('scan_org_days', 'scan_days', 'day', ['count', 'uniques'], `day >= ${P('llo')}::date and day < ${P('lhi')}::date`)}) n`
+      : `select ${BUCKET('hour', hourly)} as k, sum(count) as scans, sum(uniques) as uniques
+           from (${NET('scan_org_hours', 'scan_hours', 'hour', ['count', 'uniques'], IN_SERIES('hour'))}) n group by 1`
+    : raw
     ? `select ${BUCKET('scanned_at', hourly)} as k, count(*) filter (where not expired) as scans, count(*) filter (where visit_unique) as uniques
          from f where ${IN_SERIES('scanned_at')} group by 1`
     : req.utc && req.interval === 'day'
@@ -194,26 +230,46 @@ export async function analyticsOver(em: EntityManager, codes: CodeSet, req: Anal
     ? `select ${HOW('scanned_at')} as i, count(*) as n from f where not expired group by 1`
     : `select ${HOW('hour')} as i, sum(count) as n from h where count > 0 group by 1`;
 
-  const top = raw
+  const edgeValues = edges ? `union all select value, count from (${RAW_VALUES('e')} from e) z where value is not null` : '';
+  const top = ws
+    ? !bounded
+      ? topSql(`select value, count from scan_org_value_totals where ${ORG} and dimension = x.dimension
+                union all select value, -count from scan_value_totals where ${EXCLUDED} and dimension = x.dimension`)
+      : topSql(`select value, count from scan_org_day_values where ${ORG} and dimension = x.dimension and ${IN_DAYS}
+                union all select value, -count from scan_day_values where ${EXCLUDED} and dimension = x.dimension and ${IN_DAYS}
+                ${edgeValues}`)
+    : raw
     ? topSql(`select value, count from (${RAW_VALUES('f')} from f where not f.expired) z where value is not null`)
     : !bounded
       ? topSql(`select value, count from scan_value_totals where ${CODES} and dimension = x.dimension`)
-      : topSql(`select value, count from scan_day_values where ${CODES} and dimension = x.dimension and ${IN_DAYS}
-                ${edges ? `union all select value, count from (${RAW_VALUES('e')} from e) z where value is not null` : ''}`);
+      : topSql(`select value, count from scan_day_values where ${CODES} and dimension = x.dimension and ${IN_DAYS} ${edgeValues}`);
 
   const perCode = !withCodes
     ? `select null::text as id, 0 as n where false`
     : raw
       ? `select qr_code_id as id, count(*) as n from f where not expired group by 1 order by 2 desc, 1 limit ${TOP_VALUES}`
-      : useDays
-        ? `select qr_code_id as id, sum(count) as n from scan_days where ${CODES} and ${IN_DAYS} group by 1 having sum(count) > 0 order by 2 desc, 1 limit ${TOP_VALUES}`
-        : `select qr_code_id as id, sum(count) as n from h group by 1 having sum(count) > 0 order by 2 desc, 1 limit ${TOP_VALUES}`;
+      : !bounded
+        ? // All time: a code's all-time count is the sum of its value totals of one dimension every counted scan has.
+          `select qr_code_id as id, sum(count) as n from scan_value_totals where ${CODES} and dimension = 'device' group by 1 having sum(count) > 0 order by 2 desc, 1 limit ${TOP_VALUES}`
+        : useDays
+          ? `select qr_code_id as id, sum(count) as n from scan_days where ${CODES} and ${IN_DAYS} group by 1 having sum(count) > 0 order by 2 desc, 1 limit ${TOP_VALUES}`
+          : // Another zone: the whole UTC days from the daily rollups, the two partial days at the ends from the hourly ones.
+            `select qr_code_id as id, sum(n) as n from (
+               select qr_code_id, count as n from scan_days where ${CODES} and ${IN_DAYS}
+               union all
+               select qr_code_id, count from scan_hours where ${CODES} and (
+                 (${P('lo')} is not null and hour >= ${P('lo')} and hour < least(${P('hi')}, ${P('elo')}))
+                 or (${P('hi')} is not null and hour >= greatest(${P('lo')}, ${P('elo')}, ${P('ehi')}) and hour < ${P('hi')}))) z
+             group by 1 having sum(n) > 0 order by 2 desc, 1 limit ${TOP_VALUES}`;
 
-  // The hourly rollups of the filter range, read once for expired_scans, by_hour_of_week and (in another zone) the
-  // totals and the per-code counts.
-  const hours = `h as materialized (
+  // The hourly rollups of the filter range (per code, or the workspace's net of its excluded codes), read once for
+  // expired_scans, by_hour_of_week and, in another zone, the totals.
+  const hours = ws
+    ? `h as materialized (${NET('scan_org_hours', 'scan_hours', 'hour', ['count', 'uniques', 'expired'], IN_FILTER('hour'))})`
+    : `h as materialized (
     select qr_code_id, hour, count, uniques, expired, first_at, last_at from scan_hours where ${CODES} and ${IN_FILTER('hour')})`;
-  const sql = `with ${PARAMS}${raw ? `, ${RAW(filters)}` : `, ${hours}`}${edges ? `, ${EDGES}` : ''}
+  const netDays = ws && useDays ? `, nd as materialized (${NET('scan_org_days', 'scan_days', 'day', ['count', 'uniques'], IN_DAYS)})` : '';
+  const sql = `with ${PARAMS}${raw ? `, ${RAW(filters)}` : `, ${hours}`}${netDays}${edges ? `, ${EDGES}` : ''}
 select (select row_to_json(t) from (${totals}) t) as totals,
        (select coalesce(json_agg(s), '[]'::json) from (${series}) s) as series,
        (select coalesce(json_agg(w), '[]'::json) from (${how}) w) as how,

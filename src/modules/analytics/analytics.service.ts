@@ -4,7 +4,7 @@ import type { AuthContext } from '../../common/auth/auth-context';
 import { APP_CONFIG, type AppConfig } from '../../common/config/config';
 import { ApiException } from '../../common/errors/api.exception';
 import { folderExists } from '../folders/folders.repository';
-import { findAnalyticsCodes, type AnalyticsCodeFacts } from '../qr-codes/qr-codes.repository';
+import { findAnalyticsCodes, inactiveDynamicCodeIds, type AnalyticsCodeFacts } from '../qr-codes/qr-codes.repository';
 import { analyticsOver, type CodeSet } from './analytics-engine';
 import { parseAnalyticsQuery, parseWorkspaceFilters, type WorkspaceFilters } from './analytics-query';
 import type { AnalyticsDto, WorkspaceAnalyticsDto } from './analytics.dto';
@@ -77,7 +77,14 @@ export class AnalyticsService {
     const sel = parseWorkspaceFilters(query);
     const { codes, body } = await boundedRead(this.em, this.config.analyticsStatementTimeoutMs, signal, async (tx) => {
       const codes = await selectCodes(tx, auth, sel);
-      return { codes, body: await analyticsOver(tx, codeSet(codes, now), req, true) };
+      const set = codeSet(codes, now);
+      const whole = sel.folderId === undefined && sel.tag === undefined && sel.type === undefined && sel.codeIds.length === 0;
+      if (whole) {
+        // The whole workspace: its rollups, minus its trashed and paused codes (while those are the fewer).
+        const excluded = await inactiveDynamicCodeIds(tx, auth);
+        if (excluded.length <= codes.length) set.workspace = { organizationId: auth.organizationId, environment: auth.environment, excluded };
+      }
+      return { codes, body: await analyticsOver(tx, set, req, true) };
     });
     const names = new Map(codes.map((c) => [c.id, c.name]));
     body.qr_codes = (body.qr_codes ?? []).map((c) => ({ ...c, name: names.get(c.id) ?? null }));

@@ -50,9 +50,11 @@ export function scannedEventData(s: InsertedScan): ScannedEventData {
  *   (plus expired), for hourly series, any time zone and hour-of-week; smart-URL rules are the dimension 'rule'
  *   (value `<rule_id>:<arm>`, rule_id '' for the default destination), only for scans whose record names one;
  * - only the rows `ins` really inserted feed the rollups (scan_days, scan_day_values, scan_value_totals) and
- *   qr_codes.scan_count / last_scan_at, so the counters stay exact under redelivery. A batch upserts each rollup row
- *   and each code once, however many of its scans share it: the upserts (and the code row update, which touches every
- *   index of qr_codes) are paid per batch, not per entry of 500.
+ *   qr_codes.scan_count / last_scan_at, so the counters stay exact under redelivery. Each per-code rollup's grouped
+ *   rows (`day_rows`, `hour_rows`, `value_rows`, `total_rows`) also feed its workspace twin (`scan_org_*`, keyed by
+ *   the code's organization and environment from `codes`): a batch adds one row per workspace, day/hour and value.
+ *   A batch upserts each rollup row and each code once, however many of its scans share it: the upserts (and the
+ *   code row update, which touches every index of qr_codes) are paid per batch, not per entry of 500.
  * The two parts on qr_codes are qr-codes' (scanIngestSql, the owner's export). `codes` locks the batch's qr_codes rows
  * first, in id order: two workers storing scans of the same codes queue up
  * behind each other instead of deadlocking on the rollup rows (which belong to those codes). The lock mode (no key
@@ -97,28 +99,46 @@ with input as (
             visit_unique, expired, rule_id, arm
 ), counted as (
   select * from ins where not expired
+), day_rows as (
+  select qr_code_id, (scanned_at at time zone 'UTC')::date as day, count(*) as n, count(*) filter (where visit_unique) as u,
+         min(scanned_at) as first_at, max(scanned_at) as last_at
+    from counted group by 1, 2
 ), per_day as (
   insert into scan_days as d (qr_code_id, day, count, uniques, first_at, last_at)
-  select qr_code_id, (scanned_at at time zone 'UTC')::date, count(*), count(*) filter (where visit_unique), min(scanned_at), max(scanned_at)
-    from counted group by 1, 2 order by 1, 2
+  select qr_code_id, day, n, u, first_at, last_at from day_rows order by 1, 2
   on conflict (qr_code_id, day) do update
      set count = d.count + excluded.count,
          uniques = d.uniques + excluded.uniques,
          first_at = least(d.first_at, excluded.first_at),
          last_at = greatest(d.last_at, excluded.last_at)
   returning 1
+), org_day as (
+  insert into scan_org_days as d (organization_id, environment, day, count, uniques)
+  select c.organization_id, c.environment, r.day, sum(r.n), sum(r.u) from day_rows r join codes c on c.id = r.qr_code_id
+   group by 1, 2, 3 order by 1, 2, 3
+  on conflict (organization_id, environment, day) do update set count = d.count + excluded.count, uniques = d.uniques + excluded.uniques
+  returning 1
+), hour_rows as (
+  select qr_code_id, date_trunc('hour', scanned_at at time zone 'UTC') at time zone 'UTC' as hour,
+         count(*) filter (where not expired) as n, count(*) filter (where visit_unique) as u, count(*) filter (where expired) as x,
+         min(scanned_at) filter (where not expired) as first_at, max(scanned_at) filter (where not expired) as last_at
+    from ins group by 1, 2
 ), per_hour as (
   insert into scan_hours as h (qr_code_id, hour, count, uniques, expired, first_at, last_at)
-  select qr_code_id, date_trunc('hour', scanned_at at time zone 'UTC') at time zone 'UTC',
-         count(*) filter (where not expired), count(*) filter (where visit_unique), count(*) filter (where expired),
-         min(scanned_at) filter (where not expired), max(scanned_at) filter (where not expired)
-    from ins group by 1, 2 order by 1, 2
+  select qr_code_id, hour, n, u, x, first_at, last_at from hour_rows order by 1, 2
   on conflict (qr_code_id, hour) do update
      set count = h.count + excluded.count,
          uniques = h.uniques + excluded.uniques,
          expired = h.expired + excluded.expired,
          first_at = least(h.first_at, excluded.first_at),
          last_at = greatest(h.last_at, excluded.last_at)
+  returning 1
+), org_hour as (
+  insert into scan_org_hours as h (organization_id, environment, hour, count, uniques, expired)
+  select c.organization_id, c.environment, r.hour, sum(r.n), sum(r.u), sum(r.x) from hour_rows r join codes c on c.id = r.qr_code_id
+   group by 1, 2, 3 order by 1, 2, 3
+  on conflict (organization_id, environment, hour) do update
+     set count = h.count + excluded.count, uniques = h.uniques + excluded.uniques, expired = h.expired + excluded.expired
   returning 1
 ), combos as (
   select qr_code_id, (scanned_at at time zone 'UTC')::date as day, country, city, device, os, browser, referrer, language,
@@ -132,15 +152,31 @@ with input as (
                               ('browser', coalesce(c.browser, '')), ('referrer', coalesce(c.referrer, '')),
                               ('language', coalesce(c.language, '')), ('rule', c.rule)) as x(dimension, value)
    where x.value is not null
+), value_rows as (
+  select qr_code_id, dimension, day, value, sum(n) as n from dims group by 1, 2, 3, 4
 ), per_value as (
   insert into scan_day_values as v (qr_code_id, dimension, day, value, count)
-  select qr_code_id, dimension, day, value, sum(n) from dims group by 1, 2, 3, 4 order by 1, 2, 3, 4
+  select qr_code_id, dimension, day, value, n from value_rows order by 1, 2, 3, 4
   on conflict (qr_code_id, dimension, day, value) do update set count = v.count + excluded.count
   returning 1
+), org_value as (
+  insert into scan_org_day_values as v (organization_id, environment, dimension, day, value, count)
+  select c.organization_id, c.environment, r.dimension, r.day, r.value, sum(r.n) from value_rows r join codes c on c.id = r.qr_code_id
+   group by 1, 2, 3, 4, 5 order by 1, 2, 3, 4, 5
+  on conflict (organization_id, environment, dimension, day, value) do update set count = v.count + excluded.count
+  returning 1
+), total_rows as (
+  select qr_code_id, dimension, value, sum(n) as n from value_rows group by 1, 2, 3
 ), per_total as (
   insert into scan_value_totals as t (qr_code_id, dimension, value, count)
-  select qr_code_id, dimension, value, sum(n) from dims group by 1, 2, 3 order by 1, 2, 3
+  select qr_code_id, dimension, value, n from total_rows order by 1, 2, 3
   on conflict (qr_code_id, dimension, value) do update set count = t.count + excluded.count
+  returning 1
+), org_total as (
+  insert into scan_org_value_totals as t (organization_id, environment, dimension, value, count)
+  select c.organization_id, c.environment, r.dimension, r.value, sum(r.n) from total_rows r join codes c on c.id = r.qr_code_id
+   group by 1, 2, 3, 4 order by 1, 2, 3, 4
+  on conflict (organization_id, environment, dimension, value) do update set count = t.count + excluded.count
   returning 1
 ), per_code as (
   ${scanIngestSql.addScans('counted')}

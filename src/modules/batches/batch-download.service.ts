@@ -38,9 +38,10 @@ export class BatchDownloadService {
     return { filename: `${batch.id}.zip`, archive };
   }
 
-  /** Draws ahead of the archive by at most three images and writes each once the archive has room for it: the pace
-   * is the client's. Above 1,500 px the PNG child process draws two at once and the third waits in the api (as a
-   * request, not pixels), so the child starts its next image the moment one is done; only encoded bytes reach the api. */
+  /** Draws ahead of the archive, in order, by as many images as are drawn at once and one more, and writes each once
+   * the archive has room for it: the pace is the client's. Above 1,500 px the renderer children (one per core) draw
+   * two each at once and the one more waits in the api (as a request, not pixels), so a child starts its next image
+   * the moment one is done; only encoded bytes reach the api. */
   private async fill(auth: AuthContext, batchId: string, items: BatchItemRow[], archive: Archiver, req: ImageRequest): Promise<void> {
     const { format } = req;
     try {
@@ -51,7 +52,7 @@ export class BatchDownloadService {
       const completed = items.filter((i) => i.status === 'completed');
       const names = new Map(completed.map((i) => [i.qr_code_id, i.name]));
       const source = this.qrCodes.downloadables(auth, completed.map((i) => i.qr_code_id));
-      const ahead = 3;
+      const ahead = this.qrCodes.drawsAtOnce(req) + 1;
       const pending: Array<Promise<Drawn>> = [];
       let exhausted = false;
       const top = async () => {

@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 import { ApiException } from '../../common/errors/api.exception';
 import { parseDesign } from '../rendering/design';
-import { PngRenderProcess } from './png-render-process';
+import { PngRenderPool, PngRenderProcess } from './png-render-process';
 
 describe('PngRenderProcess', () => {
   const renderer = new PngRenderProcess(2);
@@ -15,5 +15,26 @@ describe('PngRenderProcess', () => {
     const refused = await renderer.render('x'.repeat(200), design, null, 100).catch((err: unknown) => err);
     expect(refused).toBeInstanceOf(ApiException);
     expect((refused as ApiException).extras.field).toBe('size');
+  }, 120_000);
+});
+
+describe('PngRenderPool', () => {
+  it('spreads concurrent images over its children, each drawing two at once, and answers each request with its own image', async () => {
+    const pool = new PngRenderPool(2, 200, 2);
+    const spy = jest.spyOn(PngRenderProcess.prototype, 'render');
+    try {
+      expect(pool.capacity).toBe(4);
+      const design = parseDesign({ colors: { foreground: '#1a237e' } });
+      const sizes = [1600, 1700, 1800, 1900, 2000];
+      const pngs = await Promise.all(sizes.map((size, i) => pool.render(`https://scan.example/Pool${i}`, design, null, size)));
+      for (const [i, png] of pngs.entries()) expect(await sharp(png).metadata()).toMatchObject({ format: 'png', width: sizes[i] });
+      // Five requests on two children of two places each: 3 + 2 (the fifth waits at the first child).
+      const used = spy.mock.contexts;
+      expect(new Set(used).size).toBe(2);
+      expect(used.filter((c) => c === used[0]).length).toBe(3);
+    } finally {
+      spy.mockRestore();
+      pool.stop();
+    }
   }, 120_000);
 });

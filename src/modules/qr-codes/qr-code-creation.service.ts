@@ -9,7 +9,7 @@ import { QrCode, type QrKind } from './qr-code.entity';
 import { QrCodeImagesService, type StoragePins } from './qr-code-images.service';
 
 export type { StoragePins };
-import { presentQrCode, scanOrigin, shortUrl } from './qr-code.presenter';
+import { presentQrCode, scanOrigin, shortUrl, type PresentableCode } from './qr-code.presenter';
 import type { QrCodeDto } from './dto/qr-code-response.dto';
 import { assertGs1IdentifierFree, assertRoomFor, planCountOf } from './qr-code-limits';
 import { codeDomainError } from '../domains/code-domain';
@@ -50,7 +50,7 @@ export class QrCodeCreationService {
   }
 
   /** The QR code object (QrCodeDto), also the `data` of qr.* events: the one place that knows the URLs it needs. */
-  present(code: QrCode): QrCodeDto {
+  present(code: PresentableCode): QrCodeDto {
     return presentQrCode(code, { scanBaseUrl: this.config.scanBaseUrl, imageUrl: (k) => this.images.url(k) });
   }
 

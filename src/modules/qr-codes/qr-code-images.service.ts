@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../../common/config/config';
 import { EntityManager } from '@mikro-orm/postgresql';
 import { ImagesService } from '../images/images.service';
 import type { Design } from '../rendering/design';
 import type { ImageRequest } from '../rendering/image-request';
-import { RenderingService } from '../rendering/rendering.service';
+import { PNG_CONCURRENCY, RenderingService } from '../rendering/rendering.service';
 import { decodeImage, type ScannabilityReport } from '../rendering/scannability';
 import { holdKeys, pinKeys, queueUnusedKeys, sweepStorageDeletes, unpinKeys } from './image-references.repository';
-import { OUT_OF_PROCESS_PNG_SIZE, PngRenderProcess } from './png-render-process';
+import { OUT_OF_PROCESS_PNG_SIZE, PngRenderPool } from './png-render-process';
+import { PinQueue } from './pin-queue';
 
 /** A writer's pins: every object it stores is pinned under its token (image-references.repository.ts) until unpin(),
  * so no concurrent delete of the same content-addressed key removes it before the writer's code refers to it. */
@@ -23,14 +25,19 @@ export interface StoragePins {
  */
 @Injectable()
 export class QrCodeImagesService implements OnModuleDestroy {
-  /** Large PNGs are drawn in a child process (png-render-process.ts): the process's memory stays flat. */
-  private readonly bigPngs = new PngRenderProcess();
+  /** Large PNGs are drawn in renderer child processes (png-render-process.ts): the process's memory stays flat. */
+  private readonly bigPngs: PngRenderPool;
+  /** Each writer's pin queue, by token, from pins() to unpin(). */
+  private readonly pinQueues = new Map<string, PinQueue>();
 
   constructor(
     private readonly em: EntityManager,
     private readonly rendering: RenderingService,
     private readonly images: ImagesService,
-  ) {}
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.bigPngs = new PngRenderPool(config.pngRenderProcesses);
+  }
 
   /** Payloads (with their error correction) known to fit: a batch checks the same placeholder short URL for each of
    * its dynamic items, and encoding is the costliest part of drawing a code. */
@@ -48,24 +55,33 @@ export class QrCodeImagesService implements OnModuleDestroy {
   /** New pins for a writer: pass them to prepareLogo and store, and unpin them once its codes are committed (or it
    * gave up), in a `finally`. */
   pins(): StoragePins {
-    return { token: randomUUID() };
+    const token = randomUUID();
+    this.pinQueues.set(token, new PinQueue((keys) => pinKeys(this.em.fork(), token, keys)));
+    return { token };
+  }
+
+  /** Pins `key` for the writer; returns once the pin is committed. */
+  private pin(pins: StoragePins, key: string): Promise<void> {
+    const queue = this.pinQueues.get(pins.token);
+    return queue ? queue.pin(key) : pinKeys(this.em.fork(), pins.token, [key]);
   }
 
   /** The writer is done: its pins go, and what it stored but did not reference is deleted now (unless shared). */
   async unpin(pins: StoragePins): Promise<void> {
+    this.pinQueues.delete(pins.token);
     const left = await unpinKeys(this.em.fork(), pins.token);
     if (left.length) await this.deleteQueued(left);
   }
 
   /** The stored logo of a design (fetched, checked, pinned and stored once), or null when it has none. */
   async prepareLogo(design: Design, pins: StoragePins): Promise<string | null> {
-    return design.logo ? this.images.prepareLogo(design.logo.url, (key) => pinKeys(this.em.fork(), pins.token, [key])) : null;
+    return design.logo ? this.images.prepareLogo(design.logo.url, (key) => this.pin(pins, key)) : null;
   }
 
   /** Draws the code's SVG, pins and stores it; returns its key. */
   async store(payload: string, design: Design, logoKey: string | null, pins: StoragePins): Promise<string> {
     const svg = await this.rendering.renderSvg(payload, design, await this.logo(design, logoKey));
-    return this.images.storeSvg(svg, (key) => pinKeys(this.em.fork(), pins.token, [key]));
+    return this.images.storeSvg(svg, (key) => this.pin(pins, key));
   }
 
   onModuleDestroy(): void {
@@ -84,6 +100,13 @@ export class QrCodeImagesService implements OnModuleDestroy {
     if (format === 'svg') return this.rendering.renderSvg(payload, design, logo, size);
     if (format === 'pdf') return this.rendering.renderPdf(payload, design, logo, req.printMm);
     return size > OUT_OF_PROCESS_PNG_SIZE ? this.bigPngs.render(payload, design, logo, size, format) : this.rendering.renderRaster(format, payload, design, logo, size);
+  }
+
+  /** How many images of this kind are drawn at once: a caller drawing ahead (a batch ZIP) keeps that many requests
+   * open, and one more, so that no renderer waits for it. */
+  drawsAtOnce(req: ImageRequest): number {
+    const { format, size } = req;
+    return (format === 'png' || format === 'webp') && size > OUT_OF_PROCESS_PNG_SIZE ? this.bigPngs.capacity : PNG_CONCURRENCY;
   }
 
   /** The logo of a design checked and normalized but not stored (previews), or null without a logo. */

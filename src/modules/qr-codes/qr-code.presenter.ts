@@ -19,8 +19,16 @@ export function shortUrl(code: Pick<QrCode, 'kind' | 'shortCode' | 'domainHostna
   return code.kind === 'dynamic' ? `${scanOrigin(code, scanBaseUrl)}/${code.shortCode}` : null;
 }
 
+/** What the QR code object is made of: a loaded entity, or a list row read without the ORM (qr-codes.list.ts). */
+export type PresentableCode = Pick<
+  QrCode,
+  | 'id' | 'kind' | 'name' | 'type' | 'shortCode' | 'domainId' | 'domainHostname' | 'target' | 'design' | 'folderId' | 'tags'
+  | 'imageKey' | 'logoKey' | 'isActive' | 'scanCount' | 'leadCount' | 'expiresAt' | 'maxScans' | 'expiredUrl' | 'passwordHash'
+  | 'environment' | 'status' | 'deletedAt' | 'createdAt' | 'updatedAt'
+>;
+
 /** The QR code object (QrCodeDto). Also the `data` of qr.* events. */
-export function presentQrCode(code: QrCode, urls: PresentUrls): QrCodeDto {
+export function presentQrCode(code: PresentableCode, urls: PresentUrls): QrCodeDto {
   const handler = storedType(code.type);
   // A type encoding a URL of its own (GS1 Digital Link) reports it as the short URL of its dynamic codes.
   const origin = scanOrigin(code, urls.scanBaseUrl);

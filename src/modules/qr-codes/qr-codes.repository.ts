@@ -206,6 +206,16 @@ export async function findAnalyticsCodes(
   }));
 }
 
+/** Dynamic codes of the caller's workspace and environment that analytics leave out (trashed or paused): the workspace
+ * rollups count them, so a whole-workspace answer takes their per-code rollups back out. */
+export async function inactiveDynamicCodeIds(em: EntityManager, scope: Pick<AuthContext, 'organizationId' | 'environment'>): Promise<string[]> {
+  const rows = await em.execute<{ id: string }[]>(
+    `select id from qr_codes where organization_id = ? and environment = ? and kind = 'dynamic' and status <> 'live' order by id`,
+    [scope.organizationId, scope.environment],
+  );
+  return rows.map((r) => r.id);
+}
+
 /** The argon2id hash of a code's password (link controls), or null: read only to check a password a visitor typed. */
 export async function passwordHashOf(em: EntityManager, codeId: string): Promise<string | null> {
   const rows = await em.execute<{ password_hash: string | null }[]>('select password_hash from qr_codes where id = ?', [codeId]);

@@ -27,6 +27,7 @@ import { gs1Kind } from '../gs1/gs1-kind';
 import { targetDraft } from './qr-code-draft';
 import { QrCodeImagesService, type StoragePins } from './qr-code-images.service';
 import { listQrCodes } from './qr-codes.list';
+import type { PresentableCode } from './qr-code.presenter';
 import { type CodeDraft, QrCodeCreationService } from './qr-code-creation.service';
 import { templateDesign } from '../templates/templates.repository';
 import { FieldReader } from '../targets/fields';
@@ -52,7 +53,7 @@ export class QrCodesService {
   }
 
   /** The QR code object (one presenter: QrCodeCreationService.present, which the creation path uses too). */
-  private present(code: QrCode): QrCodeDto {
+  private present(code: PresentableCode): QrCodeDto {
     return this.creation.present(code);
   }
 
@@ -331,6 +332,11 @@ export class QrCodesService {
   /** The live codes among `ids` (workspace and environment of `auth`, read 100 at a time), each with a `draw` the
    * caller runs when it wants the image: a 1,000-image archive holds only the images it is about to write. Codes gone
    * since are yielded with `code: null`. */
+  /** How many images like `req` are drawn at once (a batch ZIP draws that many ahead, and one more). */
+  drawsAtOnce(req: ImageRequest): number {
+    return this.images.drawsAtOnce(req);
+  }
+
   async *downloadables(auth: AuthContext, ids: string[]): AsyncGenerator<{ id: string; code: QrCodeDto | null; draw(req: ImageRequest): Promise<Buffer | string> }> {
     for (let i = 0; i < ids.length; i += 100) {
       const page = ids.slice(i, i + 100);

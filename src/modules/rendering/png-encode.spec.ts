@@ -1,6 +1,6 @@
 import { inflateSync } from 'node:zlib';
 import sharp from 'sharp';
-import { encodeGreyPng } from './png-encode';
+import { encodeGreyPng, encodePalettePng } from './png-encode';
 
 /** Bands of repeated rows (as a QR code's modules make), a row of every grey level, and noise. */
 function sample(width: number, height: number): Buffer {
@@ -58,5 +58,28 @@ describe('encodeGreyPng', () => {
     const px = sample(width, height);
     const png = await encodeGreyPng(px, width, height, Buffer.alloc((width + 1) * height * 2, 0xab));
     expect(Buffer.compare(await sharp(png).extractChannel(0).raw().toBuffer(), px)).toBe(0);
+  });
+});
+
+describe('encodePalettePng', () => {
+  it('writes an indexed PNG whose pixels decode to the palette colours of the indices it was given', async () => {
+    const width = 120;
+    const height = 40;
+    const indices = sample(width, height).map((v) => v % 5);
+    const plte = Buffer.from([255, 255, 255, 26, 35, 126, 0, 77, 64, 183, 28, 28, 10, 20, 30]);
+    const png = await encodePalettePng(indices, width, height, Buffer.alloc((width + 1) * height), plte);
+    const meta = await sharp(png).metadata();
+    expect(meta).toMatchObject({ format: 'png', width, height, isPalette: true });
+    const rgb = await sharp(png).removeAlpha().raw().toBuffer();
+    const expected = Buffer.alloc(width * height * 3);
+    indices.forEach((i, p) => plte.copy(expected, p * 3, i * 3, i * 3 + 3));
+    expect(Buffer.compare(rgb, expected)).toBe(0);
+  });
+
+  it('refuses a palette that is empty, longer than 256 entries or not whole RGB triples', () => {
+    const scratch = Buffer.alloc(4);
+    for (const plte of [Buffer.alloc(0), Buffer.alloc(257 * 3), Buffer.alloc(4)]) {
+      expect(() => encodePalettePng(Buffer.alloc(1), 1, 1, scratch, plte)).toThrow(/palette/);
+    }
   });
 });

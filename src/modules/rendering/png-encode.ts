@@ -14,7 +14,20 @@ const deflateAsync = promisify(deflate);
  *
  * `scratch` is where the filtered rows go: at least (width + 1) × height bytes (the caller reuses it).
  */
-export async function encodeGreyPng(pixels: Uint8Array, width: number, height: number, scratch: Buffer): Promise<Buffer> {
+export function encodeGreyPng(pixels: Uint8Array, width: number, height: number, scratch: Buffer): Promise<Buffer> {
+  return encodeOneBytePng(pixels, width, height, scratch, null);
+}
+
+/**
+ * An indexed-colour PNG (colour type 3, 8-bit indices) from one byte a pixel and its palette (`plte`: RGB triples, at
+ * most 256), written as encodeGreyPng writes grey levels: a design of flat colours compresses like a greyscale one.
+ */
+export function encodePalettePng(indices: Uint8Array, width: number, height: number, scratch: Buffer, plte: Buffer): Promise<Buffer> {
+  if (plte.length === 0 || plte.length % 3 !== 0 || plte.length > 768) throw new Error(`a PNG palette holds 1 to 256 RGB triples, not ${plte.length} bytes`);
+  return encodeOneBytePng(indices, width, height, scratch, plte);
+}
+
+async function encodeOneBytePng(pixels: Uint8Array, width: number, height: number, scratch: Buffer, plte: Buffer | null): Promise<Buffer> {
   const stride = width + 1;
   const src = Buffer.from(pixels.buffer, pixels.byteOffset, width * height);
   const rows = scratch.subarray(0, stride * height);
@@ -32,9 +45,10 @@ export async function encodeGreyPng(pixels: Uint8Array, width: number, height: n
   header.writeUInt32BE(width, 0);
   header.writeUInt32BE(height, 4);
   header[8] = 8; // bit depth
-  header[9] = 0; // colour type: greyscale
+  header[9] = plte ? 3 : 0; // colour type: indexed or greyscale
   // compression, filter method and interlace: 0 (deflate, adaptive filter types per row, none)
-  return Buffer.concat([PNG_SIGNATURE, chunk('IHDR', header), chunk('IDAT', idat), chunk('IEND', Buffer.alloc(0))]);
+  const chunks = [PNG_SIGNATURE, chunk('IHDR', header), ...(plte ? [chunk('PLTE', plte)] : []), chunk('IDAT', idat), chunk('IEND', Buffer.alloc(0))];
+  return Buffer.concat(chunks);
 }
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);

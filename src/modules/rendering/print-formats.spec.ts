@@ -187,6 +187,45 @@ describe('PNG drawn straight into pixels (every design)', () => {
     }
   });
 
+  it('writes a flat-colour design (eye colours, a one-colour logo) as a palette PNG that decodes and matches the RGB drawing', async () => {
+    const design = parseDesign({
+      colors: { foreground: '#1a237e' },
+      eye_colors: { frame: '#004d40', ball: '#b71c1c' },
+      shapes: { body: 'dots', eye_frame: 'rounded', eye_ball: 'circle' },
+      logo: { url: 'https://example.com/logo.png' },
+    });
+    for (const size of [300, 4000]) {
+      const png = await rendering.renderPng(LONG, design, logo, size);
+      expect((await sharp(png).metadata()).isPalette).toBe(true);
+      await expectDecodes(png, LONG, `palette ${size}`);
+      // The same design as WebP is drawn in RGB (255 edge levels, 32 here): every pixel within a few levels.
+      if (size === 300) {
+        const fromPalette = await sharp(png).removeAlpha().raw().toBuffer();
+        const fromRgb = await sharp(await rendering.renderWebp(LONG, design, logo, size)).removeAlpha().raw().toBuffer();
+        expect(fromPalette.length).toBe(fromRgb.length);
+        let worst = 0;
+        for (let i = 0; i < fromPalette.length; i++) worst = Math.max(worst, Math.abs(fromPalette[i] - fromRgb[i]));
+        expect(worst).toBeGreaterThan(0);
+        expect(worst).toBeLessThanOrEqual(6);
+      }
+    }
+  });
+
+  it('draws a logo of more colours than a palette holds in RGB, and it decodes', async () => {
+    // A 256-step ramp in each of two channels: thousands of colours.
+    const ramp = Buffer.alloc(256 * 256 * 3);
+    for (let y = 0; y < 256; y++) for (let x = 0; x < 256; x++) ramp.set([x, y, 128], (y * 256 + x) * 3);
+    const manyColours = await sharp(ramp, { raw: { width: 256, height: 256, channels: 3 } }).png().toBuffer();
+    const design = parseDesign({ colors: { foreground: '#1a237e' }, logo: { url: 'https://example.com/logo.png' } });
+    for (let round = 0; round < 2; round++) {
+      // The second time the logo is known not to fit and goes to RGB straight away: the same image.
+      const png = await rendering.renderPng(LONG, design, manyColours, 600);
+      const meta = await sharp(png).metadata();
+      expect([meta.isPalette, meta.channels]).toEqual([false, 3]);
+      await expectDecodes(png, LONG, `many-coloured logo, round ${round}`);
+    }
+  });
+
   it('keeps black-on-white codes one channel, and decodes with eye colours and logos (cleared or not)', async () => {
     const plain = await rendering.renderPng(LONG, parseDesign({}), null, 500);
     expect((await sharp(plain).metadata()).channels).toBe(1);

@@ -3,7 +3,8 @@ import { LRUCache } from 'lru-cache';
 import sharp from 'sharp';
 import type { Design } from './design';
 import { buildScene, type LogoImage, type Matrix, type Paint, pixelSize, longestSide, QUIET_ZONE, type Scene } from './qr-svg';
-import { encodeGreyPng } from './png-encode';
+import { encodeGreyPng, encodePalettePng } from './png-encode';
+import { Palette, PaletteFull } from './raster-palette';
 import { frameStrips } from './raster-frame';
 import { eyeBallStamp, eyeFrameStamp, moduleStamp, type Stamp } from './raster-stamps';
 
@@ -14,8 +15,8 @@ import { eyeBallStamp, eyeFrameStamp, moduleStamp, type Stamp } from './raster-s
  * (`edges[i] = round(i × px per module)`); rounded shapes, dots and eyes are anti-aliased coverage stamps
  * (raster-stamps.ts) painted as runs; a linear gradient is a colour table indexed by x + y, so a run is one copy; the
  * frame is rasterized once per (frame, size) from a small SVG (raster-frame.ts); the logo is resized by sharp once
- * per size and blended in. Greyscale designs (black on white, the usual case) are one channel, a transparent
- * background four.
+ * per size and blended in. Greyscale designs (black on white, the usual case) are one channel, flat-colour PNGs one
+ * byte of palette index a pixel (raster-palette.ts), a transparent background four channels, the rest three.
  */
 
 type Channels = 1 | 3 | 4;
@@ -24,6 +25,8 @@ interface Image {
   data: Buffer;
   width: number;
   channels: Channels;
+  /** Set when the one channel holds palette indices, not grey levels (see raster-palette.ts). */
+  palette: Palette | null;
 }
 
 /** Where a paint's colour for pixel (x, y) is: `src` at `at(x, y)` (for a solid paint `base`, for a linear gradient
@@ -41,15 +44,23 @@ const rgb = (hex: string): [number, number, number] => {
   return [(n >> 16) & 255, (n >> 8) & 255, n & 255];
 };
 
-function colorBytes(hex: string, channels: Channels): Buffer {
+/** A pixel of one colour as the image stores it: a grey level, RGB, RGBA, or an index into the image's palette. */
+function colorBytes(hex: string, channels: Channels, palette: Palette | null): Buffer {
   const [r, g, b] = rgb(hex);
+  if (palette) return Buffer.from([palette.index(r, g, b)]);
   return Buffer.from(channels === 1 ? [r] : channels === 3 ? [r, g, b] : [r, g, b, 255]);
 }
 
-/** Writes a row of `width` pixels of one colour at `at`: runs are copied from it (cheaper than a patterned fill). */
-function writeColorRow(data: Buffer, at: number, hex: string, width: number, channels: Channels): void {
-  const one = colorBytes(hex, channels);
-  for (let i = 0; i < width * channels; i += channels) one.copy(data, at + i);
+/** Writes `count` pixels of `one` at `at`: a byte fill (memset) when all its bytes are equal (white, black, a grey, an
+ * index), else one pixel, then doubled by copies inside the buffer (a patterned fill is several times slower). */
+function fillPixels(data: Buffer, at: number, one: Buffer, count: number): void {
+  const bytes = count * one.length;
+  if (one.every((b) => b === one[0])) {
+    data.fill(one[0], at, at + bytes);
+    return;
+  }
+  one.copy(data, at);
+  for (let done = one.length; done < bytes; done *= 2) data.copyWithin(at + done, at, at + Math.min(done, bytes - done));
 }
 
 /**
@@ -145,6 +156,7 @@ function paintStamp(img: Image, stamp: Stamp, ox: number, oy: number, p: Painter
   const ch = img.channels;
   const d = img.data;
   const src = p.src;
+  const pal = img.palette;
   // Partial pixels: colour from a solid or x + y table inline (one per edge pixel, the hot loop), else at().
   const step = p.kind === 'solid' ? 0 : p.kind === 'linear' ? ch : -1;
   for (let y = 0; y < stamp.h; y++) {
@@ -156,6 +168,10 @@ function paintStamp(img: Image, stamp: Stamp, ox: number, oy: number, p: Painter
       const cov = runs[3 * i + 2];
       if (cov === 255) {
         p.fill(img, py, x0, x1);
+      } else if (pal) {
+        // Palette indices: the blended colour's index (a solid paint only: gradients are never drawn with a palette).
+        const s = src[p.base];
+        for (let o = row + x0; o < row + x1; o++) d[o] = pal.mix(s, d[o], cov);
       } else if (ch === 4 || step < 0) {
         for (let x = x0; x < x1; x++) blend(img, (row + x) * ch, src, p.at(x, py), cov);
       } else {
@@ -203,15 +219,51 @@ function designColors(scene: Scene): string[] {
   return colors;
 }
 
+/** Resized logos whose colours did not fit a palette: they are drawn in RGB straight away next time. */
+const manyColoured = new WeakSet<Buffer>();
+
 export async function drawRaster(m: Matrix, design: Design, logo: LogoImage | null, logoPng: Buffer | null, size: number, format: 'png' | 'webp'): Promise<Buffer> {
   const scene = buildScene(m, design, logo);
   const { canvas } = scene;
+  const k = size / longestSide(canvas);
+  let placed: PlacedLogo | null = null;
+  if (scene.logo && logoPng) {
+    const { box } = scene.logo;
+    const left = Math.round((box.x0 - canvas.x) * k);
+    const top = Math.round((box.y0 - canvas.y) * k);
+    const w = Math.max(1, Math.round((box.x1 - canvas.x) * k) - left);
+    const h = Math.max(1, Math.round((box.y1 - canvas.y) * k) - top);
+    placed = { left, top, w, h, pixels: await resizedLogo(logoPng, w, h) };
+  }
+  const channels: Channels = scene.background === null ? 4 : !placed && designColors(scene).every(isGrey) ? 1 : 3;
+  // A colour PNG of flat colours (no gradient, no frame text, a logo of few colours) is drawn as palette indices, one
+  // byte a pixel like a greyscale one, and written by the same encoder (raster-palette.ts).
+  if (format === 'png' && channels === 3 && !scene.gradient && !scene.framed && !(placed && manyColoured.has(placed.pixels))) {
+    try {
+      return await paintRaster(scene, m, size, placed, 'png', 1, new Palette());
+    } catch (err) {
+      if (!(err instanceof PaletteFull)) throw err;
+      if (placed) manyColoured.add(placed.pixels);
+    }
+  }
+  return paintRaster(scene, m, size, placed, format, channels, null);
+}
+
+interface PlacedLogo {
+  left: number;
+  top: number;
+  w: number;
+  h: number;
+  /** raw RGBA, w × h */
+  pixels: Buffer;
+}
+
+async function paintRaster(scene: Scene, m: Matrix, size: number, placed: PlacedLogo | null, format: 'png' | 'webp', channels: Channels, palette: Palette | null): Promise<Buffer> {
+  const { canvas } = scene;
   const { width, height } = pixelSize(canvas, size);
   const k = size / longestSide(canvas);
-  const hasLogo = !!(scene.logo && logoPng);
-  const channels: Channels = scene.background === null ? 4 : !hasLogo && designColors(scene).every(isGrey) ? 1 : 3;
 
-  // The pixels, then the tail (see solid()): the background row, a row per solid colour, the linear gradient's table.
+  // The pixels, then the tail (see solid()): a row per solid colour, the linear gradient's table.
   const body = scene.layers[scene.bodyLayer];
   const eyeFrames = scene.layers[scene.bodyLayer + 1];
   const eyeBalls = scene.layers[scene.bodyLayer + 2];
@@ -219,7 +271,7 @@ export async function drawRaster(m: Matrix, design: Design, logo: LogoImage | nu
   const rowBytes = width * channels;
   const pixelBytes = rowBytes * height;
   const solidAt = new Map<string, number>();
-  let tail = pixelBytes + rowBytes;
+  let tail = pixelBytes;
   for (const paint of paints) {
     if (paint !== null && !solidAt.has(paint)) {
       solidAt.set(paint, tail);
@@ -229,16 +281,26 @@ export async function drawRaster(m: Matrix, design: Design, logo: LogoImage | nu
   const tableAt = tail;
   if (scene.gradient?.type === 'linear' && paints.includes(null)) tail += (width + height) * channels;
   const data = takeBuffer(tail);
-  const img: Image = { data, width, channels };
-  for (const [paint, at] of solidAt) writeColorRow(data, at, paint, width, channels);
-  // The background: one row, then doubled by copies inside the buffer (a patterned fill is several times slower).
-  if (channels === 4) data.fill(0, 0, pixelBytes);
-  else {
-    writeColorRow(data, pixelBytes, scene.background!, width, channels);
-    data.copyWithin(0, pixelBytes, pixelBytes + rowBytes);
-    for (let done = rowBytes; done < pixelBytes; done *= 2) data.copyWithin(done, 0, Math.min(done, pixelBytes - done));
+  try {
+    const img: Image = { data, width, channels, palette };
+    // The background first: it is the palette's index 0.
+    if (channels === 4) data.fill(0, 0, pixelBytes);
+    else fillPixels(data, 0, colorBytes(scene.background!, channels, palette), width * height);
+    for (const [paint, at] of solidAt) fillPixels(data, at, colorBytes(paint, channels, palette), width);
+    await drawInto(img, scene, m, k, height, tableAt, solidAt, placed);
+    return await encode(img, height, format);
+  } finally {
+    giveBack(data);
   }
+}
 
+async function drawInto(img: Image, scene: Scene, m: Matrix, k: number, height: number, tableAt: number, solidAt: Map<string, number>, placed: PlacedLogo | null): Promise<void> {
+  const { data, width, channels, palette } = img;
+  const { canvas, design } = scene;
+  const rowBytes = width * channels;
+  const body = scene.layers[scene.bodyLayer];
+  const eyeFrames = scene.layers[scene.bodyLayer + 1];
+  const eyeBalls = scene.layers[scene.bodyLayer + 2];
   const n = m.size;
   const q = QUIET_ZONE;
   const total = scene.total;
@@ -332,14 +394,13 @@ export async function drawRaster(m: Matrix, design: Design, logo: LogoImage | nu
     paintStamp(img, eyeBallStamp(design.shapes.eye_ball, design.shapes.eye_frame, xs, ys), xe[ex], ye[ey], ballPaint);
   }
 
-  if (scene.logo && logoPng) {
-    const { box } = scene.logo;
-    const left = Math.round((box.x0 - canvas.x) * k);
-    const top = Math.round((box.y0 - canvas.y) * k);
-    const w = Math.max(1, Math.round((box.x1 - canvas.x) * k) - left);
-    const h = Math.max(1, Math.round((box.y1 - canvas.y) * k) - top);
-    const logoPixels = await resizedLogo(logoPng, w, h);
+  if (placed) {
+    const { left, top, w, h, pixels: logoPixels } = placed;
     for (let y = 0; y < h; y++) {
+      if (palette) {
+        palette.composite(logoPixels, y * w * 4, data, (top + y) * width + left, w);
+        continue;
+      }
       for (let x = 0, s = y * w * 4, o = ((top + y) * width + left) * channels; x < w; x++, s += 4, o += channels) {
         const a = logoPixels[s + 3];
         if (a === 0) continue;
@@ -351,29 +412,28 @@ export async function drawRaster(m: Matrix, design: Design, logo: LogoImage | nu
       }
     }
   }
+}
 
-  try {
-    // A greyscale PNG (black on white, the usual case): written row-filtered with zlib's run-length strategy
-    // (png-encode.ts), several times faster than libvips and smaller.
-    if (format === 'png' && channels === 1) {
-      const scratch = takeBuffer((width + 1) * height);
-      try {
-        return await encodeGreyPng(data, width, height, scratch);
-      } finally {
-        giveBack(scratch);
-      }
+async function encode(img: Image, height: number, format: 'png' | 'webp'): Promise<Buffer> {
+  const { data, width, channels, palette } = img;
+  // A greyscale or palette PNG (black on white, the usual case, or flat colours): written row-filtered with zlib's
+  // run-length strategy (png-encode.ts), several times faster than libvips and smaller.
+  if (format === 'png' && channels === 1) {
+    const scratch = takeBuffer((width + 1) * height);
+    try {
+      return await (palette ? encodePalettePng(data, width, height, scratch, palette.plte()) : encodeGreyPng(data, width, height, scratch));
+    } finally {
+      giveBack(scratch);
     }
-    // WebP: lossless (a QR code is flat colour; lossy artefacts blur module edges), low effort (speed over bytes).
-    // Colour PNG: three or four bytes a pixel, where the encoder is most of the cost, at zlib level 1: about 20 %
-    // faster than level 2 (which is about twice as fast as 6) for files 20–45 % larger (a 4,000 px gradient code:
-    // 1.24 MB instead of 0.86 MB; level 6 gives 0.76 MB).
-    let image = sharp(data.subarray(0, pixelBytes), { raw: { width, height, channels } });
-    // Keep a greyscale image one channel (sharp would otherwise write sRGB).
-    if (channels === 1) image = image.toColourspace('b-w');
-    return await (format === 'webp' ? image.webp({ lossless: true, effort: 1 }) : image.png({ compressionLevel: 1 })).toBuffer();
-  } finally {
-    giveBack(data);
   }
+  // WebP: lossless (a QR code is flat colour; lossy artefacts blur module edges), low effort (speed over bytes).
+  // Colour PNG (a gradient, a frame's anti-aliased text or a many-coloured logo): three or four bytes a pixel, where the
+  // encoder is most of the cost, at zlib level 1: about 20 % faster than level 2 (which is about twice as fast as 6)
+  // for files 20–45 % larger (a 4,000 px gradient code: 1.24 MB instead of 0.86 MB; level 6 gives 0.76 MB).
+  let image = sharp(data.subarray(0, width * channels * height), { raw: { width, height, channels } });
+  // Keep a greyscale image one channel (sharp would otherwise write sRGB).
+  if (channels === 1) image = image.toColourspace('b-w');
+  return (format === 'webp' ? image.webp({ lossless: true, effort: 1 }) : image.png({ compressionLevel: 1 })).toBuffer();
 }
 
 /** Pixel buffers kept for the next image of the same byte size (a batch draws a thousand of one size): allocating

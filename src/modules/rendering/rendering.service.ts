@@ -15,7 +15,8 @@ export type RasterFormat = 'png' | 'webp';
 
 export const PNG_MIN_SIZE = 100;
 export const PNG_MAX_SIZE = 4000;
-const PNG_CONCURRENCY = 2;
+/** Rasters drawn at once per process (a 4,000 px one is a 16–64 MB buffer plus the encoder's). */
+export const PNG_CONCURRENCY = 2;
 
 /** A counting semaphore: at most `size` tasks run at once, the rest wait in order. */
 class Slots {
