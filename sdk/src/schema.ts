@@ -926,7 +926,7 @@ export interface paths {
         };
         /**
          * Raw scans: a cursor list, or every scan streamed as CSV or NDJSON
-         * @description The raw scans (kept SCAN_RETENTION_DAYS) of the selected codes between the days `from` and `to` (in `timezone`). Without `format`: a list, newest first, `limit` per page and `next_cursor`. With `format=csv` or `format=ndjson`: every scan of the range, oldest first, streamed (constant memory on the server). Fields: those of qr.scanned plus id, rule_id, arm, unique and expired; never an address. See docs/analytics.md.
+         * @description The raw scans (kept SCAN_RETENTION_DAYS) of the selected codes between the days `from` and `to` (in `timezone`), optionally only those with given dimension values (`country`, `device`, … as on GET /v1/analytics). Without `format`: a list, newest first, `limit` per page and `next_cursor`. With `format=csv` or `format=ndjson`: every scan of the range, oldest first, streamed (constant memory on the server). Fields: those of qr.scanned plus id, rule_id, arm, unique and expired; never an address. See docs/analytics.md.
          */
         get: operations["Scans_list"];
         put?: never;
@@ -14330,6 +14330,20 @@ export interface operations {
                 limit?: number;
                 /** @description Stream every scan as CSV (header line first) or NDJSON */
                 format?: "csv" | "ndjson";
+                /** @description Only scans whose country is this value (case-insensitive; `Unknown` = not determined). Combine with AND, as on GET /v1/analytics. */
+                country?: string;
+                /** @description Only scans whose city is this value (case-insensitive; `Unknown` = not determined). Combine with AND, as on GET /v1/analytics. */
+                city?: string;
+                /** @description Only scans whose device is this value (case-insensitive; `Unknown` = not determined). Combine with AND, as on GET /v1/analytics. */
+                device?: string;
+                /** @description Only scans whose os is this value (case-insensitive; `Unknown` = not determined). Combine with AND, as on GET /v1/analytics. */
+                os?: string;
+                /** @description Only scans whose browser is this value (case-insensitive; `Unknown` = not determined). Combine with AND, as on GET /v1/analytics. */
+                browser?: string;
+                /** @description Only scans whose referrer is this value (case-insensitive; `Unknown` = not determined). Combine with AND, as on GET /v1/analytics. */
+                referrer?: string;
+                /** @description Only scans whose language is this value (case-insensitive; `Unknown` = not determined). Combine with AND, as on GET /v1/analytics. */
+                language?: string;
                 /** @description Only codes of this folder */
                 folder_id?: string;
                 /** @description Only codes with this tag */

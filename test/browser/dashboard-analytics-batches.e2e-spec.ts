@@ -1,15 +1,12 @@
 import { readFileSync } from 'node:fs';
+import type { Page } from 'playwright-core';
 import { eventually, http } from '../setup/app';
 import {
   atBothWidths,
   expectNoSeriousA11yViolations,
   freshOwner,
-  openDashboardPage,
-  signInWithPassword,
-  startDashboardStack,
-  type DashboardStack,
   type Owner,
-  type WatchedPage,
+  useDashboardStack,
 } from '../setup/browser';
 
 const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1';
@@ -36,20 +33,23 @@ function zipEntries(zip: Buffer): Array<{ name: string; head: Buffer }> {
   return out;
 }
 
+/** Clicks Export CSV and answers the qr_code_id of each scan in the downloaded file. */
+async function exportedCodes(page: Page): Promise<string[]> {
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
+  const [header, ...rows] = readFileSync((await download.path())!, 'utf8').trim().split('\r\n');
+  const column = header.split(',').indexOf('qr_code_id');
+  expect(column).toBeGreaterThanOrEqual(0);
+  return rows.map((r) => r.split(',')[column]);
+}
+
 jest.setTimeout(300_000);
 
 describe('dashboard: analytics and batches', () => {
-  let stack: DashboardStack;
+  const stack = useDashboardStack(24);
   let owner: Owner;
-  const pages: WatchedPage[] = [];
 
   beforeAll(async () => {
-    stack = await startDashboardStack(24);
     owner = await freshOwner(stack);
-  });
-  afterAll(async () => {
-    for (const p of pages) await p.browser.close().catch(() => undefined);
-    await stack?.close();
   });
 
   it('shows a real scan of a code in the live feed and in the chart, by keyboard, with no serious axe violation', async () => {
@@ -57,10 +57,8 @@ describe('dashboard: analytics and batches', () => {
     expect(created.status).toBe(201);
     const code = created.body as { id: string; short_url: string };
 
-    const watched = await openDashboardPage();
-    pages.push(watched);
+    const watched = await stack.signedIn(owner);
     const { page } = watched;
-    await signInWithPassword(page, stack, owner);
     await page.goto(`${stack.appUrl}/codes/${code.id}`);
     // The Analytics tab, reached by keyboard.
     const tab = page.getByRole('tab', { name: 'Analytics' });
@@ -121,10 +119,8 @@ describe('dashboard: analytics and batches', () => {
     expect((await fetch(banner.short_url, { redirect: 'manual', headers: { 'user-agent': DESKTOP_UA } })).status).toBe(302);
     await eventually(async () => (await http(stack.api.origin, 'GET', '/v1/analytics', { key: who.org.apiKey })).body.total_scans === 2 || undefined, 30_000, 'both scans counted');
 
-    const watched = await openDashboardPage();
-    pages.push(watched);
+    const watched = await stack.signedIn(who);
     const { page } = watched;
-    await signInWithPassword(page, stack, who);
     await page.goto(`${stack.appUrl}/analytics`);
     const totals = page.getByRole('list', { name: 'Totals' });
     const codes = page.getByRole('table', { name: 'Codes' });
@@ -137,6 +133,8 @@ describe('dashboard: analytics and batches', () => {
     await eventually(async () => /^1\s+scans/m.test(await totals.innerText()) || undefined, 10_000, 'the tag filter');
     await codes.getByRole('link', { name: 'Flyer' }).waitFor();
     expect(await codes.getByRole('link', { name: 'Banner' }).count()).toBe(0);
+    // The export holds what the screen shows: the tag's code only.
+    expect(await exportedCodes(page)).toEqual([flyer.id]);
     await page.getByLabel('Tag', { exact: true }).selectOption('');
     await page.getByRole('button', { name: 'Show' }).click();
     await eventually(async () => /^2\s+scans/m.test(await totals.innerText()) || undefined, 10_000, 'the tag filter removed');
@@ -149,6 +147,8 @@ describe('dashboard: analytics and batches', () => {
     await eventually(async () => /^1\s+scans/m.test(await totals.innerText()) || undefined, 10_000, 'the device filter');
     await codes.getByRole('link', { name: 'Banner' }).waitFor();
     expect(await codes.getByRole('link', { name: 'Flyer' }).count()).toBe(0);
+    // The export keeps the device filter (device=Desktop on GET /v1/scans).
+    expect(await exportedCodes(page)).toEqual([banner.id]);
     await atBothWidths(page, async (w) => expectNoSeriousA11yViolations(page, `filtered workspace analytics at ${w} px`));
     await page.getByRole('button', { name: 'Remove filter device: Desktop' }).click();
     await eventually(async () => /^2\s+scans/m.test(await totals.innerText()) || undefined, 10_000, 'the device filter removed');
@@ -163,10 +163,8 @@ describe('dashboard: analytics and batches', () => {
   });
 
   it('uploads a 50-row CSV, previews it, shows the progress and downloads a ZIP of 50 images', async () => {
-    const watched = await openDashboardPage();
-    pages.push(watched);
+    const watched = await stack.signedIn(owner);
     const { page } = watched;
-    await signInWithPassword(page, stack, owner);
     await page.goto(`${stack.appUrl}/batches`);
     await page.getByRole('heading', { level: 1, name: 'Batches' }).waitFor();
 
@@ -214,10 +212,8 @@ describe('dashboard: analytics and batches', () => {
     const who = await freshOwner(stack);
     const tpl = await http(stack.api.origin, 'POST', '/v1/templates', { key: who.org.apiKey, body: { name: 'Navy', design: { colors: { foreground: '#1a237e', background: '#ffffff' } } } });
     expect(tpl.status).toBe(201);
-    const watched = await openDashboardPage();
-    pages.push(watched);
+    const watched = await stack.signedIn(who);
     const { page } = watched;
-    await signInWithPassword(page, stack, who);
     await page.goto(`${stack.appUrl}/batches`);
     await page.getByRole('heading', { level: 1, name: 'Batches' }).waitFor();
     const rows = [1, 2, 3].map((i) => `Door ${i},https://example.com/door/${i}`);

@@ -6,30 +6,23 @@ import {
   DESKTOP,
   expectNoSeriousA11yViolations,
   freshOwner,
-  openDashboardPage,
-  signInWithPassword,
-  startDashboardStack,
-  type DashboardStack,
   type Owner,
+  useDashboardStack,
   type WatchedPage,
 } from '../setup/browser';
 
 /** The codes screens: create (URL, Wi-Fi), errors at their field, design with the API's preview, PNG download,
  * re-pointing a code and scanning it on the scan host, the list's filters and bulk actions. */
 describe('dashboard: QR codes', () => {
-  let stack: DashboardStack;
+  const stack = useDashboardStack(21);
   let owner: Owner;
   let watched: WatchedPage;
 
   beforeAll(async () => {
-    stack = await startDashboardStack(21);
     owner = await freshOwner(stack);
-    watched = await openDashboardPage(DESKTOP);
-    await signInWithPassword(watched.page, stack, owner);
+    watched = await stack.signedIn(owner);
   });
   afterAll(async () => {
-    await watched?.browser.close().catch(() => undefined);
-    await stack?.close();
     await closeDecoders();
   });
 

@@ -1,27 +1,19 @@
 import { http } from '../setup/app';
-import { atBothWidths, expectNoSeriousA11yViolations, freshOwner, openDashboardPage, signInWithPassword, startDashboardStack, type DashboardStack, type Owner, type WatchedPage } from '../setup/browser';
+import { atBothWidths, expectNoSeriousA11yViolations, freshOwner, useDashboardStack, type Owner } from '../setup/browser';
 
 jest.setTimeout(300_000);
 
 /** The Content and Rules tabs of a code: saving through PUT /v1/qr-codes/{id}/content, errors at their field, the rule tester. */
 describe('dashboard: hosted-page content and smart-URL rules', () => {
-  let stack: DashboardStack;
+  const stack = useDashboardStack(25);
   let owner: Owner;
-  const pages: WatchedPage[] = [];
 
   beforeAll(async () => {
-    stack = await startDashboardStack(25);
     owner = await freshOwner(stack);
-  });
-  afterAll(async () => {
-    for (const p of pages) await p.browser.close().catch(() => undefined);
-    await stack?.close();
   });
 
   const openTab = async (codeId: string, tab: string) => {
-    const watched = await openDashboardPage();
-    pages.push(watched);
-    await signInWithPassword(watched.page, stack, owner);
+    const watched = await stack.signedIn(owner);
     await watched.page.goto(`${stack.appUrl}/codes/${codeId}`);
     await watched.page.getByRole('tab', { name: tab }).click();
     return watched.page;

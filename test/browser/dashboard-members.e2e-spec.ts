@@ -3,35 +3,17 @@ import { promisify } from 'node:util';
 import { http } from '../setup/app';
 import { addMember, PASSWORD, signIn } from '../setup/members';
 import {
-  DESKTOP,
   expectNoSeriousA11yViolations,
   freshOwner,
   mailedLink,
-  openDashboardPage,
   PHONE,
-  signInWithPassword,
-  startDashboardStack,
-  type DashboardStack,
-  type WatchedPage,
+  useDashboardStack,
 } from '../setup/browser';
 
 /** Invitation acceptance, what a viewer may do, and the workspace switcher. */
 describe('dashboard: invitations, roles and workspaces', () => {
-  let stack: DashboardStack;
-  const pages: WatchedPage[] = [];
-  const open = async (viewport: { width: number; height: number } = DESKTOP) => {
-    const p = await openDashboardPage(viewport);
-    pages.push(p);
-    return p;
-  };
-
-  beforeAll(async () => {
-    stack = await startDashboardStack(22);
-  });
-  afterAll(async () => {
-    for (const p of pages) await p.browser.close().catch(() => undefined);
-    await stack?.close();
-  });
+  const stack = useDashboardStack(22);
+  const { open } = stack;
 
   it('an invited viewer accepts in the browser, sees no way to create a code, and sees the API 403 when forcing one', async () => {
     const owner = await freshOwner(stack);
@@ -74,8 +56,7 @@ describe('dashboard: invitations, roles and workspaces', () => {
     const second = await freshOwner(stack);
     await addMember(stack.api, second.org.organizationId, owner.email, 'editor', null);
     await http(stack.api.origin, 'POST', '/v1/qr-codes', { key: second.org.apiKey, body: { name: 'Second workspace code', target: { type: 'url', destination: 'https://example.com/2' } } });
-    const { page, violations } = await open();
-    await signInWithPassword(page, stack, owner);
+    const { page, violations } = await stack.signedIn(owner);
     const switcher = page.getByLabel('Workspace', { exact: true });
     await switcher.waitFor();
     await expectNoSeriousA11yViolations(page, 'header with the workspace switcher');
@@ -90,8 +71,7 @@ describe('dashboard: invitations, roles and workspaces', () => {
 
   it('creates an API key in the UI, shows its secret once, and the key works with curl until revoked', async () => {
     const owner = await freshOwner(stack);
-    const { page, violations } = await open();
-    await signInWithPassword(page, stack, owner);
+    const { page, violations } = await stack.signedIn(owner);
     await page.getByRole('link', { name: 'API keys', exact: true }).click();
     await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
     await page.getByLabel('Name', { exact: true }).fill('CI pipeline');

@@ -6,12 +6,7 @@ import {
   expectNoSeriousA11yViolations,
   freshOwner,
   mailedLink,
-  openDashboardPage,
-  signInWithPassword,
-  startDashboardStack,
-  type DashboardStack,
-  type Owner,
-  type WatchedPage,
+  useDashboardStack,
 } from '../setup/browser';
 import { TestDnsServer } from '../setup/dns-server';
 import { uniqueHostname } from '../setup/domains';
@@ -33,31 +28,18 @@ async function tabTo(page: Page, name: RegExp, max = 60): Promise<void> {
 /** The workspace-settings screens: folders, tags, templates, domains, webhooks, events, members, audit log, trash. */
 describe('dashboard: workspace settings screens', () => {
   jest.setTimeout(120_000);
-  let stack: DashboardStack;
   let dns: TestDnsServer;
-  const pages: WatchedPage[] = [];
-  const open = async () => {
-    const p = await openDashboardPage();
-    pages.push(p);
-    return p;
-  };
-  const signedIn = async (who: Owner | { email: string; password: string }) => {
-    const p = await open();
-    await signInWithPassword(p.page, stack, who);
-    return p;
-  };
+  beforeAll(async () => {
+    dns = await new TestDnsServer().start();
+  });
+  const stack = useDashboardStack(27, { env: () => ({ DOMAIN_DNS_SERVERS: dns.address, WEBHOOK_ALLOW_HOSTS: '127.0.0.1' }) });
+  const { signedIn } = stack;
   const goTo = async (page: Page, path: string, heading: string) => {
     await page.goto(`${stack.appUrl}${path}`);
     await page.getByRole('heading', { level: 1, name: heading }).waitFor();
   };
 
-  beforeAll(async () => {
-    dns = await new TestDnsServer().start();
-    stack = await startDashboardStack(27, { DOMAIN_DNS_SERVERS: dns.address, WEBHOOK_ALLOW_HOSTS: '127.0.0.1' });
-  });
   afterAll(async () => {
-    for (const p of pages) await p.browser.close().catch(() => undefined);
-    await stack?.close();
     await dns?.stop();
   });
 

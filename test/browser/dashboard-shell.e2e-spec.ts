@@ -1,35 +1,17 @@
-import { http } from '../setup/app';
+import { createCode, http } from '../setup/app';
 import {
   atBothWidths,
-  DESKTOP,
   expectNoSeriousA11yViolations,
   freshOwner,
   mailedLink,
-  openDashboardPage,
   PHONE,
-  signInWithPassword,
-  startDashboardStack,
-  type DashboardStack,
-  type WatchedPage,
+  useDashboardStack,
 } from '../setup/browser';
 
 /** The dashboard at /app/: how the api serves it, signing in and out, and the shell every screen lives in. */
 describe('dashboard: serving, sign-in and shell', () => {
-  let stack: DashboardStack;
-  const pages: WatchedPage[] = [];
-  const open = async (viewport: { width: number; height: number } = DESKTOP) => {
-    const p = await openDashboardPage(viewport);
-    pages.push(p);
-    return p;
-  };
-
-  beforeAll(async () => {
-    stack = await startDashboardStack(20);
-  });
-  afterAll(async () => {
-    for (const p of pages) await p.browser.close().catch(() => undefined);
-    await stack?.close();
-  });
+  const stack = useDashboardStack(20);
+  const { open } = stack;
 
   describe('GET /app/', () => {
     it('answers index.html, not cached, with a CSP that allows no inline script', async () => {
@@ -113,8 +95,7 @@ describe('dashboard: serving, sign-in and shell', () => {
   describe('shell', () => {
     it('has a skip link, navigation to every screen, visible focus and no serious axe violations at 375 and 1280 px', async () => {
       const owner = await freshOwner(stack);
-      const { page, violations } = await open();
-      await signInWithPassword(page, stack, owner);
+      const { page, violations } = await stack.signedIn(owner);
       await atBothWidths(page, async (width) => {
         await page.goto(`${stack.appUrl}/codes`);
         await page.getByRole('heading', { level: 1, name: 'QR codes' }).waitFor();
@@ -140,8 +121,7 @@ describe('dashboard: serving, sign-in and shell', () => {
 
     it('shows a 503 with a Retry that waits out Retry-After, never a blank screen', async () => {
       const owner = await freshOwner(stack);
-      const { page, violations } = await open();
-      await signInWithPassword(page, stack, owner);
+      const { page, violations } = await stack.signedIn(owner);
       let failures = 1;
       await page.route('**/v1/qr-codes?*', async (route) => {
         if (failures-- > 0) {
@@ -162,8 +142,7 @@ describe('dashboard: serving, sign-in and shell', () => {
 
     it('on a 401 refreshes the session once and retries; when the refresh fails too, returns to sign-in', async () => {
       const owner = await freshOwner(stack);
-      const { page } = await open();
-      await signInWithPassword(page, stack, owner);
+      const { page } = await stack.signedIn(owner);
       const refreshes: number[] = [];
       page.on('request', (r) => r.url().endsWith('/v1/session/refresh') && refreshes.push(Date.now()));
       let rejected = 1;
@@ -186,10 +165,65 @@ describe('dashboard: serving, sign-in and shell', () => {
       expect(new URL(page.url()).searchParams.get('next')).toBe('/codes');
     });
 
+    it('keeps the session when a refresh gets no answer (a 503, the network down): a Retry, not the sign-in screen', async () => {
+      const owner = await freshOwner(stack);
+      const { page, violations } = await stack.signedIn(owner);
+      const json = (status: number, code: string, headers: Record<string, string> = {}) => ({
+        status,
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ error: { code, message: code === 'unauthorized' ? 'expired' : 'A backing service is unavailable', request_id: 'req_test' } }),
+      });
+      // A 401 whose refresh meets a 503: the list shows the 503 with its Retry; the person stays signed in.
+      let rejected = 1;
+      await page.route('**/v1/qr-codes?*', async (route) => (rejected-- > 0 ? route.fulfill(json(401, 'unauthorized')) : route.continue()));
+      let unavailable = 1;
+      await page.route('**/v1/session/refresh', async (route) => (unavailable-- > 0 ? route.fulfill(json(503, 'service_unavailable', { 'retry-after': '1' })) : route.continue()));
+      await page.getByRole('link', { name: 'Folders', exact: true }).click();
+      await page.getByRole('link', { name: 'QR codes', exact: true }).click();
+      const alert = page.getByRole('alert').filter({ hasText: 'Service unavailable' });
+      await alert.waitFor();
+      expect(new URL(page.url()).pathname).toBe('/app/codes');
+      await alert.getByRole('button', { name: 'Retry', exact: true }).click();
+      await page.getByText('No codes yet.').waitFor();
+      await page.unroute('**/v1/qr-codes?*');
+      await page.unroute('**/v1/session/refresh');
+
+      // A reload while the API cannot be reached: "Cannot reach the API" with a Retry, then signed in again.
+      await page.route('**/v1/session/refresh', (route) => route.abort('connectionrefused'));
+      await page.reload();
+      const offline = page.getByRole('alert').filter({ hasText: 'Cannot reach the API' });
+      await offline.waitFor();
+      await expectNoSeriousA11yViolations(page, 'session unavailable');
+      await page.unroute('**/v1/session/refresh');
+      await offline.getByRole('button', { name: 'Retry', exact: true }).click();
+      await page.getByRole('heading', { level: 1, name: 'QR codes' }).waitFor();
+      expect(new URL(page.url()).pathname).toBe('/app/codes');
+      expect(violations).toEqual([]);
+    });
+
+    it('pages the codes list by cursor, 25 codes at a time, never asking for them all', async () => {
+      const owner = await freshOwner(stack);
+      for (let i = 1; i <= 27; i++) await createCode(stack.api, owner.org, { name: `Code ${String(i).padStart(2, '0')}`, target: { type: 'url', destination: `https://example.com/${i}` } });
+      const { page } = await stack.signedIn(owner);
+      const asked: URL[] = [];
+      page.on('request', (r) => r.url().includes('/v1/qr-codes?') && asked.push(new URL(r.url())));
+      await page.goto(`${stack.appUrl}/codes`);
+      const table = page.getByRole('table', { name: 'QR codes' });
+      await table.getByRole('link', { name: 'Code 27' }).waitFor();
+      expect(await table.getByRole('row').count()).toBe(26); // the header and 25 codes, newest first
+      const pages = page.getByRole('navigation', { name: 'QR codes pages' });
+      await pages.getByRole('button', { name: 'Next' }).click();
+      await table.getByRole('link', { name: 'Code 01' }).waitFor();
+      expect(await table.getByRole('row').count()).toBe(3);
+      expect(asked.every((u) => u.searchParams.get('limit') === '25')).toBe(true);
+      expect(asked[asked.length - 1].searchParams.get('cursor')).toBeTruthy();
+      await pages.getByRole('button', { name: 'Previous' }).click();
+      await table.getByRole('link', { name: 'Code 27' }).waitFor();
+    });
+
     it('signs out: the refresh cookie no longer works and the app returns to sign-in', async () => {
       const owner = await freshOwner(stack);
-      const { page } = await open();
-      await signInWithPassword(page, stack, owner);
+      const { page } = await stack.signedIn(owner);
       await page.getByRole('button', { name: 'Sign out' }).click();
       await page.getByRole('heading', { level: 1, name: 'Sign in to Scanlink' }).waitFor();
       await page.goto(`${stack.appUrl}/codes`);

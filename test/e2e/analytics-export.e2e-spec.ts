@@ -84,6 +84,22 @@ describe('GET /v1/scans export by COPY', () => {
     expect(nd.text).toBe(rows.map((r) => `${JSON.stringify(r)}\n`).join(''));
   });
 
+  it('applies a dimension filter with quotes, backslashes and other characters as a literal, in the COPY export and the list alike', async () => {
+    const rows = await listed();
+    // Upper-cased where ASCII (the comparison is case-insensitive; non-ASCII case folding follows the database's locale).
+    for (const city of ['Saint-Denis, "Nord"', "it's", 'back\\slash', 'uni é€😀', "x' or '1'='1"]) {
+      const q = `qr_code_id=${codeId}&to=2026-10-01&city=${encodeURIComponent(/^[\x20-\x7e]*$/.test(city) ? city.toUpperCase() : city)}`;
+      const want = rows.filter((r) => r.city?.toLowerCase() === city.toLowerCase());
+      const csv = await http(t.origin, 'GET', `/v1/scans?format=csv&${q}`, { key: org.apiKey });
+      expect([city, csv.status]).toEqual([city, 200]);
+      expect(csv.text).toBe('id,qr_code_id,scanned_at,country,city,device,os,browser,referrer,language,rule_id,arm,unique,expired\r\n' + want.map(csvLine).join(''));
+      const list = await http(t.origin, 'GET', `/v1/scans?${q}`, { key: org.apiKey });
+      expect(list.body.data.map((r: ScanRow) => r.id)).toEqual(want.map((r) => r.id).reverse());
+    }
+    // A scan whose city was not determined matches `Unknown` (none here: every tricky row has one).
+    expect((await http(t.origin, 'GET', `/v1/scans?format=csv&qr_code_id=${codeId}&to=2026-10-01&city=Unknown`, { key: org.apiKey })).text.split('\r\n')).toHaveLength(2);
+  });
+
   it('streams every scan of a larger range, each once, in order', async () => {
     const nd = await http(t.origin, 'GET', `/v1/scans?format=ndjson&qr_code_id=${codeId}`, { key: org.apiKey });
     expect(nd.status).toBe(200);

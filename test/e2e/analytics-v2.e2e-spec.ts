@@ -465,7 +465,9 @@ describe('analytics: uniques, time zones, filters, workspace', () => {
         ['?cursor=nope', 400, 'cursor'],
         ['?limit=0', 400, 'limit'],
         ['?format=csv&limit=5', 400, 'limit'],
-        ['?country=FR', 400, 'country'],
+        ['?country=', 400, 'country'],
+        ['?colour=red', 400, 'colour'],
+        ['?interval=day', 400, 'interval'],
         [`?qr_code_id=${foreign.id}`, 404, undefined],
       ] as const) {
         const res = await get(`/v1/scans${query}`, ws);
@@ -473,6 +475,45 @@ describe('analytics: uniques, time zones, filters, workspace', () => {
       }
       const other = await get(`/v1/scans?cursor=${encodeURIComponent(first.body.next_cursor)}&qr_code_id=${a.id}&limit=3`, ws);
       expect([other.status, other.body.error?.field]).toEqual([400, 'cursor']);
+    });
+
+    it('keeps only the scans with the given dimension values, as GET /v1/analytics counts them, in the list and both exports', async () => {
+      const ws = await createOrg(t, { plan: 'pro' });
+      const a = await createCode(ws, { name: 'A' });
+      const b = await createCode(ws, { name: 'B' });
+      const records = [
+        scan(a, '2026-11-14T10:00:00.000Z', { country: 'FR', device: 'Mobile' }, ws),
+        scan(a, '2026-11-14T10:01:00.000Z', { country: 'DE', device: 'Mobile' }, ws),
+        scan(b, '2026-11-14T10:02:00.000Z', { country: 'FR', device: 'Desktop' }, ws),
+        scan(b, '2026-11-14T10:03:00.000Z', { country: 'FR', device: null }, ws),
+      ];
+      await ingest(records);
+      const ids = (rows: Array<{ id: string }>) => rows.map((r) => r.id);
+      const csvIds = (text: string) =>
+        text
+          .trim()
+          .split('\r\n')
+          .slice(1)
+          .map((l) => l.split(',')[0]);
+      // Case-insensitive, combined with AND and with the code selection; `Unknown` is a value not determined.
+      expect(ids((await get('/v1/scans?country=fr', ws)).body.data)).toEqual([records[3].id, records[2].id, records[0].id]);
+      expect(ids((await get('/v1/scans?country=FR&device=mobile', ws)).body.data)).toEqual([records[0].id]);
+      expect(ids((await get(`/v1/scans?country=FR&qr_code_id=${b.id}`, ws)).body.data)).toEqual([records[3].id, records[2].id]);
+      expect(ids((await get('/v1/scans?device=Unknown', ws)).body.data)).toEqual([records[3].id]);
+      expect((await get('/v1/scans?country=JP', ws)).body.data).toEqual([]);
+      const csv = await get('/v1/scans?format=csv&country=FR&from=2026-11-14&to=2026-11-14&timezone=Europe/Paris', ws);
+      expect(csv.status).toBe(200);
+      expect(csvIds(csv.text)).toEqual([records[0].id, records[2].id, records[3].id]);
+      const nd = await get('/v1/scans?format=ndjson&device=desktop', ws);
+      expect(nd.text.trim().split('\n').map((l) => (JSON.parse(l) as { id: string }).id)).toEqual([records[2].id]);
+      // The same selection counted by GET /v1/analytics.
+      const counted = await get('/v1/analytics?country=FR&device=mobile&from=2026-11-14&to=2026-11-14', ws);
+      expect(counted.body.total_scans).toBe(1);
+      // A cursor is bound to its filters.
+      const page = await get('/v1/scans?country=FR&limit=1', ws);
+      expect(ids((await get(`/v1/scans?country=FR&limit=1&cursor=${encodeURIComponent(page.body.next_cursor)}`, ws)).body.data)).toEqual([records[2].id]);
+      const moved = await get(`/v1/scans?country=DE&limit=1&cursor=${encodeURIComponent(page.body.next_cursor)}`, ws);
+      expect([moved.status, moved.body.error?.field]).toEqual([400, 'cursor']);
     });
   });
 

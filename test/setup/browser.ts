@@ -60,12 +60,13 @@ export interface DashboardStack {
  * Boots the three processes the dashboard needs. `redisDb` is the file's own Redis database (isolatedRedisUrl): the
  * scan stream and queues of this file stay apart from the others'. The api knows its own address (API_BASE_URL), so
  * the links it mails point at it, and the scan host's (SCAN_BASE_URL, IMAGE_BASE_URL), so short URLs scan for real.
+ * `apiPort` (default: a free one) is for a test that must know the api's address first (an SSO provider's callback).
  */
-export async function startDashboardStack(redisDb: number, overrides: Record<string, string> = {}): Promise<DashboardStack> {
+export async function startDashboardStack(redisDb: number, overrides: Record<string, string> = {}, apiPort?: number): Promise<DashboardStack> {
   const REDIS_URL = isolatedRedisUrl(redisDb);
   const dataDir = mailDataDir();
   const scan = await startScan({ REDIS_URL, LOCAL_DATA_DIR: dataDir, ...overrides });
-  const port = await freePort();
+  const port = apiPort ?? (await freePort());
   const origin = `http://127.0.0.1:${port}`;
   const config = testConfig({ REDIS_URL, LOCAL_DATA_DIR: dataDir, API_BASE_URL: `${origin}/v1`, SCAN_BASE_URL: scan.origin, IMAGE_BASE_URL: `${scan.origin}/images`, ...overrides });
   const app: NestFastifyApplication = await createApiApp(config, { logLevel: process.env.TEST_LOG_LEVEL ?? 'silent' });
@@ -109,6 +110,75 @@ export async function openDashboardPage(viewport: { width: number; height: numbe
   const watched = await openWatchedPage({ viewport });
   await watched.context.setExtraHTTPHeaders({ 'x-forwarded-for': `198.51.100.${Math.floor(Math.random() * 250) + 1}` });
   return watched;
+}
+
+/** What a browser test file works with: the stack (the api, scan host and worker), plus pages it closes for you. */
+export interface DashboardHarness extends DashboardStack {
+  /** A fresh page (its own browser and context) at `viewport` (default 1280 px), closed after the file's tests. */
+  open(viewport?: { width: number; height: number }): Promise<WatchedPage>;
+  /** `open`, then signed in with e-mail and password (signInWithPassword). */
+  signedIn(who: { email: string; password: string }, viewport?: { width: number; height: number }): Promise<WatchedPage>;
+}
+
+export interface DashboardStackOptions {
+  /** Environment for the three processes, read when the stack starts (after the file's earlier beforeAll hooks). */
+  env?: () => Record<string, string>;
+  /** The api's port, read when the stack starts; default: a free one. */
+  port?: () => number;
+}
+
+/**
+ * The set-up every browser test file shares: call it in the `describe` body. A `beforeAll` starts the dashboard stack
+ * on the file's own Redis database (`redisDb`: 20 and up, one per file) and an `afterAll` closes every page opened
+ * through it, then the stack. The answer is the stack itself (usable once the hooks ran: `stack.api`, `stack.appUrl`,
+ * freshOwner(stack), …) with `open` and `signedIn`. Hooks a file registers before this call run before the stack starts
+ * (so `env` can name a server they started); its own `afterAll` hooks run after this one's.
+ */
+export function useDashboardStack(redisDb: number, options: DashboardStackOptions = {}): DashboardHarness {
+  let started: DashboardStack | undefined;
+  const pages: WatchedPage[] = [];
+  const stack = (): DashboardStack => {
+    if (!started) throw new Error('the dashboard stack is started by useDashboardStack in beforeAll: use it inside hooks and tests');
+    return started;
+  };
+  beforeAll(async () => {
+    started = await startDashboardStack(redisDb, options.env?.() ?? {}, options.port?.());
+  }, 120_000);
+  afterAll(async () => {
+    for (const p of pages.splice(0)) await p.browser.close().catch(() => undefined);
+    await started?.close();
+    started = undefined;
+  });
+  const open = async (viewport: { width: number; height: number } = DESKTOP): Promise<WatchedPage> => {
+    const p = await openDashboardPage(viewport);
+    pages.push(p);
+    return p;
+  };
+  const harness: DashboardHarness = {
+    get api() {
+      return stack().api;
+    },
+    get scan() {
+      return stack().scan;
+    },
+    get worker() {
+      return stack().worker;
+    },
+    get dataDir() {
+      return stack().dataDir;
+    },
+    get appUrl() {
+      return stack().appUrl;
+    },
+    close: () => stack().close(),
+    open,
+    signedIn: async (who, viewport) => {
+      const p = await open(viewport);
+      await signInWithPassword(p.page, harness, who);
+      return p;
+    },
+  };
+  return harness;
 }
 
 /** Signs in through the sign-in screen with e-mail and password and waits for the codes list. */

@@ -27,12 +27,18 @@ export const AnalyticsQueryDocs = () =>
       schema: { type: 'string', enum: [...INTERVALS], default: 'day' },
       description: `Series step of scans_by_interval (weeks start on Monday, months on the 1st). At most ${MAX_SERIES_POINTS} points (hour: ranges up to 31 days).`,
     }),
+    DimensionFilterDocs('Filters apply to the whole answer and combine with AND.'),
+  );
+
+/** The dimension filters (`country=FR&device=mobile`) of the analytics endpoints and of GET /scans. */
+export const DimensionFilterDocs = (scope: string) =>
+  applyDecorators(
     ...FILTER_DIMENSIONS.map((d) =>
       ApiQuery({
         name: d,
         required: false,
         schema: { type: 'string' },
-        description: `Only scans whose ${d} is this value (case-insensitive; \`Unknown\` = not determined). Filters apply to the whole answer and combine with AND.`,
+        description: `Only scans whose ${d} is this value (case-insensitive; \`Unknown\` = not determined). ${scope}`,
       }),
     ),
   );

@@ -2,7 +2,7 @@ import { Transform, type TransformCallback, type Readable } from 'node:stream';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { escapeLiteral, type Client } from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
-import { CSV_COLUMNS, type ScanSelection } from './scan-export';
+import { CSV_COLUMNS, dimensionConditions, type ScanSelection } from './scan-export';
 
 /**
  * The streamed export (GET /v1/scans?format=csv|ndjson) as one `COPY (select …) TO STDOUT`: PostgreSQL formats every
@@ -49,6 +49,7 @@ export function copySql(sel: ScanSelection, format: 'csv' | 'ndjson'): string {
   const from = `from scans s
       where s.organization_id = ${lit(sel.organizationId)} and s.qr_code_id = any(${lit(`{${ids.join(',')}}`)}::text[])
         and s.scanned_at >= coalesce(${lit(sel.lo)}::timestamptz, '-infinity') and s.scanned_at < coalesce(${lit(sel.hi)}::timestamptz, 'infinity')
+        ${dimensionConditions(sel.filters, lit)}
       order by s.scanned_at, s.id`;
   const select =
     format === 'csv'

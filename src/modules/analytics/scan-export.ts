@@ -1,4 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { UNKNOWN } from './analytics-engine';
+import { FILTER_DIMENSIONS, type FilterDimension } from './analytics-query';
 
 /** One raw scan as GET /v1/scans, its CSV and NDJSON exports and the live feed give it: the qr.scanned fields plus
  * the scan's id, its smart-URL rule and arm, whether it was its visitor's first of the UTC day, and expiry. Never an
@@ -62,6 +64,19 @@ export interface ScanSelection {
   /** Instants, hi exclusive; null = open. */
   lo: string | null;
   hi: string | null;
+  /** Dimension filters (`country=FR`), matched as GET /v1/analytics matches them. */
+  filters: Partial<Record<FilterDimension, string>>;
+}
+
+/**
+ * The dimension filters as SQL conditions on the scans `s`, exactly as the analytics endpoints apply them: compared
+ * case-insensitively, `Unknown` matching a value that was not determined (null). `value` writes a (lower-cased) value
+ * into the statement: a bound-parameter placeholder or an escaped literal.
+ */
+export function dimensionConditions(filters: ScanSelection['filters'], value: (v: string) => string): string {
+  return FILTER_DIMENSIONS.filter((d) => filters[d] !== undefined)
+    .map((d) => `and lower(coalesce(s.${d}, '${UNKNOWN.toLowerCase()}')) = ${value(filters[d]!.toLowerCase())}`)
+    .join(' ');
 }
 
 /**
@@ -77,6 +92,8 @@ export async function scanPage(
 ): Promise<(ScanRow & { at: string })[]> {
   const cmp = order === 'asc' ? '>' : '<';
   const ids = sel.ids.filter((id) => /^[0-9A-Za-z_]+$/.test(id));
+  const filterValues: string[] = [];
+  const filterSql = dimensionConditions(sel.filters, (v) => (filterValues.push(v), '?'));
   const rows = await em.execute<DbRow[]>(
     // The formatted time is not named scanned_at: ORDER BY would take that output column (text) and sort the whole
     // range instead of following the index.
@@ -85,6 +102,7 @@ export async function scanPage(
        from scans s
       where s.organization_id = ? and s.qr_code_id = any(?::text[])
         and s.scanned_at >= coalesce(?::timestamptz, '-infinity') and s.scanned_at < coalesce(?::timestamptz, 'infinity')
+        ${filterSql}
         ${after ? `and (s.scanned_at, s.id) ${cmp} (?::timestamptz, ?)` : ''}
       order by s.scanned_at ${order}, s.id ${order}
       limit ${Math.floor(limit)}`,
@@ -96,6 +114,7 @@ export async function scanPage(
       `{${ids.join(',')}}`,
       sel.lo,
       sel.hi,
+      ...filterValues,
       ...(after ? [after.at, after.id] : []),
     ],
   );

@@ -7,7 +7,7 @@ import { Auth, AuthContext } from '../../common/auth/auth-context';
 import { RequiresScope } from '../../common/auth/decorators';
 import { MAX_PAGE_SIZE } from '../../common/http/pagination';
 import { MAX_CODE_IDS } from './analytics-query';
-import { ScanListDto, WorkspaceSelectionDocs } from './analytics.dto';
+import { DimensionFilterDocs, ScanListDto, WorkspaceSelectionDocs } from './analytics.dto';
 import { clientGone } from './bounded-read';
 import { EXPORT_FORMATS, parseFormat, ScansService } from './scans.service';
 
@@ -26,7 +26,8 @@ export class ScansController {
   @ApiOperation({
     summary: 'Raw scans: a cursor list, or every scan streamed as CSV or NDJSON',
     description:
-      'The raw scans (kept SCAN_RETENTION_DAYS) of the selected codes between the days `from` and `to` (in `timezone`). Without ' +
+      'The raw scans (kept SCAN_RETENTION_DAYS) of the selected codes between the days `from` and `to` (in `timezone`), optionally only ' +
+      'those with given dimension values (`country`, `device`, … as on GET /v1/analytics). Without ' +
       '`format`: a list, newest first, `limit` per page and `next_cursor`. With `format=csv` or `format=ndjson`: every scan of the ' +
       'range, oldest first, streamed (constant memory on the server). Fields: those of qr.scanned plus id, rule_id, arm, unique and ' +
       'expired; never an address. See docs/analytics.md.',
@@ -35,6 +36,7 @@ export class ScansController {
   @ApiQuery({ name: 'to', required: false, schema: { type: 'string', format: 'date' }, description: 'Last day (inclusive)' })
   @ApiQuery({ name: 'timezone', required: false, schema: { type: 'string', default: 'UTC' }, description: 'IANA time zone of `from` and `to`' })
   @WorkspaceSelectionDocs()
+  @DimensionFilterDocs('Combine with AND, as on GET /v1/analytics.')
   @ApiQuery({ name: 'format', required: false, schema: { type: 'string', enum: [...EXPORT_FORMATS] }, description: 'Stream every scan as CSV (header line first) or NDJSON' })
   @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: 25 }, description: 'List page size (without format)' })
   @ApiQuery({ name: 'cursor', required: false, schema: { type: 'string' }, description: 'Opaque, from next_cursor (without format)' })

@@ -35,14 +35,12 @@ export class ScansService {
   /** The selection and range of a request (400s first, then 404s), as ScanSelection. */
   private async selection(auth: AuthContext, query: Record<string, unknown>, em: EntityManager = this.em): Promise<ScanSelection> {
     const req = parseAnalyticsQuery(query, new Date(), [...SELECTION_PARAMS, 'format', 'limit', 'cursor']);
-    const filters = Object.keys(req.filters);
-    if (filters.length) throw ApiException.invalid(filters[0], `${filters[0]} is not a filter of the raw export; select codes with qr_code_id, folder_id, tag or type`);
     if (query.interval !== undefined) throw ApiException.invalid('interval', 'interval is not a parameter of the raw export');
     const sel = parseWorkspaceFilters(query);
     const codes = await selectCodes(em, auth, sel);
     const local = (n: number | null) => (n === null ? null : `${dayString(n)}T00:00:00`);
     const [lo, hi] = await zoneInstants(em, req.timezone, [local(req.range.from), local(req.range.to === null ? null : req.range.to + 1)]);
-    return { organizationId: auth.organizationId, ids: codes.map((c) => c.id), lo, hi };
+    return { organizationId: auth.organizationId, ids: codes.map((c) => c.id), lo, hi, filters: req.filters };
   }
 
   /** The code a live feed is narrowed to (404 when the workspace does not have it), or null for the workspace. */

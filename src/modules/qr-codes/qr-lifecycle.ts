@@ -77,10 +77,18 @@ export async function purgeTrash(
     }
     // Each round deletes and records its deletions in one transaction (the audit log names every purged code; the
     // actor is the scope's: `system` for the worker's retention, `cli` for the operator's command).
+    // The round's codes are locked in id order before any is deleted: scan ingestion locks a batch's codes in id order
+    // before it adds to the workspace rollups, and deleting a code takes its rollups back out of them (a trigger), so
+    // both queue on the codes' rows instead of deadlocking on the workspace's rollup rows.
     const rows = await em.transactional(async (tx) => {
+      const locked = await tx.execute<Array<{ id: string }>>(
+        `select id from qr_codes where ${conditions.join(' and ')} order by id limit ? for update`,
+        [...params, opts.batch ?? 500],
+      );
+      if (locked.length === 0) return [];
       const purged = await tx.execute<Array<PurgedCode & { organization_id: string; short_code: string }>>(
         `with d as (
-           delete from qr_codes where id in (select id from qr_codes where ${conditions.join(' and ')} limit ?)
+           delete from qr_codes where id in (?) and status = 'trashed'
            returning id, organization_id, short_code, image_key, logo_key, domain_id, gs1_key
          ), retired as (
            insert into gs1_retired_identifiers (domain_key, gs1_key, retired_until)
@@ -88,7 +96,7 @@ export async function purgeTrash(
            on conflict (domain_key, gs1_key) do update set retired_until = greatest(gs1_retired_identifiers.retired_until, excluded.retired_until)
          )
          select id, organization_id, short_code, image_key, logo_key from d`,
-        [...params, opts.batch ?? 500, opts.gs1RetirementDays ?? 365],
+        [locked.map((r) => r.id), opts.gs1RetirementDays ?? 365],
       );
       await recordAudit(
         tx,
@@ -106,7 +114,7 @@ export async function purgeTrash(
       if (r.image_key) orphanKeys.add(r.image_key);
       if (r.logo_key) orphanKeys.add(r.logo_key);
     }
-    if (rows.length < (opts.batch ?? 500)) break;
+    if (rows.length === 0 || rows.length < (opts.batch ?? 500)) break;
   }
   // Keys no remaining code uses are queued for deletion (storage_deletes) before this returns: a crash before the
   // caller deletes them leaves them to the worker's sweep.

@@ -14,21 +14,31 @@ export function setSignedOutHandler(fn: () => void): void {
 
 const NO_REFRESH = /\/v1\/session(\/(refresh|link|link\/verify))?$|\/v1\/invitations\/accept$/;
 
-let refreshing: Promise<boolean> | null = null;
+/**
+ * What a refresh came to: a new token in memory (`ok`); no session (`ok: false` without `error`: the refresh cookie is
+ * missing, expired or revoked); or no usable answer (`error`: the network failed, or the API answered 429 or 5xx), when
+ * the session may well still be good, so callers offer a retry rather than the sign-in screen.
+ */
+export type RefreshOutcome = { ok: true } | { ok: false; error?: ApiError };
+
+let refreshing: Promise<RefreshOutcome> | null = null;
 
 /**
  * One `POST /v1/session/refresh` at a time (the API treats a refresh token used twice as stolen and ends the sign-in),
- * shared by every caller that got a 401 meanwhile. Resolves true when a new token is in memory.
+ * shared by every caller that got a 401 meanwhile.
  */
-export function refreshSession(): Promise<boolean> {
-  refreshing ??= (async () => {
+export function refreshSession(): Promise<RefreshOutcome> {
+  refreshing ??= (async (): Promise<RefreshOutcome> => {
     try {
       const res = await fetch('/v1/session/refresh', { method: 'POST', credentials: 'include', headers: { accept: 'application/json' } });
-      if (!res.ok) return false;
-      setSession(fromSessionAnswer(await res.json()));
-      return true;
-    } catch {
-      return false;
+      if (res.ok) {
+        setSession(fromSessionAnswer(await res.json()));
+        return { ok: true };
+      }
+      if (res.status === 429 || res.status >= 500) return { ok: false, error: toApiError(res, await res.json().catch(() => undefined)) };
+      return { ok: false };
+    } catch (err) {
+      return { ok: false, error: networkError(err) };
     } finally {
       setTimeout(() => (refreshing = null), 0);
     }
@@ -38,8 +48,9 @@ export function refreshSession(): Promise<boolean> {
 
 /**
  * The fetch behind every call: the session token as Bearer, the refresh cookie sent (`credentials: 'include'`), and on a
- * 401 one refresh then one retry; when that fails too, the session is dropped and the app goes to sign-in. A network
- * failure becomes an ApiError with status 0 (the screens offer a Retry).
+ * 401 one refresh then one retry; when the refresh says there is no session, the session is dropped and the app goes
+ * to sign-in. A network failure becomes an ApiError with status 0, and a refresh that got no usable answer (network,
+ * 429, 5xx) throws its ApiError: the screens offer a Retry and the session is kept.
  */
 export async function authFetch(request: Request): Promise<Response> {
   const retry = request.clone();
@@ -53,7 +64,9 @@ export async function authFetch(request: Request): Promise<Response> {
   };
   const res = await send(request);
   if (res.status !== 401 || NO_REFRESH.test(new URL(request.url).pathname)) return res;
-  if (await refreshSession()) return send(retry);
+  const refreshed = await refreshSession();
+  if (refreshed.ok) return send(retry);
+  if (refreshed.error) throw refreshed.error;
   setSession(null);
   onSignedOut?.();
   return res;

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { Navigate, NavLink, Outlet, useLocation, useNavigate } from 'react-router';
 import { useSession } from './session-context';
-import { Loading } from './States';
+import { ErrorState, Loading } from './States';
 import { WorkspaceSwitcher } from './WorkspaceSwitcher';
 
 /** Every screen of the signed-in app, in navigation order. */
@@ -26,13 +26,23 @@ export const NAV: ReadonlyArray<{ to: string; label: string }> = [
  * disclosure on a phone) and the main region. Sends signed-out visitors to sign-in, keeping where they were going.
  */
 export function AppShell() {
-  const { status, me, session, signOut } = useSession();
+  const { status, me, session, signOut, restoreError, restore } = useSession();
   const location = useLocation();
   const navigate = useNavigate();
   const [menuOpen, setMenuOpen] = useState(false);
   useEffect(() => setMenuOpen(false), [location.pathname]);
 
   if (status === 'loading') return <Loading label="Signing in…" />;
+  if (status === 'unavailable' && restoreError) {
+    return (
+      <main className="auth-page">
+        <div className="auth-card">
+          <h1>Scanlink</h1>
+          <ErrorState error={restoreError} onRetry={restore} />
+        </div>
+      </main>
+    );
+  }
   if (status === 'signed-out' || !session) {
     const next = location.pathname + location.search;
     return <Navigate to={`/sign-in${next && next !== '/' ? `?next=${encodeURIComponent(next)}` : ''}`} replace />;

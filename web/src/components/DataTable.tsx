@@ -1,4 +1,6 @@
 import type { ReactNode } from 'react';
+import type { PagedList } from '../api/paging';
+import { Empty, ErrorState, Loading, Pager } from './States';
 
 export interface Column<T> {
   key: string;
@@ -11,15 +13,7 @@ export interface Column<T> {
  * A native table (screen readers announce rows and headers) that scrolls sideways on a phone. With `selected` and
  * `onSelectedChange`, each row gets a labelled checkbox and the header a "select all on this page" box.
  */
-export function DataTable<T>({
-  caption,
-  columns,
-  rows,
-  rowId,
-  rowLabel,
-  selected,
-  onSelectedChange,
-}: {
+export interface DataTableProps<T> {
   caption: string;
   columns: Column<T>[];
   rows: T[];
@@ -28,7 +22,9 @@ export function DataTable<T>({
   rowLabel?: (row: T) => string;
   selected?: ReadonlySet<string>;
   onSelectedChange?: (next: Set<string>) => void;
-}) {
+}
+
+export function DataTable<T>({ caption, columns, rows, rowId, rowLabel, selected, onSelectedChange }: DataTableProps<T>) {
   const selectable = Boolean(selected && onSelectedChange);
   const allOnPage = rows.length > 0 && rows.every((r) => selected?.has(rowId(r)));
   return (
@@ -92,5 +88,26 @@ export function DataTable<T>({
         </tbody>
       </table>
     </div>
+  );
+}
+
+/**
+ * One page of a cursor list (usePagedList) as a table, with every state a list screen shows: the load's error with its
+ * Retry, Loading, `empty` when the page has no row, else the DataTable; then Previous / Next (labelled by `label`).
+ */
+export function PagedTable<T>({ list, label, empty, ...table }: Omit<DataTableProps<T>, 'rows'> & { list: PagedList<T>; label: string; empty: ReactNode }) {
+  return (
+    <>
+      {list.error ? (
+        <ErrorState error={list.error} onRetry={list.reload} />
+      ) : list.loading && !list.items.length ? (
+        <Loading />
+      ) : !list.items.length ? (
+        <Empty>{empty}</Empty>
+      ) : (
+        <DataTable {...table} rows={list.items} />
+      )}
+      <Pager list={list} label={label} />
+    </>
   );
 }

@@ -1,5 +1,6 @@
 import { createContext, useCallback, useContext, useEffect, useState, type ReactNode } from 'react';
 import { call, api, refreshSession, rawJson } from '../api/client';
+import type { ApiError } from '../api/errors';
 import { fromSessionAnswer, getSession, onSessionChange, setSession, type SessionInfo } from '../api/session';
 
 export interface Membership {
@@ -16,8 +17,12 @@ export interface Me {
 }
 
 interface SessionState {
-  status: 'loading' | 'signed-in' | 'signed-out';
+  /** `unavailable`: restoring the session on load got no usable answer (network, 429, 5xx); see `restoreError`. */
+  status: 'loading' | 'signed-in' | 'signed-out' | 'unavailable';
   session: SessionInfo | null;
+  restoreError: ApiError | null;
+  /** Asks for the session again (after `unavailable`). */
+  restore(): void;
   me: Me | null;
   /** Roles that may change codes, folders, tags, templates and batches. */
   canEdit: boolean;
@@ -51,10 +56,22 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       }),
     [],
   );
-  useEffect(() => {
-    if (getSession()) return;
-    void refreshSession().then((ok) => !ok && setStatus('signed-out'));
+  const [restoreError, setRestoreError] = useState<ApiError | null>(null);
+  // A reload: a new token from the refresh cookie. An outage is not a sign-out: it is shown with a Retry.
+  const restore = useCallback(() => {
+    setRestoreError(null);
+    setStatus('loading');
+    void refreshSession().then((r) => {
+      if (r.ok) return;
+      if (r.error) {
+        setRestoreError(r.error);
+        setStatus('unavailable');
+      } else setStatus('signed-out');
+    });
   }, []);
+  useEffect(() => {
+    if (!getSession()) restore();
+  }, [restore]);
   useEffect(() => {
     if (!session) return setMe(null);
     let live = true;
@@ -80,6 +97,8 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   const value: SessionState = {
     status,
     session,
+    restoreError,
+    restore,
     me,
     canEdit: ['owner', 'admin', 'editor'].includes(role),
     canManage: ['owner', 'admin'].includes(role),

@@ -125,7 +125,7 @@ export default function AnalyticsView({ codeId }: { codeId?: string }) {
           </button>
         </div>
         <div className="field">
-          <ExportButton codeId={codeId} filters={filters} />
+          <ExportButton codeId={codeId} filters={filters} dims={dims} />
         </div>
       </form>
       <FormError message={errors.general} />
@@ -323,13 +323,18 @@ function SimpleTable({ caption, headers, rows }: { caption: string; headers: str
   );
 }
 
-function ExportButton({ codeId, filters }: { codeId?: string; filters: Filters }) {
+/**
+ * Downloads `GET /v1/scans?format=csv` for what the screen shows: the applied range and time zone, the code (or the
+ * workspace's folder, tag and type selection) and the active dimension filters. `interval` only shapes the chart.
+ */
+function ExportButton({ codeId, filters, dims }: { codeId?: string; filters: Filters; dims: DimensionFilters }) {
   const toast = useToast();
   const [busy, setBusy] = useState(false);
   const run = async () => {
     setBusy(true);
     try {
-      const q = new URLSearchParams({ format: 'csv', from: filters.from, to: filters.to, timezone: filters.timezone });
+      const { interval: _chartOnly, ...selection } = queryOf(filters, dims, !codeId);
+      const q = new URLSearchParams({ format: 'csv', ...selection });
       if (codeId) q.set('qr_code_id', codeId);
       const res = await raw(`/v1/scans?${q}`);
       const url = URL.createObjectURL(await res.blob());

@@ -1,10 +1,10 @@
 import { useState } from 'react';
 import { api, call } from '../../api/client';
 import { usePagedList } from '../../api/paging';
-import { DataTable } from '../../components/DataTable';
+import { PagedTable } from '../../components/DataTable';
 import { TextField } from '../../components/FormField';
 import { useSession } from '../../components/session-context';
-import { Empty, ErrorState, Loading, PageHeader, Pager } from '../../components/States';
+import { PageHeader } from '../../components/States';
 import '../../components/settings-screens.css';
 
 interface Filters {
@@ -79,44 +79,37 @@ export default function Audit() {
           </button>
         </div>
       </form>
-      {list.error ? (
-        <ErrorState error={list.error} onRetry={list.reload} />
-      ) : list.loading && !list.items.length ? (
-        <Loading />
-      ) : !list.items.length ? (
-        <Empty>No audit entries match.</Empty>
-      ) : (
-        <DataTable
-          caption="Audit log entries"
-          rows={list.items}
-          rowId={(a) => a.id}
-          columns={[
-            { key: 'time', header: 'Time', render: (a) => new Date(a.created_at).toLocaleString() },
-            { key: 'actor', header: 'Actor', render: (a) => <>{a.actor.email ?? a.actor.type}<div className="hint">{a.actor.id}</div></> },
-            { key: 'action', header: 'Action', render: (a) => <code>{a.action}</code> },
-            { key: 'resource', header: 'Resource', render: (a) => <>{a.resource.type}<div className="hint">{a.resource.id}</div></> },
-            {
-              key: 'changes',
-              header: 'Changes',
-              render: (a) => {
-                const entries = Object.entries((a.changes ?? {}) as Record<string, unknown>);
-                if (!entries.length) return '—';
-                return (
-                  <ul className="changes">
-                    {entries.map(([field, v]) => (
-                      <li key={field}>
-                        <strong>{field}</strong>: {Array.isArray(v) && v.length === 2 ? `${change(v[0])} → ${change(v[1])}` : change(v)}
-                      </li>
-                    ))}
-                  </ul>
-                );
-              },
+      <PagedTable
+        list={list}
+        label="Audit log"
+        empty="No audit entries match."
+        caption="Audit log entries"
+              rowId={(a) => a.id}
+        columns={[
+          { key: 'time', header: 'Time', render: (a) => new Date(a.created_at).toLocaleString() },
+          { key: 'actor', header: 'Actor', render: (a) => <>{a.actor.email ?? a.actor.type}<div className="hint">{a.actor.id}</div></> },
+          { key: 'action', header: 'Action', render: (a) => <code>{a.action}</code> },
+          { key: 'resource', header: 'Resource', render: (a) => <>{a.resource.type}<div className="hint">{a.resource.id}</div></> },
+          {
+            key: 'changes',
+            header: 'Changes',
+            render: (a) => {
+              const entries = Object.entries((a.changes ?? {}) as Record<string, unknown>);
+              if (!entries.length) return '—';
+              return (
+                <ul className="changes">
+                  {entries.map(([field, v]) => (
+                    <li key={field}>
+                      <strong>{field}</strong>: {Array.isArray(v) && v.length === 2 ? `${change(v[0])} → ${change(v[1])}` : change(v)}
+                    </li>
+                  ))}
+                </ul>
+              );
             },
-            { key: 'request', header: 'Request', render: (a) => <span className="hint">{a.request_id}</span> },
-          ]}
-        />
-      )}
-      <Pager list={list} label="Audit log" />
+          },
+          { key: 'request', header: 'Request', render: (a) => <span className="hint">{a.request_id}</span> },
+        ]}
+      />
     </>
   );
 }

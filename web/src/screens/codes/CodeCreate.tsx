@@ -91,7 +91,7 @@ export default function CodeCreate() {
         )}
         <fieldset>
           <legend>{TYPE_LABELS[type]}</legend>
-          <TargetFields fields={fields} values={values} onChange={setValues} errors={errors.fields} />
+          <TargetFields type={type} fields={fields} values={values} onChange={setValues} errors={errors.fields} />
           {errors.fields.target && <p className="field-error">{errors.fields.target}</p>}
         </fieldset>
         <fieldset>

@@ -214,7 +214,7 @@ function Settings({ code: c, onSaved }: { code: QrCode; onSaved: (c: QrCode) => 
       {editable ? (
         <fieldset disabled={!canEdit}>
           <legend>Destination</legend>
-          <TargetFields fields={fields} values={values} onChange={setValues} errors={errors.fields} />
+          <TargetFields type={c.type} fields={fields} values={values} onChange={setValues} errors={errors.fields} />
           {errors.fields.target && <p className="field-error">{errors.fields.target}</p>}
         </fieldset>
       ) : (

@@ -6,6 +6,7 @@ import { CheckboxField, FormError, SelectField, TextAreaField, TextField } from 
 import { useSession } from '../../components/session-context';
 import { ErrorState, Loading } from '../../components/States';
 import { useToast } from '../../components/Toasts';
+import { FilePicker } from './FilePicker';
 import { blank, CONTENT_SPECS, paths, pick, toBody, type FieldSpec } from './content-spec';
 
 type Json = Record<string, unknown>;
@@ -21,10 +22,10 @@ export default function ContentEditor({ codeId }: { codeId: string }) {
   if (!code.data) return <Loading />;
   const spec = CONTENT_SPECS[code.data.type];
   if (!spec) return <p>This code has no hosted content to edit.</p>;
-  return <ContentForm codeId={codeId} spec={spec} stored={code.data.target} onSaved={code.reload} />;
+  return <ContentForm codeId={codeId} codeType={code.data.type} spec={spec} stored={code.data.target} onSaved={code.reload} />;
 }
 
-function ContentForm({ codeId, spec, stored, onSaved }: { codeId: string; spec: FieldSpec[]; stored: unknown; onSaved: () => void }) {
+function ContentForm({ codeId, codeType, spec, stored, onSaved }: { codeId: string; codeType: string; spec: FieldSpec[]; stored: unknown; onSaved: () => void }) {
   const { canEdit } = useSession();
   const toast = useToast();
   const [value, setValue] = useState<Json>(() => pick(spec, stored));
@@ -51,7 +52,7 @@ function ContentForm({ codeId, spec, stored, onSaved }: { codeId: string; spec: 
     <form onSubmit={(e) => void save(e)} aria-labelledby="content-h" noValidate>
       <h2 id="content-h">Page content</h2>
       <FormError message={errors.general} />
-      <Fields spec={spec} value={value} onChange={setValue} errors={errors.fields} prefix="" context="" disabled={!canEdit} />
+      <Fields spec={spec} value={value} onChange={setValue} errors={errors.fields} prefix="" context="" disabled={!canEdit} codeType={codeType} />
       {canEdit && (
         <button type="submit" className="button" disabled={busy}>
           {busy ? 'Saving…' : 'Save content'}
@@ -61,7 +62,25 @@ function ContentForm({ codeId, spec, stored, onSaved }: { codeId: string; spec: 
   );
 }
 
-function Fields({ spec, value, onChange, errors, prefix, context, disabled }: { spec: FieldSpec[]; value: Json; onChange: (v: Json) => void; errors: Record<string, string>; prefix: string; context: string; disabled: boolean }) {
+function Fields({
+  spec,
+  value,
+  onChange,
+  errors,
+  prefix,
+  context,
+  disabled,
+  codeType,
+}: {
+  spec: FieldSpec[];
+  value: Json;
+  onChange: (v: Json) => void;
+  errors: Record<string, string>;
+  prefix: string;
+  context: string;
+  disabled: boolean;
+  codeType: string;
+}) {
   return (
     <>
       {spec.map((f) => {
@@ -72,6 +91,8 @@ function Fields({ spec, value, onChange, errors, prefix, context, disabled }: { 
         switch (f.kind) {
           case 'textarea':
             return <TextAreaField key={f.key} {...common} value={String(value[f.key] ?? '')} onChange={(e) => set(e.target.value)} />;
+          case 'file':
+            return <FilePicker key={f.key} label={label} codeType={codeType} value={String(value[f.key] ?? '')} onChange={set} error={errors[path]} disabled={disabled} />;
           case 'checkbox':
             return <CheckboxField key={f.key} {...common} checked={value[f.key] === true} onChange={(e) => set(e.target.checked)} />;
           case 'select':
@@ -81,7 +102,7 @@ function Fields({ spec, value, onChange, errors, prefix, context, disabled }: { 
               <fieldset key={f.key}>
                 <legend>{f.label}</legend>
                 <FormError message={errors[path]} />
-                <Fields spec={f.fields} value={(value[f.key] as Json) ?? {}} onChange={set} errors={errors} prefix={path} context={context} disabled={disabled} />
+                <Fields spec={f.fields} value={(value[f.key] as Json) ?? {}} onChange={set} errors={errors} prefix={path} context={context} disabled={disabled} codeType={codeType} />
               </fieldset>
             );
           case 'list': {
@@ -96,7 +117,7 @@ function Fields({ spec, value, onChange, errors, prefix, context, disabled }: { 
                   return (
                     <div key={i} className="list-item">
                       <FormError message={errors[`${path}.${i}`]} />
-                      <Fields spec={f.fields} value={it} onChange={(x) => setItem(i, x)} errors={errors} prefix={`${path}.${i}`} context={name} disabled={disabled} />
+                      <Fields spec={f.fields} value={it} onChange={(x) => setItem(i, x)} errors={errors} prefix={`${path}.${i}`} context={name} disabled={disabled} codeType={codeType} />
                       {!disabled && (
                         <div className="actions">
                           <button type="button" className="button secondary" disabled={i === 0} onClick={() => set(swap(items, i, i - 1))}>

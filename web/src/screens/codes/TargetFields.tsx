@@ -1,11 +1,9 @@
-import { useState } from 'react';
-import { raw } from '../../api/client';
-import { asApiError } from '../../api/errors';
 import { CheckboxField, SelectField, TextAreaField, TextField } from '../../components/FormField';
+import { FilePicker } from './FilePicker';
 import type { FieldDef, Values } from './target-fields';
 
 /** The inputs of a target type's fields (see target-fields.ts), each with its API error. */
-export function TargetFields({ fields, values, onChange, errors }: { fields: FieldDef[]; values: Values; onChange: (v: Values) => void; errors: Record<string, string> }) {
+export function TargetFields({ type, fields, values, onChange, errors }: { type: string; fields: FieldDef[]; values: Values; onChange: (v: Values) => void; errors: Record<string, string> }) {
   const set = (name: string, v: string | boolean) => onChange({ ...values, [name]: v });
   return (
     <>
@@ -27,41 +25,11 @@ export function TargetFields({ fields, values, onChange, errors }: { fields: Fie
           case 'checkbox':
             return <CheckboxField {...common} checked={Boolean(values[f.name])} onChange={(e) => set(f.name, e.target.checked)} />;
           case 'file':
-            return <FileUpload {...common} fileId={value} onUploaded={(id) => set(f.name, id)} />;
+            return <FilePicker label={common.label} codeType={type} value={value} onChange={(id) => set(f.name, id)} error={common.error} />;
           default: {
-            const type = f.kind === 'datetime' ? 'datetime-local' : f.kind === 'number' ? 'text' : f.kind;
-            return <TextField {...common} type={type} inputMode={f.kind === 'number' ? 'decimal' : undefined} value={value} onChange={(e) => set(f.name, e.target.value)} />;
+            const inputType = f.kind === 'datetime' ? 'datetime-local' : f.kind === 'number' ? 'text' : f.kind;
+            return <TextField {...common} type={inputType} inputMode={f.kind === 'number' ? 'decimal' : undefined} value={value} onChange={(e) => set(f.name, e.target.value)} />;
           }
         }
   }
-}
-
-/** Uploads a file (`POST /v1/files`, one multipart part named `file`) and hands its id to the form. */
-function FileUpload({ label, hint, error, fileId, onUploaded }: { label: string; hint?: string; error?: string; fileId: string; onUploaded: (id: string) => void }) {
-  const [busy, setBusy] = useState(false);
-  const [uploadError, setUploadError] = useState<string>();
-  return (
-    <TextField
-      label={label}
-      type="file"
-      hint={busy ? 'Uploading…' : fileId ? `Uploaded (${fileId})` : hint}
-      error={uploadError ?? error}
-      onChange={async (e) => {
-        const file = e.target.files?.[0];
-        if (!file) return;
-        setBusy(true);
-        setUploadError(undefined);
-        try {
-          const form = new FormData();
-          form.append('file', file);
-          const res = await raw('/v1/files', { method: 'POST', body: form });
-          onUploaded(((await res.json()) as { id: string }).id);
-        } catch (err) {
-          setUploadError(asApiError(err).message);
-        } finally {
-          setBusy(false);
-        }
-      }}
-    />
-  );
 }

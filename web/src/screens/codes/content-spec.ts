@@ -5,12 +5,13 @@
  */
 export type FieldSpec =
   | { key: string; label: string; kind: 'text' | 'url' | 'email' | 'textarea' | 'checkbox'; hint?: string }
+  | { key: string; label: string; kind: 'file'; hint?: string }
   | { key: string; label: string; kind: 'select'; options: readonly string[]; hint?: string }
   | { key: string; label: string; kind: 'list'; item: string; fields: FieldSpec[]; max?: number }
   | { key: string; label: string; kind: 'group'; fields: FieldSpec[] };
 
 const FILE: FieldSpec[] = [
-  { key: 'file_id', label: 'File id', kind: 'text', hint: 'A fil_… id of a file uploaded with POST /v1/files' },
+  { key: 'file_id', label: 'File', kind: 'file' },
   { key: 'title', label: 'Title', kind: 'text' },
   { key: 'description', label: 'Description', kind: 'textarea' },
 ];

@@ -3,10 +3,10 @@ import { api, call, type Schemas } from '../../api/client';
 import { asApiError, fieldErrors } from '../../api/errors';
 import { usePagedList } from '../../api/paging';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
-import { DataTable } from '../../components/DataTable';
+import { PagedTable } from '../../components/DataTable';
 import { FormError, TextField } from '../../components/FormField';
 import { useSession } from '../../components/session-context';
-import { Empty, ErrorState, Loading, PageHeader, Pager } from '../../components/States';
+import { PageHeader } from '../../components/States';
 import { useToast } from '../../components/Toasts';
 import '../../components/settings-screens.css';
 
@@ -76,74 +76,67 @@ export default function Folders() {
         <p className="hint">Your role can view folders but not change them.</p>
       )}
       <h2>All folders</h2>
-      {list.error ? (
-        <ErrorState error={list.error} onRetry={list.reload} />
-      ) : list.loading && !list.items.length ? (
-        <Loading />
-      ) : !list.items.length ? (
-        <Empty>No folders yet.</Empty>
-      ) : (
-        <DataTable
-          caption="Folders"
-          rows={list.items}
-          rowId={(f) => f.id}
-          columns={[
-            {
-              key: 'name',
-              header: 'Name',
-              render: (f) =>
-                editing?.id === f.id ? (
-                  <form
-                    aria-label={`Rename ${f.name}`}
-                    onSubmit={(e) => {
-                      e.preventDefault();
-                      void rename();
-                    }}
-                  >
-                    <FormError message={editing.errors.general} />
-                    <TextField
-                      label="New name"
-                      name="name"
-                      autoFocus
-                      maxLength={255}
-                      value={editing.name}
-                      onChange={(e) => setEditing({ ...editing, name: e.target.value })}
-                      error={editing.errors.fields.name}
-                    />
-                    <div className="actions">
-                      <button type="submit" className="button">
-                        Save
-                      </button>
-                      <button type="button" className="button secondary" onClick={() => setEditing(null)}>
-                        Cancel
-                      </button>
-                    </div>
-                  </form>
-                ) : (
-                  f.name
-                ),
-            },
-            { key: 'id', header: 'Id', render: (f) => <code>{f.id}</code> },
-            { key: 'created', header: 'Created', render: (f) => new Date(f.created_at).toLocaleString() },
-            {
-              key: 'actions',
-              header: 'Actions',
-              render: (f) =>
-                canEdit && editing?.id !== f.id ? (
+      <PagedTable
+        list={list}
+        label="Folders"
+        empty="No folders yet."
+        caption="Folders"
+              rowId={(f) => f.id}
+        columns={[
+          {
+            key: 'name',
+            header: 'Name',
+            render: (f) =>
+              editing?.id === f.id ? (
+                <form
+                  aria-label={`Rename ${f.name}`}
+                  onSubmit={(e) => {
+                    e.preventDefault();
+                    void rename();
+                  }}
+                >
+                  <FormError message={editing.errors.general} />
+                  <TextField
+                    label="New name"
+                    name="name"
+                    autoFocus
+                    maxLength={255}
+                    value={editing.name}
+                    onChange={(e) => setEditing({ ...editing, name: e.target.value })}
+                    error={editing.errors.fields.name}
+                  />
                   <div className="actions">
-                    <button type="button" className="button secondary" aria-label={`Rename ${f.name}`} onClick={() => setEditing({ id: f.id, name: f.name, errors: { fields: {} } })}>
-                      Rename
+                    <button type="submit" className="button">
+                      Save
                     </button>
-                    <button type="button" className="button danger" aria-label={`Delete ${f.name}`} onClick={() => setDeleting(f)}>
-                      Delete
+                    <button type="button" className="button secondary" onClick={() => setEditing(null)}>
+                      Cancel
                     </button>
                   </div>
-                ) : null,
-            },
-          ]}
-        />
-      )}
-      <Pager list={list} label="Folders" />
+                </form>
+              ) : (
+                f.name
+              ),
+          },
+          { key: 'id', header: 'Id', render: (f) => <code>{f.id}</code> },
+          { key: 'created', header: 'Created', render: (f) => new Date(f.created_at).toLocaleString() },
+          {
+            key: 'actions',
+            header: 'Actions',
+            render: (f) =>
+              canEdit && editing?.id !== f.id ? (
+                <div className="actions">
+                  <button type="button" className="button secondary" aria-label={`Rename ${f.name}`} onClick={() => setEditing({ id: f.id, name: f.name, errors: { fields: {} } })}>
+                    Rename
+                  </button>
+                  <button type="button" className="button danger" aria-label={`Delete ${f.name}`} onClick={() => setDeleting(f)}>
+                    Delete
+                  </button>
+                </div>
+              ) : null,
+          },
+        ]}
+      />
       <ConfirmDialog
         isOpen={deleting !== null}
         onOpenChange={(open) => !open && setDeleting(null)}

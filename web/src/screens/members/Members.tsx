@@ -3,10 +3,10 @@ import { api, call, type Schemas } from '../../api/client';
 import { asApiError, fieldErrors } from '../../api/errors';
 import { usePagedList } from '../../api/paging';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
-import { DataTable } from '../../components/DataTable';
+import { PagedTable } from '../../components/DataTable';
 import { FormError, SelectField, TextField } from '../../components/FormField';
 import { useSession } from '../../components/session-context';
-import { Empty, ErrorState, Loading, PageHeader, Pager } from '../../components/States';
+import { PageHeader } from '../../components/States';
 import { useToast } from '../../components/Toasts';
 import '../../components/settings-screens.css';
 
@@ -102,88 +102,81 @@ export default function Members() {
         <p className="hint">Only admins and owners invite members and change roles.</p>
       )}
       <h2>People in this workspace</h2>
-      {list.error ? (
-        <ErrorState error={list.error} onRetry={list.reload} />
-      ) : list.loading && !list.items.length ? (
-        <Loading />
-      ) : !list.items.length ? (
-        <Empty>No members.</Empty>
-      ) : (
-        <DataTable
-          caption="Members and invitations"
-          rows={list.items}
-          rowId={(m) => m.id}
-          columns={[
-            {
-              key: 'who',
-              header: 'Member',
-              render: (m) => (
-                <>
-                  {m.user.name && <div>{m.user.name}</div>}
-                  <div>{m.user.email}</div>
-                </>
+      <PagedTable
+        list={list}
+        label="Members"
+        empty="No members."
+        caption="Members and invitations"
+              rowId={(m) => m.id}
+        columns={[
+          {
+            key: 'who',
+            header: 'Member',
+            render: (m) => (
+              <>
+                {m.user.name && <div>{m.user.name}</div>}
+                <div>{m.user.email}</div>
+              </>
+            ),
+          },
+          {
+            key: 'status',
+            header: 'Status',
+            render: (m) => (
+              <>
+                <span className={`badge badge-${m.status}`}>{m.status === 'invited' ? 'Invited' : 'Active'}</span>
+                {m.status === 'invited' && m.invitation_expires_at && (
+                  <div className="hint">{new Date(m.invitation_expires_at).getTime() < Date.now() ? 'Expired' : `Expires ${new Date(m.invitation_expires_at).toLocaleDateString()}`}</div>
+                )}
+              </>
+            ),
+          },
+          {
+            key: 'role',
+            header: 'Role',
+            render: (m) =>
+              canManage && (m.role !== 'owner' || isOwner) ? (
+                <SelectField
+                  label={`Role of ${m.user.email}`}
+                  value={m.role}
+                  disabled={busy === m.id}
+                  onChange={(e) => void changeRole(m, e.target.value as Role)}
+                  options={roles.map((r) => ({ value: r.value, label: r.value }))}
+                />
+              ) : (
+                m.role
               ),
-            },
-            {
-              key: 'status',
-              header: 'Status',
-              render: (m) => (
-                <>
-                  <span className={`badge badge-${m.status}`}>{m.status === 'invited' ? 'Invited' : 'Active'}</span>
-                  {m.status === 'invited' && m.invitation_expires_at && (
-                    <div className="hint">{new Date(m.invitation_expires_at).getTime() < Date.now() ? 'Expired' : `Expires ${new Date(m.invitation_expires_at).toLocaleDateString()}`}</div>
-                  )}
-                </>
-              ),
-            },
-            {
-              key: 'role',
-              header: 'Role',
-              render: (m) =>
-                canManage && (m.role !== 'owner' || isOwner) ? (
-                  <SelectField
-                    label={`Role of ${m.user.email}`}
-                    value={m.role}
-                    disabled={busy === m.id}
-                    onChange={(e) => void changeRole(m, e.target.value as Role)}
-                    options={roles.map((r) => ({ value: r.value, label: r.value }))}
-                  />
-                ) : (
-                  m.role
-                ),
-            },
-            {
-              key: 'actions',
-              header: 'Actions',
-              render: (m) =>
-                canManage ? (
-                  <div className="actions">
-                    {m.status === 'invited' && (
-                      <button
-                        type="button"
-                        className="button secondary"
-                        disabled={busy === m.user.email}
-                        aria-label={`Resend invitation to ${m.user.email}`}
-                        onClick={() => void invite({ email: m.user.email, role: m.role }, true)}
-                      >
-                        Resend
-                      </button>
-                    )}
+          },
+          {
+            key: 'actions',
+            header: 'Actions',
+            render: (m) =>
+              canManage ? (
+                <div className="actions">
+                  {m.status === 'invited' && (
                     <button
                       type="button"
-                      className="button danger"
-                      aria-label={m.status === 'invited' ? `Cancel invitation of ${m.user.email}` : `Remove ${m.user.email}`}
-                      onClick={() => setRemoving(m)}
+                      className="button secondary"
+                      disabled={busy === m.user.email}
+                      aria-label={`Resend invitation to ${m.user.email}`}
+                      onClick={() => void invite({ email: m.user.email, role: m.role }, true)}
                     >
-                      {m.status === 'invited' ? 'Cancel invitation' : 'Remove'}
+                      Resend
                     </button>
-                  </div>
-                ) : null,
-            },
-          ]}
-        />
-      )}
-      <Pager list={list} label="Members" />
+                  )}
+                  <button
+                    type="button"
+                    className="button danger"
+                    aria-label={m.status === 'invited' ? `Cancel invitation of ${m.user.email}` : `Remove ${m.user.email}`}
+                    onClick={() => setRemoving(m)}
+                  >
+                    {m.status === 'invited' ? 'Cancel invitation' : 'Remove'}
+                  </button>
+                </div>
+              ) : null,
+          },
+        ]}
+      />
       <ConfirmDialog
         isOpen={removing !== null}
         onOpenChange={(o) => !o && setRemoving(null)}

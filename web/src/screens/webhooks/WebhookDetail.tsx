@@ -5,10 +5,10 @@ import { asApiError } from '../../api/errors';
 import { useLoad, usePagedList } from '../../api/paging';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { CopyButton } from '../../components/CopyButton';
-import { DataTable } from '../../components/DataTable';
+import { PagedTable } from '../../components/DataTable';
 import { SelectField } from '../../components/FormField';
 import { useSession } from '../../components/session-context';
-import { Empty, ErrorState, Loading, PageHeader, Pager } from '../../components/States';
+import { ErrorState, Loading, PageHeader } from '../../components/States';
 import { useToast } from '../../components/Toasts';
 import { StatusBadge } from './StatusBadge';
 import '../../components/settings-screens.css';
@@ -154,40 +154,33 @@ export default function WebhookDetail() {
           Refresh deliveries
         </button>
       </div>
-      {deliveries.error ? (
-        <ErrorState error={deliveries.error} onRetry={deliveries.reload} />
-      ) : deliveries.loading && !deliveries.items.length ? (
-        <Loading />
-      ) : !deliveries.items.length ? (
-        <Empty>No deliveries{status ? ` with status ${status}` : ''} in the last 30 days.</Empty>
-      ) : (
-        <DataTable
-          caption="Deliveries"
-          rows={deliveries.items}
-          rowId={(d) => d.id}
-          columns={[
-            { key: 'created', header: 'Time', render: (d) => new Date(d.created_at).toLocaleString() },
-            { key: 'type', header: 'Event', render: (d) => d.event_type },
-            { key: 'status', header: 'Status', render: (d) => <span className={`badge badge-${d.status}`}>{d.status}</span> },
-            { key: 'code', header: 'HTTP status', render: (d) => (d.status_code ? String(d.status_code) : '—') },
-            { key: 'attempts', header: 'Attempts', render: (d) => String(d.attempts) },
-            { key: 'latency', header: 'Latency', render: (d) => (d.latency_ms != null ? `${d.latency_ms} ms` : '—') },
-            {
-              key: 'detail',
-              header: 'Detail',
-              render: (d) => (
-                <details>
-                  <summary>Response of {d.id}</summary>
-                  {d.error && <p className="field-error">{d.error}</p>}
-                  {d.next_attempt_at && <p>Next attempt: {new Date(d.next_attempt_at).toLocaleString()}</p>}
-                  <pre className="json">{d.response_body || '(empty body)'}</pre>
-                </details>
-              ),
-            },
-          ]}
-        />
-      )}
-      <Pager list={deliveries} label="Deliveries" />
+      <PagedTable
+        list={deliveries}
+        label="Deliveries"
+        empty={<>No deliveries{status ? ` with status ${status}` : ''} in the last 30 days.</>}
+        caption="Deliveries"
+              rowId={(d) => d.id}
+        columns={[
+          { key: 'created', header: 'Time', render: (d) => new Date(d.created_at).toLocaleString() },
+          { key: 'type', header: 'Event', render: (d) => d.event_type },
+          { key: 'status', header: 'Status', render: (d) => <span className={`badge badge-${d.status}`}>{d.status}</span> },
+          { key: 'code', header: 'HTTP status', render: (d) => (d.status_code ? String(d.status_code) : '—') },
+          { key: 'attempts', header: 'Attempts', render: (d) => String(d.attempts) },
+          { key: 'latency', header: 'Latency', render: (d) => (d.latency_ms != null ? `${d.latency_ms} ms` : '—') },
+          {
+            key: 'detail',
+            header: 'Detail',
+            render: (d) => (
+              <details>
+                <summary>Response of {d.id}</summary>
+                {d.error && <p className="field-error">{d.error}</p>}
+                {d.next_attempt_at && <p>Next attempt: {new Date(d.next_attempt_at).toLocaleString()}</p>}
+                <pre className="json">{d.response_body || '(empty body)'}</pre>
+              </details>
+            ),
+          },
+        ]}
+      />
       <ConfirmDialog
         isOpen={confirm === 'rotate'}
         onOpenChange={(o) => !o && setConfirm(null)}

@@ -4,10 +4,10 @@ import { api, call, type Schemas } from '../../api/client';
 import { fieldErrors } from '../../api/errors';
 import { usePagedList } from '../../api/paging';
 import { CopyButton } from '../../components/CopyButton';
-import { DataTable } from '../../components/DataTable';
+import { PagedTable } from '../../components/DataTable';
 import { CheckboxField, FormError, TextField } from '../../components/FormField';
 import { useSession } from '../../components/session-context';
-import { Empty, ErrorState, Loading, PageHeader, Pager } from '../../components/States';
+import { PageHeader } from '../../components/States';
 import { useToast } from '../../components/Toasts';
 import { EVENT_TYPES, type EventType } from './events';
 import { StatusBadge } from './StatusBadge';
@@ -113,27 +113,20 @@ export default function Webhooks() {
         <p className="hint">Only admins and owners manage webhook endpoints.</p>
       )}
       <h2>Endpoints</h2>
-      {list.error ? (
-        <ErrorState error={list.error} onRetry={list.reload} />
-      ) : list.loading && !list.items.length ? (
-        <Loading />
-      ) : !list.items.length ? (
-        <Empty>No webhook endpoints yet.</Empty>
-      ) : (
-        <DataTable
-          caption="Webhook endpoints"
-          rows={list.items}
-          rowId={(w) => w.id}
-          columns={[
-            { key: 'url', header: 'URL', render: (w) => <Link to={`/webhooks/${w.id}`}>{w.url}</Link> },
-            { key: 'status', header: 'Status', render: (w) => <StatusBadge status={w.status} reason={w.disabled_reason} /> },
-            { key: 'events', header: 'Events', render: (w) => w.events.join(', ') },
-            { key: 'description', header: 'Description', render: (w) => w.description ?? '' },
-            { key: 'failures', header: 'Failures in a row', render: (w) => String(w.consecutive_failures) },
-          ]}
-        />
-      )}
-      <Pager list={list} label="Webhook endpoints" />
+      <PagedTable
+        list={list}
+        label="Webhook endpoints"
+        empty="No webhook endpoints yet."
+        caption="Webhook endpoints"
+              rowId={(w) => w.id}
+        columns={[
+          { key: 'url', header: 'URL', render: (w) => <Link to={`/webhooks/${w.id}`}>{w.url}</Link> },
+          { key: 'status', header: 'Status', render: (w) => <StatusBadge status={w.status} reason={w.disabled_reason} /> },
+          { key: 'events', header: 'Events', render: (w) => w.events.join(', ') },
+          { key: 'description', header: 'Description', render: (w) => w.description ?? '' },
+          { key: 'failures', header: 'Failures in a row', render: (w) => String(w.consecutive_failures) },
+        ]}
+      />
     </>
   );
 }
