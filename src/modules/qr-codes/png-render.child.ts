@@ -1,5 +1,6 @@
-/* The child process of PngRenderProcess: rasterizes large PNGs so their native memory (librsvg, libvips and the
- * allocator's arenas, several hundred MB at 4,000 px) lives and dies outside the api process. One request at a time. */
+/* A child process of PngRenderPool (png-render-process.ts): draws large PNGs and WebPs so their native memory
+ * (the raw pixel buffers, libvips and the allocator's arenas, several hundred MB at 4,000 px) lives and dies outside
+ * the api process. Its parent sends it at most IN_FLIGHT requests at once and answers each by id. */
 import 'reflect-metadata';
 import sharp from 'sharp';
 import { ApiException } from '../../common/errors/api.exception';
@@ -15,7 +16,7 @@ interface Request {
   format?: RasterFormat;
 }
 
-// One image at a time, nothing cached: the least native memory per rasterization.
+// Nothing cached and one libvips thread: the least native memory per image.
 sharp.cache(false);
 sharp.concurrency(1);
 const rendering = new RenderingService();
