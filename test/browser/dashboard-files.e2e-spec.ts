@@ -16,8 +16,11 @@ describe('dashboard: uploading a file for a file code', () => {
   const stack = useDashboardStack(33, { env: () => ({ FILE_MAX_BYTES: '20000', PLANS_FILE: writePlans({ pro: { files: 2, requests_per_minute: 100_000 } }) }) });
   let owner: Owner;
   let watched: WatchedPage;
-  const menu = pdf('Autumn menu');
-  const winter = pdf('Winter menu');
+  // Stored files are content-addressed (`file-<sha256>`) and every test file shares one database, while this stack
+  // keeps its bytes in a storage directory of its own: bytes no other test file uploads, so that an upload elsewhere
+  // never finds these already recorded and skips storing them in its own directory.
+  const menu = pdf('Autumn menu (dashboard files test)');
+  const winter = pdf('Winter menu (dashboard files test)');
 
   beforeAll(async () => {
     owner = await freshOwner(stack);
@@ -47,7 +50,7 @@ describe('dashboard: uploading a file for a file code', () => {
     expect(await errorOf(upload)).toMatch(/PDF|type|accepted/i);
 
     // Over FILE_MAX_BYTES: 413 file_too_large, with what to do.
-    await upload.setInputFiles({ name: 'huge.pdf', mimeType: 'application/pdf', buffer: Buffer.concat([pdf('Huge'), Buffer.alloc(30_000, 32)]) });
+    await upload.setInputFiles({ name: 'huge.pdf', mimeType: 'application/pdf', buffer: Buffer.concat([pdf('Huge (dashboard files test)'), Buffer.alloc(30_000, 32)]) });
     await picker().locator('.field-error').filter({ hasText: 'Choose a smaller file' }).waitFor();
     expect(await errorOf(upload)).toMatch(/smaller file/);
     const listed = await http(stack.api.origin, 'GET', '/v1/files', { key: owner.org.apiKey });
@@ -102,7 +105,7 @@ describe('dashboard: uploading a file for a file code', () => {
     await group.getByLabel('Upload a file').setInputFiles({ name: 'winter.pdf', mimeType: 'application/pdf', buffer: winter });
     await group.getByText('Uploaded winter.pdf').waitFor();
     // A third one is over the plan's 2 files: 403 plan_limit_reached, explained at the field; nothing stored.
-    await group.getByLabel('Upload a file').setInputFiles({ name: 'spring.pdf', mimeType: 'application/pdf', buffer: pdf('Spring menu') });
+    await group.getByLabel('Upload a file').setInputFiles({ name: 'spring.pdf', mimeType: 'application/pdf', buffer: pdf('Spring menu (dashboard files test)') });
     await group.locator('.field-error').filter({ hasText: 'Delete files no code uses' }).waitFor();
     expect(await group.getByLabel('Upload a file').getAttribute('aria-invalid')).toBe('true');
     expect((await http(stack.api.origin, 'GET', '/v1/files', { key: owner.org.apiKey })).body.data).toHaveLength(2);
