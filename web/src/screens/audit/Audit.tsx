@@ -84,7 +84,7 @@ export default function Audit() {
         label="Audit log"
         empty="No audit entries match."
         caption="Audit log entries"
-              rowId={(a) => a.id}
+        rowId={(a) => a.id}
         columns={[
           { key: 'time', header: 'Time', render: (a) => new Date(a.created_at).toLocaleString() },
           { key: 'actor', header: 'Actor', render: (a) => <>{a.actor.email ?? a.actor.type}<div className="hint">{a.actor.id}</div></> },

@@ -81,7 +81,7 @@ export default function Folders() {
         label="Folders"
         empty="No folders yet."
         caption="Folders"
-              rowId={(f) => f.id}
+        rowId={(f) => f.id}
         columns={[
           {
             key: 'name',

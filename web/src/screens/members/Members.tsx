@@ -107,7 +107,7 @@ export default function Members() {
         label="Members"
         empty="No members."
         caption="Members and invitations"
-              rowId={(m) => m.id}
+        rowId={(m) => m.id}
         columns={[
           {
             key: 'who',

@@ -159,7 +159,7 @@ export default function WebhookDetail() {
         label="Deliveries"
         empty={<>No deliveries{status ? ` with status ${status}` : ''} in the last 30 days.</>}
         caption="Deliveries"
-              rowId={(d) => d.id}
+        rowId={(d) => d.id}
         columns={[
           { key: 'created', header: 'Time', render: (d) => new Date(d.created_at).toLocaleString() },
           { key: 'type', header: 'Event', render: (d) => d.event_type },

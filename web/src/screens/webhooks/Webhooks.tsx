@@ -118,7 +118,7 @@ export default function Webhooks() {
         label="Webhook endpoints"
         empty="No webhook endpoints yet."
         caption="Webhook endpoints"
-              rowId={(w) => w.id}
+        rowId={(w) => w.id}
         columns={[
           { key: 'url', header: 'URL', render: (w) => <Link to={`/webhooks/${w.id}`}>{w.url}</Link> },
           { key: 'status', header: 'Status', render: (w) => <StatusBadge status={w.status} reason={w.disabled_reason} /> },
