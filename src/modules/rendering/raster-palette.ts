@@ -6,8 +6,9 @@
  *
  * Edge coverage is kept at 32 levels (5 bits; the RGB path keeps 255): each paint then adds at most 31 edge colours, so
  * three paints and a background take under 100 entries, and the steps (3 % of the contrast) are far below what a
- * print or a screen shows. When a logo (or anything else) needs more than 256 colours, `PaletteFull` is thrown and the
- * image is drawn in RGB instead.
+ * print or a screen shows. A gradient's palette keeps 8 levels, its steps taking most of the entries (qr-raster.ts
+ * paletteRamp). When a logo (or anything else) needs more than 256 colours, `PaletteFull` is thrown and the image is
+ * drawn in RGB instead.
  */
 export class PaletteFull extends Error {
   constructor() {
