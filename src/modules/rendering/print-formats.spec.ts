@@ -322,6 +322,18 @@ describe('gradients as palette PNGs', () => {
     }
   });
 
+  it('draws a gradient with a logo of many colours in RGB (twice: the second time straight away), and it decodes', async () => {
+    const ramp = Buffer.alloc(128 * 128 * 3);
+    for (let y = 0; y < 128; y++) for (let x = 0; x < 128; x++) ramp.set([x * 2, y * 2, 128], (y * 128 + x) * 3);
+    const manyColours = await sharp(ramp, { raw: { width: 128, height: 128, channels: 3 } }).png().toBuffer();
+    for (let round = 0; round < 2; round++) {
+      const png = await rendering.renderPng(LONG, gradient('radial', withLogo), manyColours, 600);
+      const meta = await sharp(png).metadata();
+      expect([round, meta.isPalette, meta.channels]).toEqual([round, false, 3]);
+      await expectDecodes(png, LONG, `gradient, many-coloured logo, round ${round}`);
+    }
+  });
+
   it('draws a gradient wider than the palette allows in RGB, and it decodes', async () => {
     // Dark red to dark blue: 176 levels in two channels, more steps than a palette holds beside its edge colours.
     const design = parseDesign({ gradient: { start: '#b00000', end: '#0000b0', type: 'linear' } });

@@ -338,6 +338,8 @@ function designColors(scene: Scene): string[] {
 
 /** Resized logos whose colours did not fit a palette: they are drawn in RGB straight away next time. */
 const manyColoured = new WeakSet<Buffer>();
+/** The same beside a gradient, which leaves a logo fewer entries: a logo that did not fit there may fit a flat design. */
+const manyColouredBesideGradient = new WeakSet<Buffer>();
 
 export async function drawRaster(m: Matrix, design: Design, logo: LogoImage | null, logoPng: Buffer | null, size: number, format: 'png' | 'webp'): Promise<Buffer> {
   const scene = buildScene(m, design, logo);
@@ -357,12 +359,13 @@ export async function drawRaster(m: Matrix, design: Design, logo: LogoImage | nu
   // as palette indices, one byte a pixel like a greyscale one, and written by the same encoder (raster-palette.ts).
   const g = scene.gradient;
   const fits = !g || gradientSteps(g.start, g.end) <= MAX_GRADIENT_STEPS;
-  if (format === 'png' && channels === 3 && fits && !scene.framed && !(placed && manyColoured.has(placed.pixels))) {
+  const logoMisfits = g ? manyColouredBesideGradient : manyColoured;
+  if (format === 'png' && channels === 3 && fits && !scene.framed && !(placed && logoMisfits.has(placed.pixels))) {
     try {
       return await paintRaster(scene, m, size, placed, 'png', 1, new Palette(g ? GRADIENT_EDGE_LEVELS : undefined));
     } catch (err) {
       if (!(err instanceof PaletteFull)) throw err;
-      if (placed) manyColoured.add(placed.pixels);
+      if (placed) logoMisfits.add(placed.pixels);
     }
   }
   return paintRaster(scene, m, size, placed, format, channels, null);
