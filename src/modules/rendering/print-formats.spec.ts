@@ -334,12 +334,42 @@ describe('gradients as palette PNGs', () => {
     }
   });
 
-  it('draws a gradient wider than the palette allows in RGB, and it decodes', async () => {
-    // Dark red to dark blue: 176 levels in two channels, more steps than a palette holds beside its edge colours.
-    const design = parseDesign({ gradient: { start: '#b00000', end: '#0000b0', type: 'linear' } });
+  it('draws a gradient wider than 160 levels as a palette PNG whose bands differ by at most two levels, and it decodes', async () => {
+    // Dark red to dark blue: 176 levels in two channels, drawn in 160 steps.
+    const design = parseDesign({ shapes: { body: 'square', eye_frame: 'square', eye_ball: 'square' }, gradient: { start: '#b00000', end: '#0000b0', type: 'linear' } });
     const png = await rendering.renderPng(LONG, design, null, 600);
     const meta = await sharp(png).metadata();
-    expect([meta.isPalette, meta.channels]).toEqual([false, 3]);
+    expect([meta.isPalette, meta.channels]).toEqual([true, 3]);
     await expectDecodes(png, LONG, 'wide gradient');
+    const size = 1000;
+    const [fromPalette, fromRgb] = await bothWays(design, size);
+    // Painted pixels of the body (the eyes' anti-aliased rims left out, with a pixel around them): within two levels of
+    // the exact gradient, and neighbours along a row at most two levels apart.
+    const total = imageModules(encodeMatrix(URL, design.error_correction));
+    const n = total - 2 * QUIET_ZONE;
+    const k = size / total;
+    const corners = [
+      [QUIET_ZONE, QUIET_ZONE],
+      [QUIET_ZONE + n - 7, QUIET_ZONE],
+      [QUIET_ZONE, QUIET_ZONE + n - 7],
+    ];
+    const body = (p: number) => {
+      const x = p % size;
+      const y = Math.floor(p / size);
+      return !corners.some(([ex, ey]) => x >= ex * k - 2 && x < (ex + 7) * k + 2 && y >= ey * k - 2 && y < (ey + 7) * k + 2);
+    };
+    const painted = (p: number) => !(fromPalette[3 * p] === 255 && fromPalette[3 * p + 1] === 255 && fromPalette[3 * p + 2] === 255);
+    let worst = 0;
+    let steepest = 0;
+    for (let p = 0; p < size * size - 1; p++) {
+      if ((p + 1) % size === 0 || !body(p) || !painted(p) || !painted(p + 1)) continue;
+      for (let c = 0; c < 3; c++) {
+        worst = Math.max(worst, Math.abs(fromPalette[3 * p + c] - fromRgb[3 * p + c]));
+        steepest = Math.max(steepest, Math.abs(fromPalette[3 * p + 3 + c] - fromPalette[3 * p + c]));
+      }
+    }
+    expect(worst).toBeLessThanOrEqual(2);
+    expect(steepest).toBeLessThanOrEqual(2);
+    expect(steepest).toBeGreaterThan(0);
   });
 });

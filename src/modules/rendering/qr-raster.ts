@@ -95,16 +95,17 @@ function colorTable(start: string, end: string, entries: number, channels: Chann
   return out;
 }
 
-/** The most gradient steps (see paletteRamp) drawn as a palette; a wider gradient is drawn in RGB. */
+/** The most gradient steps (see paletteRamp): a wider gradient's neighbouring bands differ by up to two levels per
+ * channel (255 levels over 160 steps), which leaves the palette room for its edge colours. */
 const MAX_GRADIENT_STEPS = 160;
 /** Edge coverage levels in a palette image with a gradient (32 without one). */
 const GRADIENT_EDGE_LEVELS = 8;
 
-/** The largest difference of a channel between the gradient's two ends. */
+/** The largest difference of a channel between the gradient's two ends, at most MAX_GRADIENT_STEPS. */
 function gradientSteps(start: string, end: string): number {
   const a = rgb(start);
   const b = rgb(end);
-  return Math.max(1, ...a.map((v, c) => Math.abs(b[c] - v)));
+  return Math.min(MAX_GRADIENT_STEPS, Math.max(1, ...a.map((v, c) => Math.abs(b[c] - v))));
 }
 
 interface PaletteRamp {
@@ -116,7 +117,8 @@ interface PaletteRamp {
 
 /**
  * A gradient in a palette image: its colours as `steps + 1` entries (gradientSteps), so that neighbouring bands differ
- * by at most one level in each channel: a smooth gradient stays as smooth as 8 bits a channel make it. Anti-aliased
+ * by at most one level in each channel (two for a gradient wider than MAX_GRADIENT_STEPS levels): a smooth gradient
+ * stays smooth. Anti-aliased
  * edges mix a coarser version of the gradient (as many groups of neighbouring steps as the palette has room for, each
  * mixed from its middle step) with what lies under them, at GRADIENT_EDGE_LEVELS coverage levels, so that edges take
  * a bounded number of entries; an edge pixel is then off the RGB drawing by at most half a group's span times its
@@ -355,12 +357,11 @@ export async function drawRaster(m: Matrix, design: Design, logo: LogoImage | nu
     placed = { left, top, w, h, pixels: await resizedLogo(logoPng, w, h) };
   }
   const channels: Channels = scene.background === null ? 4 : !placed && designColors(scene).every(isGrey) ? 1 : 3;
-  // A colour PNG of flat colours or a gradient that fits (gradientSteps; no frame text, a logo of few colours) is drawn
-  // as palette indices, one byte a pixel like a greyscale one, and written by the same encoder (raster-palette.ts).
+  // A colour PNG of flat colours or a gradient (no frame text, a logo of few colours) is drawn as palette indices, one
+  // byte a pixel like a greyscale one, and written by the same encoder (raster-palette.ts).
   const g = scene.gradient;
-  const fits = !g || gradientSteps(g.start, g.end) <= MAX_GRADIENT_STEPS;
   const logoMisfits = g ? manyColouredBesideGradient : manyColoured;
-  if (format === 'png' && channels === 3 && fits && !scene.framed && !(placed && logoMisfits.has(placed.pixels))) {
+  if (format === 'png' && channels === 3 && !scene.framed && !(placed && logoMisfits.has(placed.pixels))) {
     try {
       return await paintRaster(scene, m, size, placed, 'png', 1, new Palette(g ? GRADIENT_EDGE_LEVELS : undefined));
     } catch (err) {
@@ -549,10 +550,10 @@ async function encode(img: Image, height: number, format: 'png' | 'webp'): Promi
     }
   }
   // WebP: lossless (a QR code is flat colour; lossy artefacts blur module edges), low effort (speed over bytes).
-  // Colour PNG (a frame's anti-aliased text, a many-coloured logo, a gradient too wide for a palette): three or four
-  // bytes a pixel, where the encoder is most of the cost, at zlib level 1: about 20 % faster than level 2 (which is
-  // about twice as fast as 6) for files 20–45 % larger (a 4,000 px gradient code in RGB: 1.24 MB instead of 0.86 MB;
-  // level 6 gives 0.76 MB).
+  // Colour PNG (a frame's anti-aliased text, a many-coloured logo, a palette too full for a gradient's edges): three
+  // or four bytes a pixel, where the encoder is most of the cost, at zlib level 1: about 20 % faster than level 2
+  // (which is about twice as fast as 6) for files 20–45 % larger (a 4,000 px gradient code in RGB: 1.24 MB instead of
+  // 0.86 MB; level 6 gives 0.76 MB).
   let image = sharp(data.subarray(0, width * channels * height), { raw: { width, height, channels } });
   // Keep a greyscale image one channel (sharp would otherwise write sRGB).
   if (channels === 1) image = image.toColourspace('b-w');
