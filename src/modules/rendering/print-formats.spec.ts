@@ -270,25 +270,30 @@ describe('gradients as palette PNGs', () => {
     return [fromPalette, fromRgb];
   }
 
-  it.each(['linear', 'radial'] as const)('%s: square modules (whole pixels, no edges) within one level of the exact gradient, no banding', async (type) => {
-    const design = parseDesign({ shapes: { body: 'square', eye_frame: 'square', eye_ball: 'square' }, gradient: { start: '#0b3d91', end: '#8b0000', type } });
+  /** Whether pixel `p` of a `size` px image of `design` (bothWays' payload) lies outside the eyes and a pixel around
+   * them: the eyes' edges are anti-aliased (8 levels in a palette image, 255 in RGB). */
+  function outsideEyes(design: Design, size: number): (p: number) => boolean {
     const total = imageModules(encodeMatrix(URL, design.error_correction));
     const n = total - 2 * QUIET_ZONE;
+    const k = size / total;
+    const corners = [
+      [QUIET_ZONE, QUIET_ZONE],
+      [QUIET_ZONE + n - 7, QUIET_ZONE],
+      [QUIET_ZONE, QUIET_ZONE + n - 7],
+    ];
+    return (p) => {
+      const x = p % size;
+      const y = Math.floor(p / size);
+      return !corners.some(([ex, ey]) => x >= ex * k - 2 && x < (ex + 7) * k + 2 && y >= ey * k - 2 && y < (ey + 7) * k + 2);
+    };
+  }
+
+  it.each(['linear', 'radial'] as const)('%s: square modules (whole pixels, no edges) within one level of the exact gradient, no banding', async (type) => {
+    const design = parseDesign({ shapes: { body: 'square', eye_frame: 'square', eye_ball: 'square' }, gradient: { start: '#0b3d91', end: '#8b0000', type } });
     for (const size of [300, 1000]) {
       const [fromPalette, fromRgb] = await bothWays(design, size);
       expect((await sharp(await rendering.renderPng(URL, design, null, size)).metadata()).isPalette).toBe(true);
-      // The eyes' edges are anti-aliased (kept at 8 levels here, 255 in RGB): left out, with a pixel around them.
-      const k = size / total;
-      const corners = [
-        [QUIET_ZONE, QUIET_ZONE],
-        [QUIET_ZONE + n - 7, QUIET_ZONE],
-        [QUIET_ZONE, QUIET_ZONE + n - 7],
-      ];
-      const body = (p: number) => {
-        const x = p % size;
-        const y = Math.floor(p / size);
-        return !corners.some(([ex, ey]) => x >= ex * k - 2 && x < (ex + 7) * k + 2 && y >= ey * k - 2 && y < (ey + 7) * k + 2);
-      };
+      const body = outsideEyes(design, size);
       let worst = 0;
       for (let i = 0; i < fromPalette.length; i++) if (body(Math.floor(i / 3))) worst = Math.max(worst, Math.abs(fromPalette[i] - fromRgb[i]));
       expect({ size, worst: worst <= 1 ? 'at most 1' : worst }).toEqual({ size, worst: 'at most 1' });
@@ -343,21 +348,8 @@ describe('gradients as palette PNGs', () => {
     await expectDecodes(png, LONG, 'wide gradient');
     const size = 1000;
     const [fromPalette, fromRgb] = await bothWays(design, size);
-    // Painted pixels of the body (the eyes' anti-aliased rims left out, with a pixel around them): within two levels of
-    // the exact gradient, and neighbours along a row at most two levels apart.
-    const total = imageModules(encodeMatrix(URL, design.error_correction));
-    const n = total - 2 * QUIET_ZONE;
-    const k = size / total;
-    const corners = [
-      [QUIET_ZONE, QUIET_ZONE],
-      [QUIET_ZONE + n - 7, QUIET_ZONE],
-      [QUIET_ZONE, QUIET_ZONE + n - 7],
-    ];
-    const body = (p: number) => {
-      const x = p % size;
-      const y = Math.floor(p / size);
-      return !corners.some(([ex, ey]) => x >= ex * k - 2 && x < (ex + 7) * k + 2 && y >= ey * k - 2 && y < (ey + 7) * k + 2);
-    };
+    // Painted pixels outside the eyes: within two levels of the exact gradient, neighbours along a row at most two apart.
+    const body = outsideEyes(design, size);
     const painted = (p: number) => !(fromPalette[3 * p] === 255 && fromPalette[3 * p + 1] === 255 && fromPalette[3 * p + 2] === 255);
     let worst = 0;
     let steepest = 0;
