@@ -37,16 +37,14 @@ export interface CodeSet {
 /**
  * Every `?` of the statement reads from one parameter row `p` (bound once, in order), so the pieces below can be
  * composed freely. Columns: ids, lo/hi (instants of the filter, hi exclusive, null = open), dlo/dhi (the whole UTC
- * days inside lo..hi, for the daily rollups), elo/ehi (where the lower edge ends and the upper one starts: the partial
- * UTC days of a zone other than UTC, read from raw scans; see splitUtcDays), tz, slo/shi (instants of the series),
- * llo/lhi (local wall times of the series, lhi exclusive), unit, one lower-cased value per dimension filter, org/env
- * and xids (workspace mode), vdlo/vdhi (the days of the daily value rollups the breakdowns read) and parts (the raw
- * scans the breakdowns add or take back at the range's ends; see planBreakdownDays).
+ * days inside lo..hi, for the daily rollups; see splitUtcDays), tz, slo/shi (instants of the series), llo/lhi (local
+ * wall times of the series, lhi exclusive), unit, one lower-cased value per dimension filter, org/env and xids
+ * (workspace mode), vdlo/vdhi (the days of the daily rollups the breakdowns and qr_codes read) and parts (the raw
+ * scans, or hourly rollups, they add or take back at the range's ends, at most two; see planBreakdownDays).
  */
 const PARAMS = `p as materialized (
   select array(select jsonb_array_elements_text(?::jsonb)) as ids, ?::timestamptz as lo, ?::timestamptz as hi, ?::date as dlo, ?::date as dhi, ?::text as tz,
          ?::timestamptz as slo, ?::timestamptz as shi, ?::timestamp as llo, ?::timestamp as lhi, ?::text as unit,
-         ?::timestamptz as elo, ?::timestamptz as ehi,
          ${FILTER_DIMENSIONS.map((d) => `?::text as f_${d}`).join(', ')},
          ?::text as org, ?::text as env, array(select jsonb_array_elements_text(?::jsonb)) as xids,
          ?::date as vdlo, ?::date as vdhi, ?::jsonb as parts
@@ -83,10 +81,14 @@ const RAW = (filters: string[]) => `f as materialized (
  * the scans of its part of a UTC day, or (when that part is the longer one) the whole day is read from the rollups
  * and the scans of the rest of the day are taken back (sign -1). One index range on (qr_code_id, scanned_at) per part.
  */
-const EDGES = `e as materialized (
-  select s.country, s.city, s.device, s.os, s.browser, s.referrer, s.language, s.rule_id, s.arm, x.sign::bigint as sign
-    from jsonb_to_recordset(${P('parts')}) as x("from" timestamptz, "to" timestamptz, sign int)
-    join scans s on s.${CODES} and not s.expired and s.scanned_at >= x."from" and s.scanned_at < x."to"
+const EDGE = (i: number) => `
+  select s.country, s.city, s.device, s.os, s.browser, s.referrer, s.language, s.rule_id, s.arm, (${P(`parts->${i}->>'sign'`)})::bigint as sign
+    from scans s
+   where s.${CODES} and not s.expired
+     and s.scanned_at >= (${P(`parts->${i}->>'from'`)})::timestamptz and s.scanned_at < (${P(`parts->${i}->>'to'`)})::timestamptz`;
+// Scalar bounds (one per end; a missing part's are null and select nothing), so each is an index range, never a join.
+const EDGES = `e as materialized (${EDGE(0)}
+  union all${EDGE(1)}
 )`;
 
 /** One row per scan and dimension of a raw scan relation `r` (value '' = unknown; rule `<rule_id>:<arm>`), counting
@@ -158,8 +160,6 @@ export async function analyticsOver(em: EntityManager, codes: CodeSet, req: Anal
     `${range.series.from}T00:00:00`,
     `${nextDay(range.series.to)}T00:00:00`,
     req.interval,
-    null, // elo: below
-    null, // ehi
     ...FILTER_DIMENSIONS.map((d) => (req.filters[d] === undefined ? null : req.filters[d]!.toLowerCase())),
     codes.workspace?.organizationId ?? null,
     codes.workspace?.environment ?? null,
@@ -182,8 +182,6 @@ export async function analyticsOver(em: EntityManager, codes: CodeSet, req: Anal
   params[4] = days.toDay;
   params[6] = slo;
   params[7] = shi;
-  params[11] = days.fromAt;
-  params[12] = days.afterAt;
   // A bounded range in another zone starts or ends inside UTC days: its breakdowns add (or take back) those edges
   // from raw scans.
   const edges = !raw && bounded && !req.utc;
@@ -263,13 +261,13 @@ export async function analyticsOver(em: EntityManager, codes: CodeSet, req: Anal
           `select qr_code_id as id, sum(count) as n from scan_value_totals where ${CODES} and dimension = 'device' group by 1 having sum(count) > 0 order by 2 desc, 1 limit ${TOP_VALUES}`
         : useDays
           ? `select qr_code_id as id, sum(count) as n from scan_days where ${CODES} and ${IN_DAYS} group by 1 having sum(count) > 0 order by 2 desc, 1 limit ${TOP_VALUES}`
-          : // Another zone: the whole UTC days from the daily rollups, the two partial days at the ends from the hourly ones.
+          : // Another zone: whole UTC days from the daily rollups and the ends from the hourly ones, as the breakdowns
+            // (planBreakdownDays: each end's hours added, or its day's other hours taken back).
             `select qr_code_id as id, sum(n) as n from (
-               select qr_code_id, count as n from scan_days where ${CODES} and ${IN_DAYS}
-               union all
-               select qr_code_id, count from scan_hours where ${CODES} and (
-                 (${P('lo')} is not null and hour >= ${P('lo')} and hour < least(${P('hi')}, ${P('elo')}))
-                 or (${P('hi')} is not null and hour >= greatest(${P('lo')}, ${P('elo')}, ${P('ehi')}) and hour < ${P('hi')}))) z
+               select qr_code_id, count as n from scan_days where ${CODES} and ${IN_VALUE_DAYS}
+               ${[0, 1].map((i) => `union all
+               select qr_code_id, count * (${P(`parts->${i}->>'sign'`)})::int from scan_hours where ${CODES}
+                  and hour >= (${P(`parts->${i}->>'from'`)})::timestamptz and hour < (${P(`parts->${i}->>'to'`)})::timestamptz`).join('\n')}) z
              group by 1 having sum(n) > 0 order by 2 desc, 1 limit ${TOP_VALUES}`;
 
   // The hourly rollups of the filter range (per code, or the workspace's net of its excluded codes), read once for
