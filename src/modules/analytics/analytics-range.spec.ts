@@ -136,7 +136,7 @@ describe('planBreakdownDays', () => {
   });
 
   // Every instant of the sample is counted exactly once when inside [lo, hi) and never otherwise: by the days, plus
-  // the parts added, minus the parts taken back (one-hour steps, zones of whole, half and quarter hours, DST days).
+  // the parts added, minus the parts taken back (15-minute steps; zones of whole, half and quarter hours; DST days).
   it('covers every range exactly once', () => {
     const H = 3_600_000;
     const base = Date.parse('2026-11-01T00:00:00Z');

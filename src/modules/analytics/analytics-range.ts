@@ -130,8 +130,8 @@ export interface RawPart {
  * leaves 23 hours of its last UTC day). When an edge is the longer part of its UTC day, the whole day is read from the
  * daily rollups instead and the rest of that day (the shorter part, outside the range) is taken back from the raw
  * scans: at most 12 hours of raw scans per end (unless the whole range lies inside one UTC day), one hour or two in
- * zones near UTC. `dayFrom`..`dayTo` are the days of
- * the daily rollups (null = open; empty when dayFrom > dayTo); together with the parts they cover [lo, hi) once.
+ * zones near UTC. `dayFrom`..`dayTo` are the days of the daily rollups (null = open; empty when dayFrom > dayTo);
+ * together with the parts they cover [lo, hi) once. (qr_codes reads the parts from the hourly rollups the same way.)
  */
 export function planBreakdownDays(lo: string | null, hi: string | null): { dayFrom: string | null; dayTo: string | null; parts: RawPart[] } {
   const s = splitUtcDays(lo, hi);
