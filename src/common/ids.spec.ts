@@ -41,7 +41,7 @@ describe('newShortCode', () => {
     expect(RESERVED_SHORT_CODES.has('metrics')).toBe(true);
     // base62 indexes of m, e, t, r, i, c, s: the first draw spells "metrics"
     const metrics = Buffer.from([48, 40, 55, 53, 44, 38, 54, 0, 0, 0, 0, 0, 0, 0]);
-    const draw = randomBytes as unknown as jest.Mock;
+    const draw = jest.mocked(randomBytes);
     draw.mockClear();
     draw.mockImplementationOnce(() => metrics);
     const code = newShortCode();

@@ -1,6 +1,5 @@
 import { createHmac } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
-import type { TLSSocket } from 'node:tls';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import proxyaddr from '@fastify/proxy-addr';
 
 export type TrustProxy = boolean | ((addr: string, hop: number) => boolean);
@@ -32,7 +31,7 @@ export const STRICT_TRANSPORT_SECURITY = 'max-age=31536000';
  * nearest proxy's) from a peer TRUST_PROXY trusts. The same rule as Fastify's `request.protocol` with the same trust
  * function, so the hot path and Fastify's routes agree. Two property reads when no proxy header is present.
  */
-export function arrivedOverHttps(req: IncomingMessage, trust: TrustProxy): boolean {
+export function arrivedOverHttps(req: { headers: IncomingHttpHeaders; socket: { remoteAddress?: string; encrypted?: boolean } }, trust: TrustProxy): boolean {
   const proto = req.headers['x-forwarded-proto'];
   if (typeof proto === 'string' && trust !== false) {
     const address = req.socket.remoteAddress;
@@ -41,7 +40,8 @@ export function arrivedOverHttps(req: IncomingMessage, trust: TrustProxy): boole
       return (last === -1 ? proto : proto.slice(last + 1)).trim().toLowerCase() === 'https';
     }
   }
-  return (req.socket as TLSSocket).encrypted === true;
+  // a TLSSocket's `encrypted` is true; a plain Socket has none
+  return req.socket.encrypted === true;
 }
 
 /** A client address as it may be kept in a short-lived rate-limit key: an HMAC with APP_SECRET, never the address. */

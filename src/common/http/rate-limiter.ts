@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { Redis } from 'ioredis';
+import type { Redis, Result } from 'ioredis';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { ApiException } from '../errors/api.exception';
 import { clientAddressKey } from './client-address';
@@ -42,7 +42,13 @@ if used == 1 then redis.call('EXPIRE', KEYS[2], 2764800) end
 return {count, -1}`;
 
 const CONSUME_COMMAND = 'scanlinkRateLimitConsume';
-type ConsumeCommand = (minuteKey: string, monthKey: string, limit: number, monthly: number | '') => Promise<[number, number]>;
+
+// The command defineCommand adds to the client (ioredis' documented way to type a Lua command).
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    scanlinkRateLimitConsume(minuteKey: string, monthKey: string, limit: number, monthly: number | ''): Result<[number, number], Context>;
+  }
+}
 
 const windowOf = (now: number) => ({ minute: Math.floor(now / 60_000), reset: 60 - Math.floor((now % 60_000) / 1000) });
 
@@ -91,8 +97,7 @@ export class RateLimiter {
     const d = new Date(now);
     const monthKey = `quota:${auth.organizationId}:${d.getUTCFullYear()}-${d.getUTCMonth() + 1}`;
     const limit = auth.plan.requests_per_minute;
-    const consume = (this.redis as unknown as Record<typeof CONSUME_COMMAND, ConsumeCommand>)[CONSUME_COMMAND];
-    const [count, exhausted] = await consume.call(this.redis, rlKey, monthKey, limit, monthly === null ? '' : monthly);
+    const [count, exhausted] = await this.redis[CONSUME_COMMAND](rlKey, monthKey, limit, monthly === null ? '' : monthly);
     const state = { limit, remaining: Math.max(0, limit - count), reset };
     if (count > limit) {
       throw Object.assign(

@@ -1,7 +1,7 @@
 import { lookup as dnsLookup, LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { Agent, buildConnector, fetch as undiciFetch } from 'undici';
+import { Agent, buildConnector, fetch as undiciFetch, type Headers } from 'undici';
 
 /** Outbound HTTP for anything a user names (webhook URLs, logo URLs): every connection is checked at connect time,
  * after DNS resolution, so neither an IP literal, a hostname that resolves to a private address, nor a DNS rebinding
@@ -178,7 +178,7 @@ export async function safeFetch(agent: Agent, url: string, opts: SafeFetchOption
           size += chunk.length;
         }
       }
-      return { status: res.status, headers: res.headers as unknown as Headers, body: Buffer.concat(chunks), truncated, url: current };
+      return { status: res.status, headers: res.headers, body: Buffer.concat(chunks), truncated, url: current };
     }
   } catch (err) {
     // fetch wraps connector errors: surface the SSRF refusal itself.

@@ -3,7 +3,7 @@ import type { CreateGs1QrCodeDto } from './gs1.dto';
 import { gs1Kind, prepareGs1 } from './gs1-kind';
 import { ownPathsOf } from '../qr-codes/code-kinds';
 
-const body = (extra: Partial<CreateGs1QrCodeDto> = {}) =>
+const body = (extra: Record<string, unknown> = {}) =>
   ({ type: 'gs1', primary_key: { ai: '01', value: '9506000134352' }, destination: 'https://brand.example/p', ...extra }) as CreateGs1QrCodeDto;
 const refusal = (fn: () => unknown) => {
   try {
@@ -37,11 +37,18 @@ describe('gs1 kind of code', () => {
   it('turns GS1 rule refusals into gs1_invalid and URL refusals into invalid_request', () => {
     expect(refusal(() => prepareGs1(body({ primary_key: { ai: '01', value: '09520123456789' } })))).toEqual({ code: 'gs1_invalid', field: 'primary_key.value', gs1_code: 'GS1_CHECK_DIGIT' });
     expect(refusal(() => prepareGs1(body({ links: [{ linkType: 'gs1:pip', href: 'javascript:alert(1)' }] })))).toMatchObject({ code: 'invalid_request', field: 'links[0].href' });
-    expect(refusal(() => prepareGs1(body({ attributes: { '17': 5 as unknown as string } })))).toMatchObject({ code: 'invalid_request', field: 'attributes.17' });
+    expect(refusal(() => prepareGs1(body({ attributes: { '17': 5 } })))).toMatchObject({ code: 'invalid_request', field: 'attributes.17' });
   });
 
   it('claims Digital Link paths and the resolver description, never short codes or other paths', () => {
     for (const url of ['/01/09506000134352', '/01/09506000134352/foo', '/414/9520123456788?linkType=all', '/.well-known/gs1resolver']) expect(ownPathsOf(url)).toBe(gs1Kind.scan.ownPaths);
     for (const url of ['/aB3dE9x', '/01', '/images/x.svg', '/health', '/.well-known/scanlink/tls-allowed?domain=x']) expect(ownPathsOf(url)).toBeNull();
+  });
+
+  it('patches a stored GS1 target (null when no GS1 field is given) and refuses a stored target that is not one', () => {
+    const stored: Record<string, unknown> = { ...prepareGs1(body()).target };
+    expect(gs1Kind.patch(stored, {})).toBeNull();
+    expect(gs1Kind.patch(stored, { destination: 'https://brand.example/new' })).toMatchObject({ default_link: 'https://brand.example/new', path: '/01/09506000134352' });
+    expect(() => gs1Kind.patch({ destination: 'https://example.com/' }, { destination: 'https://brand.example/new' })).toThrow('lacks the identifier');
   });
 });

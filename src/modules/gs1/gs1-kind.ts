@@ -8,7 +8,7 @@ import { GS1_CODES_SQL, GS1_TYPE } from './gs1-codes';
 import { GS1_PATCH_ONLY_FIELDS, type CreateGs1QrCodeDto, type Gs1PatchFields } from './gs1.dto';
 import { checkHttpUrl } from '../targets/fields';
 import { gs1ResolverPaths } from './resolver-paths';
-import type { Gs1StoredTarget } from './stored-target';
+import { isGs1StoredTarget, type Gs1StoredTarget } from './stored-target';
 import type { QrKind, StoredCodeType } from '../targets/target-handler';
 
 export interface Gs1Draft {
@@ -187,8 +187,12 @@ export const gs1Kind: Gs1Kind = {
   draft: prepareGs1,
   patchOnlyFields: GS1_PATCH_ONLY_FIELDS,
   assertPatch: assertGs1Patch,
-  // qr_codes.target of a GS1 code holds what prepareGs1 stored
-  patch: (current, body) => ((body.destination ?? body.links ?? body.overrides) !== undefined ? { ...patchGs1(current as unknown as Gs1StoredTarget, body) } : null),
+  patch: (current, body) => {
+    if ((body.destination ?? body.links ?? body.overrides) === undefined) return null;
+    // qr_codes.target of a GS1 code holds what prepareGs1 stored; anything else is a corrupted row, not bad input
+    if (!isGs1StoredTarget(current)) throw new Error('qr_codes.target of a GS1 code lacks the identifier, links or overrides');
+    return { ...patchGs1(current, body) };
+  },
   payload: (target) => gs1Uri(target, 'static', ''),
   encodedUrl: gs1Uri,
   present,

@@ -19,3 +19,9 @@ export interface Gs1StoredTarget {
   /** the customer's resolver host (static), null for dynamic codes */
   domain: string | null;
 }
+
+/** true when a stored target has the fields a GS1 code's update reads: what prepareGs1 stores always has them. */
+export function isGs1StoredTarget(t: object): t is Gs1StoredTarget {
+  const identifier = 'primary_key' in t && typeof t.primary_key === 'object' && t.primary_key !== null && 'qualifiers' in t && Array.isArray(t.qualifiers);
+  return identifier && 'path' in t && typeof t.path === 'string' && 'links' in t && Array.isArray(t.links) && 'overrides' in t && Array.isArray(t.overrides);
+}

@@ -2,6 +2,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import nodemailer, { Transporter } from 'nodemailer';
+import type SMTPTransport from 'nodemailer/lib/smtp-transport';
+import type StreamTransport from 'nodemailer/lib/stream-transport';
 import { APP_CONFIG, AppConfig } from '../../common/config/config';
 import { randomBase62 } from '../../common/ids';
 
@@ -18,26 +20,30 @@ export interface MailMessage {
 @Injectable()
 export class MailService implements OnModuleDestroy {
   private readonly logger = new Logger(MailService.name);
-  private readonly transport: Transporter;
+  /** `eml` (no SMTP_URL) renders each message into a buffer, `info.message`. */
+  private readonly transport:
+    | { kind: 'smtp'; sender: Transporter<SMTPTransport.SentMessageInfo> }
+    | { kind: 'eml'; sender: Transporter<StreamTransport.SentMessageInfo> };
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
     this.transport = config.smtpUrl
-      ? nodemailer.createTransport(config.smtpUrl)
-      : nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+      ? { kind: 'smtp', sender: nodemailer.createTransport(config.smtpUrl) }
+      : { kind: 'eml', sender: nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' }) };
   }
 
   /** Sends the message and returns where it went (the SMTP message id or the .eml path). */
   async send(message: MailMessage): Promise<string> {
-    const info = await this.transport.sendMail({ from: this.config.mailFrom, ...message });
-    if (this.config.smtpUrl) return String(info.messageId);
+    const mail = { from: this.config.mailFrom, ...message };
+    if (this.transport.kind === 'smtp') return String((await this.transport.sender.sendMail(mail)).messageId);
+    const info = await this.transport.sender.sendMail(mail);
     await mkdir(this.config.mailDir, { recursive: true });
     const file = join(this.config.mailDir, `${Date.now()}-${randomBase62(8)}.eml`);
-    await writeFile(file, (info as unknown as { message: Buffer }).message);
+    await writeFile(file, info.message);
     this.logger.log(`mail written to ${file} (SMTP_URL is not set)`);
     return file;
   }
 
   onModuleDestroy(): void {
-    this.transport.close();
+    this.transport.sender.close();
   }
 }

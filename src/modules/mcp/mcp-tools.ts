@@ -90,7 +90,7 @@ export const TOOLS: readonly ToolDefinition[] = [
   {
     name: 'update_qr_code_content',
     route: [QrCodesController, 'replaceContent'],
-    body: Object as unknown as Type<unknown>,
+    body: Object,
     parseBody: anyObject,
     annotations: { ...WRITE, idempotentHint: true },
     run: (s, auth, { id, body }) => s.qrCodes.replaceContent(auth, id, body),

@@ -27,7 +27,7 @@ export class WorkerMetricsSources implements OnModuleInit, OnModuleDestroy {
       queueJobsSource(async () => {
         const samples: GaugeSample[] = [];
         for (const queue of queues) {
-          const counts = (await queue.getJobCounts()) as unknown as Record<string, number>;
+          const counts: Partial<Record<(typeof JOB_STATES)[number], number>> = await queue.getJobCounts();
           for (const state of JOB_STATES) samples.push({ labels: { queue: queue.name, state }, value: counts[state] ?? 0 });
         }
         return samples;

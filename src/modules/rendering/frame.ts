@@ -40,7 +40,7 @@ let font: fontkit.Font | null = null;
 function frameFont(): fontkit.Font {
   if (!font) {
     const f = fontkit.openSync(FONT_FILE);
-    font = 'layout' in f ? f : (f as unknown as { fonts: fontkit.Font[] }).fonts[0];
+    font = 'fonts' in f ? f.fonts[0] : f;
   }
   return font;
 }

@@ -76,6 +76,26 @@ describe('encodePalettePng', () => {
     expect(Buffer.compare(rgb, expected)).toBe(0);
   });
 
+  it('writes a diagonal gradient of 161 palette entries (no row repeats the one above) that decodes exactly', async () => {
+    const width = 400;
+    const height = 300;
+    const steps = 160;
+    // Entry i: #0b3d91 → #8b0000 in 160 steps; the index follows x + y as a linear gradient's does, with white dots.
+    const plte = Buffer.alloc((steps + 2) * 3);
+    for (let i = 0; i <= steps; i++) plte.set([11 + Math.round((128 * i) / steps), 61 - Math.round((61 * i) / steps), 145 - Math.round((145 * i) / steps)], i * 3);
+    plte.set([255, 255, 255], (steps + 1) * 3);
+    const indices = new Uint8Array(width * height);
+    for (let y = 0; y < height; y++) {
+      for (let x = 0; x < width; x++) indices[y * width + x] = (x >> 3) % 5 === 0 && (y >> 3) % 5 === 0 ? steps + 1 : Math.floor(((x + y) * steps) / (width + height));
+    }
+    const png = await encodePalettePng(indices, width, height, Buffer.alloc((width + 1) * height), plte);
+    expect(await sharp(png).metadata()).toMatchObject({ width, height, isPalette: true });
+    const rgb = await sharp(png).removeAlpha().raw().toBuffer();
+    const expected = Buffer.alloc(width * height * 3);
+    indices.forEach((i, p) => plte.copy(expected, p * 3, i * 3, i * 3 + 3));
+    expect(Buffer.compare(rgb, expected)).toBe(0);
+  });
+
   it('refuses a palette that is empty, longer than 256 entries or not whole RGB triples', () => {
     const scratch = Buffer.alloc(4);
     for (const plte of [Buffer.alloc(0), Buffer.alloc(257 * 3), Buffer.alloc(4)]) {

@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 import { parseDesign, type Design } from './design';
 import { FRAME_STYLES } from './frame';
-import { encodeMatrix, imageCanvas, imageModules } from './qr-svg';
+import { encodeMatrix, imageCanvas, imageModules, QUIET_ZONE } from './qr-svg';
 import { RenderingService } from './rendering.service';
 import { closeDecoders, decodeBoth } from './testing/qr-decoders';
 import { pdfDrawing } from './testing/pdf-inspect';
@@ -234,5 +234,134 @@ describe('PNG drawn straight into pixels (every design)', () => {
       const design = parseDesign({ logo: { url: 'https://example.com/logo.png', clear_background: clear }, eye_colors: { frame: '#1a237e' } });
       for (const size of [300, 4000]) await expectDecodes(await rendering.renderPng(LONG, design, logo, size), LONG, `logo clear=${clear} ${size}`);
     }
+  });
+});
+
+describe('gradients as palette PNGs', () => {
+  const gradient = (type: 'linear' | 'radial', extra: Record<string, unknown> = {}): Design =>
+    parseDesign({ shapes: { body: 'dots', eye_frame: 'rounded', eye_ball: 'circle' }, gradient: { start: '#0b3d91', end: '#8b0000', type }, ...extra });
+  const withLogo = { logo: { url: 'https://example.com/logo.png' } };
+  const withFrame = { frame: { style: 'banner_bottom', text: 'Scan for the menu' } };
+
+  it.each([
+    ['linear', {}, false, [300, 4000]],
+    ['radial', {}, false, [300, 4000]],
+    ['linear', withLogo, true, [300, 4000]],
+    ['radial', withLogo, true, [300]],
+    ['linear', withFrame, false, [300]],
+    ['radial', { ...withFrame, ...withLogo }, true, [300, 4000]],
+  ] as const)('%s %j (logo drawn: %s): decodes at %j px, a palette PNG unless framed', async (type, extra, hasLogo, sizes) => {
+    const design = gradient(type, extra);
+    for (const size of sizes) {
+      const png = await rendering.renderPng(LONG, design, hasLogo ? logo : null, size);
+      const meta = await sharp(png).metadata();
+      // A frame's anti-aliased text is drawn in RGB.
+      expect({ size, isPalette: meta.isPalette, channels: meta.channels }).toEqual({ size, isPalette: !design.frame, channels: 3 });
+      await expectDecodes(png, LONG, `${type} ${JSON.stringify(extra)} ${size}`);
+    }
+  }, 180_000);
+
+  /** The same design drawn as a palette PNG and as WebP (RGB: the exact gradient and 255 edge levels), as RGB pixels. */
+  async function bothWays(design: Design, size: number): Promise<[Buffer, Buffer]> {
+    const fromPalette = await sharp(await rendering.renderPng(URL, design, null, size)).removeAlpha().raw().toBuffer();
+    const fromRgb = await sharp(await rendering.renderWebp(URL, design, null, size)).removeAlpha().raw().toBuffer();
+    expect(fromPalette.length).toBe(size * size * 3);
+    expect(fromRgb.length).toBe(fromPalette.length);
+    return [fromPalette, fromRgb];
+  }
+
+  /** Whether pixel `p` of a `size` px image of `design` (bothWays' payload) lies outside the eyes and a pixel around
+   * them: the eyes' edges are anti-aliased (8 levels in a palette image, 255 in RGB). */
+  function outsideEyes(design: Design, size: number): (p: number) => boolean {
+    const total = imageModules(encodeMatrix(URL, design.error_correction));
+    const n = total - 2 * QUIET_ZONE;
+    const k = size / total;
+    const corners = [
+      [QUIET_ZONE, QUIET_ZONE],
+      [QUIET_ZONE + n - 7, QUIET_ZONE],
+      [QUIET_ZONE, QUIET_ZONE + n - 7],
+    ];
+    return (p) => {
+      const x = p % size;
+      const y = Math.floor(p / size);
+      return !corners.some(([ex, ey]) => x >= ex * k - 2 && x < (ex + 7) * k + 2 && y >= ey * k - 2 && y < (ey + 7) * k + 2);
+    };
+  }
+
+  it.each(['linear', 'radial'] as const)('%s: square modules (whole pixels, no edges) within one level of the exact gradient, no banding', async (type) => {
+    const design = parseDesign({ shapes: { body: 'square', eye_frame: 'square', eye_ball: 'square' }, gradient: { start: '#0b3d91', end: '#8b0000', type } });
+    for (const size of [300, 1000]) {
+      const [fromPalette, fromRgb] = await bothWays(design, size);
+      expect((await sharp(await rendering.renderPng(URL, design, null, size)).metadata()).isPalette).toBe(true);
+      const body = outsideEyes(design, size);
+      let worst = 0;
+      for (let i = 0; i < fromPalette.length; i++) if (body(Math.floor(i / 3))) worst = Math.max(worst, Math.abs(fromPalette[i] - fromRgb[i]));
+      expect({ size, worst: worst <= 1 ? 'at most 1' : worst }).toEqual({ size, worst: 'at most 1' });
+      if (type === 'linear') {
+        // Along a row, neighbouring painted pixels (the colour follows x + y) differ by at most one level per channel.
+        const painted = (p: number) => !(fromPalette[3 * p] === 255 && fromPalette[3 * p + 1] === 255 && fromPalette[3 * p + 2] === 255);
+        let steepest = 0;
+        for (let p = 0; p < size * size - 1; p++) {
+          if ((p + 1) % size === 0 || !body(p) || !painted(p) || !painted(p + 1)) continue;
+          for (let c = 0; c < 3; c++) steepest = Math.max(steepest, Math.abs(fromPalette[3 * p + 3 + c] - fromPalette[3 * p + c]));
+        }
+        expect({ size, steepest: steepest <= 1 ? 'at most 1' : steepest }).toEqual({ size, steepest: 'at most 1' });
+      }
+    }
+  });
+
+  it.each(['linear', 'radial'] as const)('%s: anti-aliased edges (dots, round eyes) within 24 levels of the RGB drawing', async (type) => {
+    for (const size of [300, 1000]) {
+      const [fromPalette, fromRgb] = await bothWays(gradient(type), size);
+      let worst = 0;
+      let differing = 0;
+      for (let i = 0; i < fromPalette.length; i++) {
+        const diff = Math.abs(fromPalette[i] - fromRgb[i]);
+        worst = Math.max(worst, diff);
+        if (diff > 1) differing++;
+      }
+      expect(worst).toBeGreaterThan(1);
+      expect(worst).toBeLessThanOrEqual(24);
+      // Only edge pixels: a small share of the image.
+      expect(differing / fromPalette.length).toBeLessThan(0.1);
+    }
+  });
+
+  it('draws a gradient with a logo of many colours in RGB (twice: the second time straight away), and it decodes', async () => {
+    const ramp = Buffer.alloc(128 * 128 * 3);
+    for (let y = 0; y < 128; y++) for (let x = 0; x < 128; x++) ramp.set([x * 2, y * 2, 128], (y * 128 + x) * 3);
+    const manyColours = await sharp(ramp, { raw: { width: 128, height: 128, channels: 3 } }).png().toBuffer();
+    for (let round = 0; round < 2; round++) {
+      const png = await rendering.renderPng(LONG, gradient('radial', withLogo), manyColours, 600);
+      const meta = await sharp(png).metadata();
+      expect([round, meta.isPalette, meta.channels]).toEqual([round, false, 3]);
+      await expectDecodes(png, LONG, `gradient, many-coloured logo, round ${round}`);
+    }
+  });
+
+  it('draws a gradient wider than 160 levels as a palette PNG whose bands differ by at most two levels, and it decodes', async () => {
+    // Dark red to dark blue: 176 levels in two channels, drawn in 160 steps.
+    const design = parseDesign({ shapes: { body: 'square', eye_frame: 'square', eye_ball: 'square' }, gradient: { start: '#b00000', end: '#0000b0', type: 'linear' } });
+    const png = await rendering.renderPng(LONG, design, null, 600);
+    const meta = await sharp(png).metadata();
+    expect([meta.isPalette, meta.channels]).toEqual([true, 3]);
+    await expectDecodes(png, LONG, 'wide gradient');
+    const size = 1000;
+    const [fromPalette, fromRgb] = await bothWays(design, size);
+    // Painted pixels outside the eyes: within two levels of the exact gradient, neighbours along a row at most two apart.
+    const body = outsideEyes(design, size);
+    const painted = (p: number) => !(fromPalette[3 * p] === 255 && fromPalette[3 * p + 1] === 255 && fromPalette[3 * p + 2] === 255);
+    let worst = 0;
+    let steepest = 0;
+    for (let p = 0; p < size * size - 1; p++) {
+      if ((p + 1) % size === 0 || !body(p) || !painted(p) || !painted(p + 1)) continue;
+      for (let c = 0; c < 3; c++) {
+        worst = Math.max(worst, Math.abs(fromPalette[3 * p + c] - fromRgb[3 * p + c]));
+        steepest = Math.max(steepest, Math.abs(fromPalette[3 * p + 3 + c] - fromPalette[3 * p + c]));
+      }
+    }
+    expect(worst).toBeLessThanOrEqual(2);
+    expect(steepest).toBeLessThanOrEqual(2);
+    expect(steepest).toBeGreaterThan(0);
   });
 });

@@ -15,8 +15,9 @@ import { eyeBallStamp, eyeFrameStamp, moduleStamp, type Stamp } from './raster-s
  * (`edges[i] = round(i × px per module)`); rounded shapes, dots and eyes are anti-aliased coverage stamps
  * (raster-stamps.ts) painted as runs; a linear gradient is a colour table indexed by x + y, so a run is one copy; the
  * frame is rasterized once per (frame, size) from a small SVG (raster-frame.ts); the logo is resized by sharp once
- * per size and blended in. Greyscale designs (black on white, the usual case) are one channel, flat-colour PNGs one
- * byte of palette index a pixel (raster-palette.ts), a transparent background four channels, the rest three.
+ * per size and blended in. Greyscale designs (black on white, the usual case) are one channel, flat-colour PNGs and
+ * gradients one byte of palette index a pixel (raster-palette.ts, paletteRamp), a transparent background four channels,
+ * the rest three.
  */
 
 type Channels = 1 | 3 | 4;
@@ -37,6 +38,9 @@ interface Painter {
   base: number;
   at(x: number, y: number): number;
   fill(img: Image, y: number, x0: number, x1: number): void;
+  /** A gradient drawn as palette indices: the index an anti-aliased edge pixel at (x, y) is mixed from (see
+   * paletteRamp). */
+  edge?(x: number, y: number): number;
 }
 
 const rgb = (hex: string): [number, number, number] => {
@@ -91,29 +95,91 @@ function colorTable(start: string, end: string, entries: number, channels: Chann
   return out;
 }
 
+/** The most gradient steps (see paletteRamp): a wider gradient's neighbouring bands differ by up to two levels per
+ * channel (255 levels over 160 steps), which leaves the palette room for its edge colours. */
+const MAX_GRADIENT_STEPS = 160;
+/** Edge coverage levels in a palette image with a gradient (32 without one). */
+const GRADIENT_EDGE_LEVELS = 8;
+
+/** The largest difference of a channel between the gradient's two ends, at most MAX_GRADIENT_STEPS. */
+function gradientSteps(start: string, end: string): number {
+  const a = rgb(start);
+  const b = rgb(end);
+  return Math.min(MAX_GRADIENT_STEPS, Math.max(1, ...a.map((v, c) => Math.abs(b[c] - v))));
+}
+
+interface PaletteRamp {
+  /** palette index by step 0..steps */
+  index: Uint8Array;
+  /** palette index an edge pixel of that step is mixed from: the middle step of its group */
+  edge: Uint8Array;
+}
+
+/**
+ * A gradient in a palette image: its colours as `steps + 1` entries (gradientSteps), so that neighbouring bands differ
+ * by at most one level in each channel (two for a gradient wider than MAX_GRADIENT_STEPS levels): a smooth gradient
+ * stays smooth. Anti-aliased
+ * edges mix a coarser version of the gradient (as many groups of neighbouring steps as the palette has room for, each
+ * mixed from its middle step) with what lies under them, at GRADIENT_EDGE_LEVELS coverage levels, so that edges take
+ * a bounded number of entries; an edge pixel is then off the RGB drawing by at most half a group's span times its
+ * coverage plus half a coverage level (under 20 levels of 255 for the widest gradient), along a module's edge only.
+ * Throws PaletteFull (the image is drawn in RGB) when fewer than four groups fit.
+ */
+function paletteRamp(start: string, end: string, palette: Palette): PaletteRamp {
+  const steps = gradientSteps(start, end);
+  const a = rgb(start);
+  const b = rgb(end);
+  const index = new Uint8Array(steps + 1);
+  for (let i = 0; i <= steps; i++) {
+    const [r, g, bl] = a.map((v, c) => Math.round(v + ((b[c] - v) * i) / steps));
+    index[i] = palette.index(r, g, bl);
+  }
+  // What is left, less some room for the edges of solid colours and eye colours, goes to edge colours: each group
+  // mixed over the background takes GRADIENT_EDGE_LEVELS − 1 entries.
+  const free = 256 - palette.size - 24;
+  const groups = Math.min(steps + 1, Math.floor(free / (GRADIENT_EDGE_LEVELS - 1)));
+  if (groups < 4) throw new PaletteFull();
+  const span = Math.ceil((steps + 1) / groups);
+  const edge = Uint8Array.from({ length: steps + 1 }, (_, i) => index[Math.min(steps, Math.floor(i / span) * span + (span >> 1))]);
+  return { index, edge };
+}
+
 /** The design's gradient. Linear gradients run along the symbol's diagonal (qr-svg.ts), so the colour depends on
  * x + y only: one table (written into the image buffer's tail at `tableAt`), and a run of pixels is one copy from it.
- * Radial: a table by distance from the centre. */
+ * Radial: a table by distance from the centre. In a palette image both tables hold palette indices (paletteRamp). */
 function gradientPainter(scene: Scene, k: number, img: Image, height: number, tableAt: number): Painter {
   const g = scene.gradient!;
   const { canvas } = scene;
-  const { data, width, channels } = img;
+  const { data, width, channels, palette } = img;
+  const ramp = palette ? paletteRamp(g.start, g.end, palette) : null;
+  const steps = ramp ? ramp.index.length - 1 : 0;
   if (g.type === 'linear') {
     // t = ((u − x1) + (v − y1)) / (dx + dy) for the diagonal (x1, y1) → (x2, y2) with dx = dy; u = canvas.x + (px + ½) / k.
     const span = g.x2 - g.x1 + (g.y2 - g.y1);
-    colorTable(g.start, g.end, width + height, channels, (s) => ((s + 1) / k + canvas.x + canvas.y - g.x1 - g.y1) / span).copy(data, tableAt);
+    const t = (s: number) => Math.min(1, Math.max(0, ((s + 1) / k + canvas.x + canvas.y - g.x1 - g.y1) / span));
+    let edge: Uint8Array | null = null;
+    if (ramp) {
+      edge = new Uint8Array(width + height);
+      for (let s = 0; s < width + height; s++) {
+        const step = Math.round(t(s) * steps);
+        data[tableAt + s] = ramp.index[step];
+        edge[s] = ramp.edge[step];
+      }
+    } else colorTable(g.start, g.end, width + height, channels, t).copy(data, tableAt);
     return {
       kind: 'linear',
       src: data,
       base: tableAt,
       at: (x, y) => tableAt + (x + y) * channels,
       fill: (img, y, x0, x1) => data.copyWithin((y * width + x0) * channels, tableAt + (x0 + y) * channels, tableAt + (x1 + y) * channels),
+      ...(edge && { edge: (x: number, y: number) => edge[x + y] }),
     };
   }
-  const STEPS = 2048;
-  const lut = colorTable(g.start, g.end, STEPS + 1, channels, (i) => i / STEPS);
   const cx = (g.x1 - canvas.x) * k;
   const cy = (g.y1 - canvas.y) * k;
+  if (ramp) return radialRamp(ramp, cx, cy, steps / (g.r * k), img);
+  const STEPS = 2048;
+  const lut = colorTable(g.start, g.end, STEPS + 1, channels, (i) => i / STEPS);
   const scale = STEPS / (g.r * k);
   const at = (x: number, y: number): number => {
     const dx = x + 0.5 - cx;
@@ -132,6 +198,52 @@ function gradientPainter(scene: Scene, k: number, img: Image, height: number, ta
         for (let c = 0; c < channels; c++) d[o + c] = lut[s + c];
       }
     },
+  };
+}
+
+/**
+ * A radial gradient in a palette image. A pixel's step is its distance from the centre × `scale`, rounded: step b
+ * holds the squared distances below ((b + ½) / scale)². Along a run the squared distance grows by 2·dx + 1 from one
+ * pixel to the next, so the step is followed by comparisons against that table instead of a square root a pixel.
+ */
+function radialRamp(ramp: PaletteRamp, cx: number, cy: number, scale: number, img: Image): Painter {
+  const { data, width } = img;
+  const { index } = ramp;
+  const steps = index.length - 1;
+  const below = Float64Array.from({ length: steps }, (_, b) => ((b + 0.5) / scale) ** 2);
+  const stepAt = (x: number, y: number): number => {
+    const dx = x + 0.5 - cx;
+    const dy = y + 0.5 - cy;
+    return Math.min(steps, Math.round(Math.sqrt(dx * dx + dy * dy) * scale));
+  };
+  return {
+    kind: 'radial',
+    src: index,
+    base: 0,
+    at: stepAt,
+    fill: (_img, y, x0, x1) => {
+      const dy = y + 0.5 - cy;
+      let dx = x0 + 0.5 - cx;
+      let d2 = dx * dx + dy * dy;
+      let b = stepAt(x0, y);
+      // The current step's squared distances are [lo, hi); most pixels stay inside.
+      let lo = b > 0 ? below[b - 1] : -1;
+      let hi = b < steps ? below[b] : Infinity;
+      let v = index[b];
+      for (let o = y * width + x0, end = y * width + x1; o < end; o++) {
+        if (d2 >= hi || d2 < lo) {
+          while (b < steps && d2 >= below[b]) b++;
+          while (b > 0 && d2 < below[b - 1]) b--;
+          lo = b > 0 ? below[b - 1] : -1;
+          hi = b < steps ? below[b] : Infinity;
+          v = index[b];
+        }
+        data[o] = v;
+        d2 += 2 * dx + 1;
+        dx += 1;
+      }
+    },
+    edge: (x, y) => ramp.edge[stepAt(x, y)],
   };
 }
 
@@ -169,9 +281,16 @@ function paintStamp(img: Image, stamp: Stamp, ox: number, oy: number, p: Painter
       if (cov === 255) {
         p.fill(img, py, x0, x1);
       } else if (pal) {
-        // Palette indices: the blended colour's index (a solid paint only: gradients are never drawn with a palette).
-        const s = src[p.base];
-        for (let o = row + x0; o < row + x1; o++) d[o] = pal.mix(s, d[o], cov);
+        // Palette indices: the blended colour's index, from a solid colour or the gradient's edge colour there.
+        if (p.edge && pal.opaque(cov)) {
+          // Coverage that rounds to full: the gradient's own colour there, not the coarser edge colour.
+          for (let x = x0, o = row + x0; x < x1; x++, o++) d[o] = src[p.at(x, py)];
+        } else if (p.edge) {
+          for (let x = x0, o = row + x0; x < x1; x++, o++) d[o] = pal.mix(p.edge(x, py), d[o], cov);
+        } else {
+          const s = src[p.base];
+          for (let o = row + x0; o < row + x1; o++) d[o] = pal.mix(s, d[o], cov);
+        }
       } else if (ch === 4 || step < 0) {
         for (let x = x0; x < x1; x++) blend(img, (row + x) * ch, src, p.at(x, py), cov);
       } else {
@@ -221,6 +340,8 @@ function designColors(scene: Scene): string[] {
 
 /** Resized logos whose colours did not fit a palette: they are drawn in RGB straight away next time. */
 const manyColoured = new WeakSet<Buffer>();
+/** The same beside a gradient, which leaves a logo fewer entries: a logo that did not fit there may fit a flat design. */
+const manyColouredBesideGradient = new WeakSet<Buffer>();
 
 export async function drawRaster(m: Matrix, design: Design, logo: LogoImage | null, logoPng: Buffer | null, size: number, format: 'png' | 'webp'): Promise<Buffer> {
   const scene = buildScene(m, design, logo);
@@ -236,14 +357,16 @@ export async function drawRaster(m: Matrix, design: Design, logo: LogoImage | nu
     placed = { left, top, w, h, pixels: await resizedLogo(logoPng, w, h) };
   }
   const channels: Channels = scene.background === null ? 4 : !placed && designColors(scene).every(isGrey) ? 1 : 3;
-  // A colour PNG of flat colours (no gradient, no frame text, a logo of few colours) is drawn as palette indices, one
+  // A colour PNG of flat colours or a gradient (no frame text, a logo of few colours) is drawn as palette indices, one
   // byte a pixel like a greyscale one, and written by the same encoder (raster-palette.ts).
-  if (format === 'png' && channels === 3 && !scene.gradient && !scene.framed && !(placed && manyColoured.has(placed.pixels))) {
+  const g = scene.gradient;
+  const logoMisfits = g ? manyColouredBesideGradient : manyColoured;
+  if (format === 'png' && channels === 3 && !scene.framed && !(placed && logoMisfits.has(placed.pixels))) {
     try {
-      return await paintRaster(scene, m, size, placed, 'png', 1, new Palette());
+      return await paintRaster(scene, m, size, placed, 'png', 1, new Palette(g ? GRADIENT_EDGE_LEVELS : undefined));
     } catch (err) {
       if (!(err instanceof PaletteFull)) throw err;
-      if (placed) manyColoured.add(placed.pixels);
+      if (placed) logoMisfits.add(placed.pixels);
     }
   }
   return paintRaster(scene, m, size, placed, format, channels, null);
@@ -427,9 +550,10 @@ async function encode(img: Image, height: number, format: 'png' | 'webp'): Promi
     }
   }
   // WebP: lossless (a QR code is flat colour; lossy artefacts blur module edges), low effort (speed over bytes).
-  // Colour PNG (a gradient, a frame's anti-aliased text or a many-coloured logo): three or four bytes a pixel, where the
-  // encoder is most of the cost, at zlib level 1: about 20 % faster than level 2 (which is about twice as fast as 6)
-  // for files 20–45 % larger (a 4,000 px gradient code: 1.24 MB instead of 0.86 MB; level 6 gives 0.76 MB).
+  // Colour PNG (a frame's anti-aliased text, a many-coloured logo, a palette too full for a gradient's edges): three
+  // or four bytes a pixel, where the encoder is most of the cost, at zlib level 1: about 20 % faster than level 2
+  // (which is about twice as fast as 6) for files 20–45 % larger (a 4,000 px gradient code in RGB: 1.24 MB instead of
+  // 0.86 MB; level 6 gives 0.76 MB).
   let image = sharp(data.subarray(0, width * channels * height), { raw: { width, height, channels } });
   // Keep a greyscale image one channel (sharp would otherwise write sRGB).
   if (channels === 1) image = image.toColourspace('b-w');

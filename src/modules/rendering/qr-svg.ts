@@ -34,7 +34,7 @@ export function encodeMatrix(payload: string, errorCorrection: ErrorCorrection):
   }
   try {
     const qr = QRCode.create(payload, { errorCorrectionLevel: errorCorrection });
-    return { size: qr.modules.size, data: qr.modules.data as unknown as Uint8Array, version: qr.version };
+    return { size: qr.modules.size, data: qr.modules.data, version: qr.version };
   } catch (err) {
     const message = (err as Error).message ?? '';
     if (/too big|cannot contain/i.test(message)) {

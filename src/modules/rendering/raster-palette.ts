@@ -6,8 +6,9 @@
  *
  * Edge coverage is kept at 32 levels (5 bits; the RGB path keeps 255): each paint then adds at most 31 edge colours, so
  * three paints and a background take under 100 entries, and the steps (3 % of the contrast) are far below what a
- * print or a screen shows. When a logo (or anything else) needs more than 256 colours, `PaletteFull` is thrown and the
- * image is drawn in RGB instead.
+ * print or a screen shows. A gradient's palette keeps 8 levels, its steps taking most of the entries (qr-raster.ts
+ * paletteRamp). When a logo (or anything else) needs more than 256 colours, `PaletteFull` is thrown and the image is
+ * drawn in RGB instead.
  */
 export class PaletteFull extends Error {
   constructor() {
@@ -15,11 +16,9 @@ export class PaletteFull extends Error {
   }
 }
 
-const LEVELS = 32;
-/** Coverage 0..255 → 0..LEVELS. */
-const LEVEL = Uint8Array.from({ length: 256 }, (_, cov) => Math.round((cov * LEVELS) / 255));
-
 export class Palette {
+  /** Coverage 0..255 → 0..levels. */
+  private readonly level: Uint8Array;
   private readonly rgb = new Uint8Array(256 * 3);
   private count = 0;
   private readonly byColor = new Map<number, number>();
@@ -27,6 +26,16 @@ export class Palette {
   private readonly mixes = new Map<number, Int16Array>();
   private lastPair = -1;
   private lastMix: Int16Array = new Int16Array(0);
+
+  /** `levels`: the edge coverage levels kept (32 by default; a gradient's palette keeps 8, see qr-raster.ts). */
+  constructor(private readonly levels = 32) {
+    this.level = Uint8Array.from({ length: 256 }, (_, cov) => Math.round((cov * levels) / 255));
+  }
+
+  /** How many entries are taken. */
+  get size(): number {
+    return this.count;
+  }
 
   /** The index of a colour, added when new. */
   index(r: number, g: number, b: number): number {
@@ -42,15 +51,20 @@ export class Palette {
     return i;
   }
 
+  /** Whether coverage `cov` (0..255) is kept as full: mix() then gives `src` itself. */
+  opaque(cov: number): boolean {
+    return this.level[cov] === this.levels;
+  }
+
   /** The index of colour `src` painted over colour `dst` with coverage `cov` (0..255). */
   mix(src: number, dst: number, cov: number): number {
-    const level = LEVEL[cov];
+    const level = this.level[cov];
     if (level === 0) return dst;
-    if (level === LEVELS) return src;
+    if (level === this.levels) return src;
     const pair = (src << 8) | dst;
     let table = this.lastMix;
     if (pair !== this.lastPair) {
-      table = this.mixes.get(pair) ?? new Int16Array(LEVELS).fill(-1);
+      table = this.mixes.get(pair) ?? new Int16Array(this.levels).fill(-1);
       this.mixes.set(pair, table);
       this.lastPair = pair;
       this.lastMix = table;
@@ -58,7 +72,7 @@ export class Palette {
     let i = table[level];
     if (i < 0) {
       const c = this.rgb;
-      const over = (ch: number) => Math.round(c[3 * dst + ch] + ((c[3 * src + ch] - c[3 * dst + ch]) * level) / LEVELS);
+      const over = (ch: number) => Math.round(c[3 * dst + ch] + ((c[3 * src + ch] - c[3 * dst + ch]) * level) / this.levels);
       i = table[level] = this.index(over(0), over(1), over(2));
     }
     return i;

@@ -54,7 +54,7 @@ export async function decodeImage(image: Buffer): Promise<string | null> {
   const raw = await sharp(image).flatten({ background: '#ffffff' }).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
   const data = new Uint8ClampedArray(raw.data.buffer, raw.data.byteOffset, raw.data.byteLength);
   const zx = await reader();
-  const results = await zx.readBarcodes({ width: raw.info.width, height: raw.info.height, data, colorSpace: 'srgb' } as unknown as Parameters<ZxingReader['readBarcodes']>[0], {
+  const results = await zx.readBarcodes({ width: raw.info.width, height: raw.info.height, data, colorSpace: 'srgb' }, {
     formats: ['QRCode'],
     maxNumberOfSymbols: 1,
   });

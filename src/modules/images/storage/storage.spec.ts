@@ -11,6 +11,11 @@ import { S3ImageStorage } from './s3-image-storage';
 import { createStorage } from './storage.factory';
 import { AppConfig, loadConfig } from '../../../common/config/config';
 
+/** The variables loadConfig requires. */
+const base = { DATABASE_URL: 'postgres://u:p@localhost:5432/db', REDIS_URL: 'redis://localhost:6379', APP_SECRET: 'a-test-app-secret-0123456789', DASHBOARD_JWT_SECRET: 'a-test-dashboard-secret-0123456789' };
+/** A whole configuration with the storage fields a test sets. */
+const configWith = (fields: Partial<AppConfig>): AppConfig => ({ ...loadConfig(base), ...fields });
+
 async function collect(stream: Readable | null): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const c of stream!) chunks.push(c as Buffer);
@@ -127,11 +132,11 @@ function fakeS3(): Promise<{ server: Server; url: string; objects: Map<string, {
 describe('S3ImageStorage', () => {
   it('stores, reads and deletes objects in the bucket with their type and immutable caching', async () => {
     const s3 = await fakeS3();
-    const config = {
+    const config = configWith({
       storageDriver: 's3',
       imageBaseUrl: 'https://cdn.example/qr',
       s3: { bucket: 'codes', region: 'eu-west-1', endpoint: s3.url, accessKeyId: 'AKIATEST', secretAccessKey: 'secret-test-key', forcePathStyle: true },
-    } as unknown as AppConfig;
+    });
     const storage = createStorage(config) as S3ImageStorage;
     expect(storage).toBeInstanceOf(S3ImageStorage);
     try {
@@ -177,14 +182,12 @@ describe('S3ImageStorage', () => {
   });
 
   it('is the filesystem driver unless STORAGE_DRIVER=s3', () => {
-    const storage = createStorage({ storageDriver: 'fs', storageDir: '/tmp/x', imageBaseUrl: 'http://h/images' } as unknown as AppConfig);
+    const storage = createStorage(configWith({ storageDriver: 'fs', storageDir: '/tmp/x', imageBaseUrl: 'http://h/images' }));
     expect(storage).toBeInstanceOf(FsImageStorage);
   });
 });
 
 describe('storage configuration', () => {
-  const base = { DATABASE_URL: 'postgres://u:p@localhost:5432/db', REDIS_URL: 'redis://localhost:6379', APP_SECRET: 'a-test-app-secret-0123456789', DASHBOARD_JWT_SECRET: 'a-test-dashboard-secret-0123456789' };
-
   it('defaults to files under STORAGE_DIR and images at IMAGE_BASE_URL', () => {
     const c = loadConfig({ ...base, STORAGE_DIR: '/srv/scanlink/images', IMAGE_BASE_URL: 'https://img.example.com/q/' });
     expect(c.storageDriver).toBe('fs');
@@ -208,7 +211,10 @@ describe('storage configuration', () => {
     expect(() => loadConfig({ ...base, STORAGE_DRIVER: 's3' })).toThrow(/S3_BUCKET is required when STORAGE_DRIVER=s3/);
     expect(() => loadConfig({ ...base, STORAGE_DRIVER: 'gcs' })).toThrow(/STORAGE_DRIVER/);
     expect(() => loadConfig({ ...base, S3_FORCE_PATH_STYLE: 'yes' })).toThrow(/S3_FORCE_PATH_STYLE/);
-    expect(() => loadConfig({ ...base, S3_SECRET_ACCESS_KEY: 42 as unknown as string, S3_ENDPOINT: 'nope' })).toThrow(
+    // a value that is not a string (an env object built in code) is hidden all the same
+    const env: NodeJS.ProcessEnv = { ...base, S3_ENDPOINT: 'nope' };
+    Reflect.set(env, 'S3_SECRET_ACCESS_KEY', 42);
+    expect(() => loadConfig(env)).toThrow(
       /(?=[\s\S]*S3_SECRET_ACCESS_KEY=\(hidden\))(?=[\s\S]*S3_ENDPOINT="nope")/,
     );
   });

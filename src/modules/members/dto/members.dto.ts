@@ -124,13 +124,13 @@ export class InviteMemberDto {
   email!: string;
 
   @ApiProperty({ enum: ROLES })
-  @IsIn(ROLES as unknown as string[], { message: `role must be one of ${ROLES.join(', ')}` })
+  @IsIn(ROLES, { message: `role must be one of ${ROLES.join(', ')}` })
   role!: Role;
 }
 
 export class UpdateMemberDto {
   @ApiProperty({ enum: ROLES })
-  @IsIn(ROLES as unknown as string[], { message: `role must be one of ${ROLES.join(', ')}` })
+  @IsIn(ROLES, { message: `role must be one of ${ROLES.join(', ')}` })
   role!: Role;
 }
 

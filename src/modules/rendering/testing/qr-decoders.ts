@@ -33,7 +33,7 @@ export async function decodeBoth(png: Buffer): Promise<{ zxing: string | null; q
   const raw = await sharp(png).flatten({ background: '#ffffff' }).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
   const image = { width: raw.info.width, height: raw.info.height, data: new Uint8ClampedArray(raw.data.buffer, raw.data.byteOffset, raw.data.byteLength) };
   const reader = await loadZxing();
-  const results = await reader.readBarcodes(image as unknown as Parameters<ZxingReader["readBarcodes"]>[0], { formats: ['QRCode'], maxNumberOfSymbols: 1 });
+  const results = await reader.readBarcodes(image, { formats: ['QRCode'], maxNumberOfSymbols: 1 });
   const zx = results.find((r) => r.isValid)?.text ?? null;
 
   const q = await decodeWithQr(raw.info.width, raw.info.height, raw.data);
