@@ -19,7 +19,14 @@
  * BENCH_INGESTION_ONLY=1 stops after part 1; BENCH_SKIP_INGESTION=1 skips it; BENCH_EXPORT_ONLY=1 (with BENCH_REUSE=1)
  * measures only part 3. BENCH_BIG_SCANS, BENCH_WORKSPACE_SCANS
  * and BENCH_REQUESTS change the sizes (defaults 10,000,000, 10,000,000 and 100). The database is the bench's own,
- * deleted when it ends (scripts/bench.js); about 5 GB of disk while it runs.
+ * deleted when it ends (scripts/bench.js); about 9 GB of disk while it runs.
+ * Seeding once, measuring several times: BENCH_PG_DIR=<dir> keeps the PostgreSQL cluster in <dir> (scripts/bench.js);
+ * a run that finds its seed there (same sizes: the workspace's name is the fingerprint, given when seeding finished)
+ * skips seeding. BENCH_SEED_ONLY=1 stops after seeding, so the seeding (~9 minutes) runs outside the bench lock:
+ *   BENCH_PG_DIR=.local/bench-analytics BENCH_SKIP_INGESTION=1 BENCH_SEED_ONLY=1 npm run -s bench:analytics
+ *   BENCH_PG_DIR=.local/bench-analytics BENCH_LOCK=<lock file> npm run -s bench:analytics   (three times)
+ *   rm -rf .local/bench-analytics
+ * The workspace's 1,000 codes are also in one folder, measured as a folder_id selection.
  */
 import 'reflect-metadata';
 import { spawn } from 'node:child_process';
@@ -102,13 +109,17 @@ async function main() {
   const origin = (await api.getUrl()).replace('[::1]', '127.0.0.1');
   const em = () => api.get(MikroORM).em.fork() as unknown as EntityManager;
   const accounts = new AccountsService(em(), loadPlans(plansFile));
-  // BENCH_REUSE=1 with a DATABASE_URL a previous run seeded: measure again without seeding (or ingesting).
-  const existing = async (name: string) =>
-    process.env.BENCH_REUSE === '1'
-      ? ((await em().execute<{ id: string }[]>(`select id from organizations where name = ? order by created_at limit 1`, [name]))[0] ?? null)
-      : null;
+  // A database a previous run seeded with the same sizes (BENCH_PG_DIR keeps the cluster, or BENCH_REUSE=1 with a
+  // DATABASE_URL): measure again without seeding. The seed's fingerprint is the workspace's name, given once seeding
+  // has finished.
+  const byName = async (name: string) =>
+    (await em().execute<{ id: string }[]>(`select id from organizations where name = ? order by created_at limit 1`, [name]))[0] ?? null;
+  const seededName = `Bench workspace (${BIG} + ${WS_SCANS} scans over ${DAYS} days)`;
+  const reuse = (process.env.BENCH_REUSE === '1' || !!process.env.BENCH_PG_DIR) && (await byName(seededName)) !== null;
+  const existing = async (name: string) => (reuse ? byName(name) : null);
+  if (!reuse && (await byName('Bench')) !== null) throw new Error('the database holds an unfinished or different bench seed: delete BENCH_PG_DIR (or use a fresh DATABASE_URL)');
   const reusedOrg = await existing('Bench');
-  const reuse = reusedOrg !== null;
+  if (reuse) process.stdout.write(`reusing the seeded database (${seededName})\n`);
   const org = reusedOrg ?? (await accounts.createOrganization({ name: 'Bench', plan: 'agency', email: 'bench@example.com' }));
   const { secret } = await accounts.createKey(org.id, { name: 'bench' });
   if (!reuse) await em().execute(
@@ -162,7 +173,7 @@ async function main() {
     }
     return (SCANS * 1000) / (Date.now() - t0);
   };
-  const skipIngestion = reuse || process.env.BENCH_SKIP_INGESTION === '1';
+  const skipIngestion = process.env.BENCH_SKIP_INGESTION === '1';
   const ingestion: string[] = [];
   if (skipIngestion) ingestion.push('  (skipped: BENCH_SKIP_INGESTION=1)');
   else {
@@ -296,7 +307,7 @@ async function main() {
 
   // The workspace: WS_CODES codes; pair p = hour index × WS_CODES + code index has n(p) scans at the hour's second
   // p % 1800, then 1800 s apart.
-  const ws = (await existing('Bench workspace')) ?? (await accounts.createOrganization({ name: 'Bench workspace', plan: 'agency', email: 'bench-ws@example.com' }));
+  const ws = (await existing(seededName)) ?? (await accounts.createOrganization({ name: 'Bench workspace (seeding)', plan: 'agency', email: 'bench-ws@example.com' }));
   const { secret: wsSecret } = await accounts.createKey(ws.id, { name: 'bench' });
   await step(
     `workspace: ${WS_CODES} codes`,
@@ -305,6 +316,12 @@ async function main() {
             '{"destination":"https://example.com/","utm":null}'::jsonb, '{}'::jsonb, 'live', now() - interval '${DAYS} days', now()
        from generate_series(1, ${WS_CODES}) g`,
   );
+  // A folder holding every code of the workspace: the selection a campaign view asks for (per-code rollups).
+  const folderId = 'fld_benchcampaign';
+  await step(`workspace: a folder of its ${WS_CODES} codes`, [
+    `insert into folders (id, organization_id, name, environment) values (${lit(folderId)}, ${lit(ws.id)}, 'Campaign', 'live')`,
+    `update qr_codes set folder_id = ${lit(folderId)} where organization_id = ${lit(ws.id)}`,
+  ]);
   const pairs = WS_CODES * DAYS * 24;
   const perPair = Math.floor(WS_SCANS / pairs);
   const extra = WS_SCANS - perPair * pairs;
@@ -373,6 +390,7 @@ async function main() {
   }
   const tables = ['scans', 'scan_hours', 'scan_days', 'scan_day_values', 'scan_value_totals', 'scan_org_days', 'scan_org_hours', 'scan_org_day_values', 'scan_org_value_totals'];
   await step('vacuum analyze', [...tables, 'qr_codes'].map((t) => `vacuum analyze ${t}`));
+  await step('seed fingerprint', `update organizations set name = ${lit(seededName)} where id = ${lit(ws.id)}`);
   const seedMs = Date.now() - s0;
   const sizes = (
     await pg.query<{ t: string; n: string; size: string }>(
@@ -390,6 +408,11 @@ async function main() {
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   lines.length = 0;
+  if (process.env.BENCH_SEED_ONLY === '1') {
+    redis.disconnect();
+    await api.close();
+    return;
+  }
 
   const get = (key: string, path: string) => async () => {
     const res = await fetch(`${origin}${path}`, { headers: { authorization: `Bearer ${key}` }, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
@@ -446,6 +469,8 @@ async function main() {
   await measure(`workspace, ${WS_CODES} codes, ${WS_SCANS.toLocaleString('en')} scans: all time (default)`, wsSecret, `/v1/analytics`);
   await measure('workspace: last 30 days', wsSecret, `/v1/analytics?from=${day(29)}&to=${day(0)}`);
   await measure('workspace: last 30 days, timezone=Europe/Paris', wsSecret, `/v1/analytics?from=${day(29)}&to=${day(0)}&timezone=Europe/Paris`);
+  await measure(`workspace: folder of ${WS_CODES} codes (folder_id), all time`, wsSecret, `/v1/analytics?folder_id=${folderId}`);
+  await measure('workspace: folder, last 30 days', wsSecret, `/v1/analytics?folder_id=${folderId}&from=${day(29)}&to=${day(0)}`);
   await measure('workspace: last 7 days, country=FR (raw scans)', wsSecret, `/v1/analytics?from=${day(6)}&to=${day(0)}&country=FR`, 10);
   }
 
@@ -470,8 +495,10 @@ async function main() {
       const res = await fetch(`${origin}${exportPath(format)}`, { headers: { authorization: `Bearer ${wsSecret}` }, signal: AbortSignal.timeout(600_000) });
       if (res.status !== 200 || !res.body) throw new Error(`export: ${res.status} ${await res.text()}`);
       let newlines = 0;
+      // Counted with indexOf (memchr): the client shares the api's process and event loop, so it must cost little.
       for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-        for (let i = 0; i < chunk.length; i++) if (chunk[i] === 10) newlines++;
+        const b = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+        for (let i = b.indexOf(10); i !== -1; i = b.indexOf(10, i + 1)) newlines++;
       }
       const ms = Date.now() - t0;
       clearInterval(timer);

@@ -23,8 +23,12 @@ async function main() {
   let running;
   svc.onStopSignal({ stoppers, dir, forward: () => running });
   try {
+    // BENCH_PG_DIR=<dir>: a PostgreSQL cluster kept in that directory between runs (created on the first), so a bench
+    // that seeds a large database (bench:analytics) seeds it once and measures it again on later runs (it sees its
+    // seed and skips seeding). Delete the directory to drop it.
+    const keepDir = process.env.BENCH_PG_DIR ? path.resolve(process.env.BENCH_PG_DIR) : null;
     if (!process.env.DATABASE_URL) {
-      const pg = await svc.startPostgres({ port: await svc.freePort(), dir: path.join(dir, 'pg'), fresh: true, fast: true });
+      const pg = await svc.startPostgres({ port: await svc.freePort(), dir: keepDir ?? path.join(dir, 'pg'), fresh: keepDir === null, fast: true });
       stoppers.push(pg.stop);
       env.DATABASE_URL = pg.url;
     }

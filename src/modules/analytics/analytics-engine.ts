@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiException } from '../../common/errors/api.exception';
-import { dayNumber, dayString, resolveRange, splitUtcDays } from './analytics-range';
+import { dayNumber, dayString, planBreakdownDays, resolveRange, splitUtcDays } from './analytics-range';
 import { checkSeriesPoints, FILTER_DIMENSIONS, rfc3339, type AnalyticsRequest } from './analytics-query';
 import type { AnalyticsBody, BreakdownItemDto, IntervalPointDto, RuleItemDto } from './analytics.dto';
 
@@ -37,16 +37,17 @@ export interface CodeSet {
 /**
  * Every `?` of the statement reads from one parameter row `p` (bound once, in order), so the pieces below can be
  * composed freely. Columns: ids, lo/hi (instants of the filter, hi exclusive, null = open), dlo/dhi (the whole UTC
- * days inside lo..hi, for the daily rollups), elo/ehi (where the lower edge ends and the upper one starts: the partial
- * UTC days of a zone other than UTC, read from raw scans; see splitUtcDays), tz, slo/shi (instants of the series),
- * llo/lhi (local wall times of the series, lhi exclusive), unit, and one lower-cased value per dimension filter.
+ * days inside lo..hi, for the daily rollups; see splitUtcDays), tz, slo/shi (instants of the series), llo/lhi (local
+ * wall times of the series, lhi exclusive), unit, one lower-cased value per dimension filter, org/env and xids
+ * (workspace mode), vdlo/vdhi (the days of the daily rollups the breakdowns and qr_codes read) and parts (the raw
+ * scans, or hourly rollups, they add or take back at the range's ends, at most two; see planBreakdownDays).
  */
 const PARAMS = `p as materialized (
   select array(select jsonb_array_elements_text(?::jsonb)) as ids, ?::timestamptz as lo, ?::timestamptz as hi, ?::date as dlo, ?::date as dhi, ?::text as tz,
          ?::timestamptz as slo, ?::timestamptz as shi, ?::timestamp as llo, ?::timestamp as lhi, ?::text as unit,
-         ?::timestamptz as elo, ?::timestamptz as ehi,
          ${FILTER_DIMENSIONS.map((d) => `?::text as f_${d}`).join(', ')},
-         ?::text as org, ?::text as env, array(select jsonb_array_elements_text(?::jsonb)) as xids
+         ?::text as org, ?::text as env, array(select jsonb_array_elements_text(?::jsonb)) as xids,
+         ?::date as vdlo, ?::date as vdhi, ?::jsonb as parts
 )`;
 const P = (col: string) => `(select ${col} from p)`;
 const CODES = `qr_code_id = any(${P('ids')}::text[])`;
@@ -62,6 +63,8 @@ const NET = (orgTable: string, codeTable: string, keys: string, sums: string[], 
      union all
      select ${keys}, ${sums.map((c) => `-${c}`).join(', ')} from ${codeTable} where ${EXCLUDED} and ${where}) z group by ${keys}`;
 const IN_DAYS = `day between coalesce(${P('dlo')}, '-infinity'::date) and coalesce(${P('dhi')}, 'infinity'::date)`;
+/** The days of the daily value rollups a bounded breakdown reads (IN_DAYS widened by the ends taken back from raw scans). */
+const IN_VALUE_DAYS = `day between coalesce(${P('vdlo')}, '-infinity'::date) and coalesce(${P('vdhi')}, 'infinity'::date)`;
 
 /** The raw scans of the filter range that match every dimension filter (expired scans included; callers split). */
 const RAW = (filters: string[]) => `f as materialized (
@@ -73,27 +76,27 @@ const RAW = (filters: string[]) => `f as materialized (
 )`;
 
 /**
- * The counted raw scans of the range's edges (the parts of partial UTC days, each shorter than a day), so that
- * breakdowns of a bounded range in a zone other than UTC cover exactly its local days: whole UTC days come from the
- * daily rollups, the edges from here. Two index ranges on (qr_code_id, scanned_at).
+ * The counted raw scans of the range's ends (each a part of a UTC day), so that breakdowns of a bounded range in a zone
+ * other than UTC cover exactly its local days: whole UTC days come from the daily rollups, and each end either adds
+ * the scans of its part of a UTC day, or (when that part is the longer one) the whole day is read from the rollups
+ * and the scans of the rest of the day are taken back (sign -1). One index range on (qr_code_id, scanned_at) per part.
  */
-const EDGES = `e as materialized (
-  select s.country, s.city, s.device, s.os, s.browser, s.referrer, s.language, s.rule_id, s.arm
+const EDGE = (i: number) => `
+  select s.country, s.city, s.device, s.os, s.browser, s.referrer, s.language, s.rule_id, s.arm, (${P(`parts->${i}->>'sign'`)})::bigint as sign
     from scans s
-   where s.${CODES} and not s.expired and ${P('lo')} is not null
-     and s.scanned_at >= ${P('lo')} and s.scanned_at < least(${P('hi')}, ${P('elo')})
-  union all
-  select s.country, s.city, s.device, s.os, s.browser, s.referrer, s.language, s.rule_id, s.arm
-    from scans s
-   where s.${CODES} and not s.expired and ${P('hi')} is not null
-     and s.scanned_at >= greatest(${P('lo')}, ${P('elo')}, ${P('ehi')}) and s.scanned_at < ${P('hi')}
+   where s.${CODES} and not s.expired
+     and s.scanned_at >= (${P(`parts->${i}->>'from'`)})::timestamptz and s.scanned_at < (${P(`parts->${i}->>'to'`)})::timestamptz`;
+// Scalar bounds (one per end; a missing part's are null and select nothing), so each is an index range, never a join.
+const EDGES = `e as materialized (${EDGE(0)}
+  union all${EDGE(1)}
 )`;
 
-/** One row per scan and dimension of a raw scan relation `r` (value '' = unknown; rule `<rule_id>:<arm>`). */
-const RAW_VALUES = (r: string) => `select case x.dimension
+/** One row per scan and dimension of a raw scan relation `r` (value '' = unknown; rule `<rule_id>:<arm>`), counting
+ * `count` (1, or the edge's sign). */
+const RAW_VALUES = (r: string, count = '1::bigint') => `select case x.dimension
            ${FILTER_DIMENSIONS.map((d) => `when '${d}' then coalesce(${r}.${d}, '')`).join(' ')}
            when 'rule' then case when ${r}.rule_id is null then null else ${r}.rule_id || ':' || coalesce(${r}.arm::text, '') end
-         end as value, 1::bigint as count`;
+         end as value, ${count} as count`;
 
 /** The local bucket (wall time) of an instant column for day/week/month, or the series hour it falls in. */
 const BUCKET = (col: string, hourly: boolean) =>
@@ -157,12 +160,13 @@ export async function analyticsOver(em: EntityManager, codes: CodeSet, req: Anal
     `${range.series.from}T00:00:00`,
     `${nextDay(range.series.to)}T00:00:00`,
     req.interval,
-    null, // elo: below
-    null, // ehi
     ...FILTER_DIMENSIONS.map((d) => (req.filters[d] === undefined ? null : req.filters[d]!.toLowerCase())),
     codes.workspace?.organizationId ?? null,
     codes.workspace?.environment ?? null,
     JSON.stringify(codes.workspace?.excluded ?? []),
+    null, // vdlo: below
+    null, // vdhi
+    '[]', // parts
   ];
   const local = (d: string | null) => (d === null ? null : `${d}T00:00:00`);
   const [lo, hi, slo, shi] = await zoneInstants(em, req.timezone, [
@@ -178,10 +182,14 @@ export async function analyticsOver(em: EntityManager, codes: CodeSet, req: Anal
   params[4] = days.toDay;
   params[6] = slo;
   params[7] = shi;
-  params[11] = days.fromAt;
-  params[12] = days.afterAt;
-  // A bounded range in another zone starts or ends inside UTC days: its breakdowns add those edges from raw scans.
+  // A bounded range in another zone starts or ends inside UTC days: its breakdowns add (or take back) those edges
+  // from raw scans.
   const edges = !raw && bounded && !req.utc;
+  const plan = edges ? planBreakdownDays(lo, hi) : { dayFrom: days.fromDay, dayTo: days.toDay, parts: [] };
+  const v = params.length - 3;
+  params[v] = plan.dayFrom;
+  params[v + 1] = plan.dayTo;
+  params[v + 2] = JSON.stringify(plan.parts);
   // The whole workspace (no filter): its rollups (scan_org_*) minus those of its excluded codes; per code otherwise.
   const ws = !raw && codes.workspace !== undefined;
 
@@ -224,25 +232,26 @@ export async function analyticsOver(em: EntityManager, codes: CodeSet, req: Anal
 
   // Hour of the week of an instant, Monday 00:00 = 0: from the seconds of its local wall time since 1970-01-01 (a
   // Thursday, hence + 72 hours), one zone conversion per row and none in UTC (hourly rows of a year: 8,760 of them).
+  // date_part gives a double, extract a numeric: over the 9,600 hours of a code's 400 days, 4 ms instead of 15.
   const HOW = (col: string) =>
-    `((floor(extract(epoch from ${req.utc ? col : `(${col} at time zone ${P('tz')})`}) / 3600)::bigint + 72) % 168)::int`;
+    `((floor(date_part('epoch', ${req.utc ? col : `(${col} at time zone ${P('tz')})`}) / 3600)::bigint + 72) % 168)::int`;
   const how = raw
     ? `select ${HOW('scanned_at')} as i, count(*) as n from f where not expired group by 1`
     : `select ${HOW('hour')} as i, sum(count) as n from h where count > 0 group by 1`;
 
-  const edgeValues = edges ? `union all select value, count from (${RAW_VALUES('e')} from e) z where value is not null` : '';
+  const edgeValues = edges ? `union all select value, count from (${RAW_VALUES('e', 'e.sign')} from e) z where value is not null` : '';
   const top = ws
     ? !bounded
       ? topSql(`select value, count from scan_org_value_totals where ${ORG} and dimension = x.dimension
                 union all select value, -count from scan_value_totals where ${EXCLUDED} and dimension = x.dimension`)
-      : topSql(`select value, count from scan_org_day_values where ${ORG} and dimension = x.dimension and ${IN_DAYS}
-                union all select value, -count from scan_day_values where ${EXCLUDED} and dimension = x.dimension and ${IN_DAYS}
+      : topSql(`select value, count from scan_org_day_values where ${ORG} and dimension = x.dimension and ${IN_VALUE_DAYS}
+                union all select value, -count from scan_day_values where ${EXCLUDED} and dimension = x.dimension and ${IN_VALUE_DAYS}
                 ${edgeValues}`)
     : raw
     ? topSql(`select value, count from (${RAW_VALUES('f')} from f where not f.expired) z where value is not null`)
     : !bounded
       ? topSql(`select value, count from scan_value_totals where ${CODES} and dimension = x.dimension`)
-      : topSql(`select value, count from scan_day_values where ${CODES} and dimension = x.dimension and ${IN_DAYS} ${edgeValues}`);
+      : topSql(`select value, count from scan_day_values where ${CODES} and dimension = x.dimension and ${IN_VALUE_DAYS} ${edgeValues}`);
 
   const perCode = !withCodes
     ? `select null::text as id, 0 as n where false`
@@ -253,13 +262,13 @@ export async function analyticsOver(em: EntityManager, codes: CodeSet, req: Anal
           `select qr_code_id as id, sum(count) as n from scan_value_totals where ${CODES} and dimension = 'device' group by 1 having sum(count) > 0 order by 2 desc, 1 limit ${TOP_VALUES}`
         : useDays
           ? `select qr_code_id as id, sum(count) as n from scan_days where ${CODES} and ${IN_DAYS} group by 1 having sum(count) > 0 order by 2 desc, 1 limit ${TOP_VALUES}`
-          : // Another zone: the whole UTC days from the daily rollups, the two partial days at the ends from the hourly ones.
+          : // Another zone: whole UTC days from the daily rollups and the ends from the hourly ones, as the breakdowns
+            // (planBreakdownDays: each end's hours added, or its day's other hours taken back).
             `select qr_code_id as id, sum(n) as n from (
-               select qr_code_id, count as n from scan_days where ${CODES} and ${IN_DAYS}
-               union all
-               select qr_code_id, count from scan_hours where ${CODES} and (
-                 (${P('lo')} is not null and hour >= ${P('lo')} and hour < least(${P('hi')}, ${P('elo')}))
-                 or (${P('hi')} is not null and hour >= greatest(${P('lo')}, ${P('elo')}, ${P('ehi')}) and hour < ${P('hi')}))) z
+               select qr_code_id, count as n from scan_days where ${CODES} and ${IN_VALUE_DAYS}
+               ${[0, 1].map((i) => `union all
+               select qr_code_id, count * (${P(`parts->${i}->>'sign'`)})::int from scan_hours where ${CODES}
+                  and hour >= (${P(`parts->${i}->>'from'`)})::timestamptz and hour < (${P(`parts->${i}->>'to'`)})::timestamptz`).join('\n')}) z
              group by 1 having sum(n) > 0 order by 2 desc, 1 limit ${TOP_VALUES}`;
 
   // The hourly rollups of the filter range (per code, or the workspace's net of its excluded codes), read once for

