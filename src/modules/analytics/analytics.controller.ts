@@ -14,7 +14,7 @@ import { Auth, AuthContext } from '../../common/auth/auth-context';
 import { RequiresScope } from '../../common/auth/decorators';
 import { MAX_RANGE_DAYS } from './analytics-range';
 import { MAX_CODE_IDS, MAX_SERIES_POINTS } from './analytics-query';
-import { AnalyticsDto, AnalyticsQueryDocs, WorkspaceAnalyticsDto, WorkspaceSelectionDocs } from './analytics.dto';
+import { AnalyticsDto, AnalyticsQueryDocs, type WorkspaceAnalytics, WorkspaceAnalyticsDto, WorkspaceSelectionDocs } from './analytics.dto';
 import { AnalyticsService } from './analytics.service';
 import { clientGone } from './bounded-read';
 
@@ -73,7 +73,7 @@ export class AnalyticsController {
   @ApiForbiddenResponse({ description: 'insufficient_scope: the key lacks `analytics:read`; plan_restricted: the Free plan has no analytics', schema: ERROR_ENVELOPE })
   @ApiNotFoundResponse({ description: 'not_found: a folder, tag or code id the workspace does not have', schema: ERROR_ENVELOPE })
   @ApiUnprocessableEntityResponse({ description: 'static_code_not_supported: a listed id is a static code', schema: ERROR_ENVELOPE })
-  workspace(@Auth() auth: AuthContext, @Query() query: Record<string, unknown>, @Res({ passthrough: true }) reply: FastifyReply): Promise<WorkspaceAnalyticsDto> {
+  workspace(@Auth() auth: AuthContext, @Query() query: Record<string, unknown>, @Res({ passthrough: true }) reply: FastifyReply): Promise<WorkspaceAnalytics> {
     return this.analytics.forWorkspace(auth, query ?? {}, new Date(), clientGone(reply));
   }
 }

@@ -174,6 +174,10 @@ export class WorkspaceAnalyticsDto extends AnalyticsDto {
   @ApiProperty({ type: [CodeItemDto], description: 'The codes with the most scans in the range, top 10 by count' }) qr_codes!: CodeItemDto[];
 }
 
+/** A workspace answer as the service builds it: WorkspaceAnalyticsDto (what the OpenAPI document shows) with its
+ * `qr_code_id` always null. */
+export type WorkspaceAnalytics = Omit<WorkspaceAnalyticsDto, 'qr_code_id'> & { qr_code_id: null };
+
 export class ScanRowDto {
   @ApiProperty({ example: 'scan_7dK2pQ9xLm4vB8nZ1sTa' }) id!: string;
   @ApiProperty({ enum: ['scan'], example: 'scan' }) object!: 'scan';

@@ -7,7 +7,7 @@ import { folderExists } from '../folders/folders.repository';
 import { findAnalyticsCodes, inactiveDynamicCodeIds, otherDynamicCodeIds, type AnalyticsCodeFacts } from '../qr-codes/qr-codes.repository';
 import { analyticsOver, type CodeSet } from './analytics-engine';
 import { parseAnalyticsQuery, parseWorkspaceFilters, type WorkspaceFilters } from './analytics-query';
-import type { AnalyticsDto, WorkspaceAnalyticsDto } from './analytics.dto';
+import type { AnalyticsDto, WorkspaceAnalytics } from './analytics.dto';
 import { boundedRead } from './bounded-read';
 
 export { TOP_VALUES, UNKNOWN } from './analytics-engine';
@@ -72,7 +72,7 @@ export class AnalyticsService {
     return { object: 'analytics', qr_code_id: id, ...body } as AnalyticsDto;
   }
 
-  async forWorkspace(auth: AuthContext, query: Record<string, unknown>, now = new Date(), signal?: AbortSignal): Promise<WorkspaceAnalyticsDto> {
+  async forWorkspace(auth: AuthContext, query: Record<string, unknown>, now = new Date(), signal?: AbortSignal): Promise<WorkspaceAnalytics> {
     const req = parseAnalyticsQuery(query, now, SELECTION_PARAMS);
     const sel = parseWorkspaceFilters(query);
     const { codes, body } = await boundedRead(this.em, this.config.analyticsStatementTimeoutMs, signal, async (tx) => {
@@ -93,7 +93,7 @@ export class AnalyticsService {
       return { codes, body: await analyticsOver(tx, set, req, true) };
     });
     const names = new Map(codes.map((c) => [c.id, c.name]));
-    body.qr_codes = (body.qr_codes ?? []).map((c) => ({ ...c, name: names.get(c.id) ?? null }));
-    return { object: 'analytics', qr_code_id: null, ...body } as unknown as WorkspaceAnalyticsDto;
+    const qrCodes = (body.qr_codes ?? []).map((c) => ({ ...c, name: names.get(c.id) ?? null }));
+    return { object: 'analytics', qr_code_id: null, ...body, qr_codes: qrCodes };
   }
 }

@@ -117,15 +117,17 @@ export async function copyExport(em: EntityManager, sql: string, prefix: string)
   const knexClient = em.getKnex().client as { acquireConnection(): Promise<Client>; releaseConnection(c: Client): Promise<unknown> };
   const conn = await knexClient.acquireConnection();
   const out = new CopyFieldBytes();
+  // The connection's backend, for pg_cancel_backend below.
+  let pid: number;
   try {
     await conn.query('begin');
     await conn.query('set local statement_timeout = 0');
+    pid = (await conn.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0].pid;
   } catch (err) {
     await conn.query('rollback').catch(() => undefined);
     await knexClient.releaseConnection(conn);
     throw err;
   }
-  const pid = (conn as unknown as { processID: number }).processID;
   const copy = conn.query(copyTo(sql));
   let finished = false;
   let cancelling: Promise<unknown> | null = null;
