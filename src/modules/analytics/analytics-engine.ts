@@ -91,9 +91,15 @@ const EDGES = `e as materialized (${EDGE(0)}
   union all${EDGE(1)}
 )`;
 
+/** The dimensions of the breakdowns, as stored in the value rollups (`dimension` column). */
+const DIMENSIONS = `array['country', 'city', 'device', 'os', 'browser', 'referrer', 'language', 'rule']`;
+/** A value rollup's rows of every breakdown dimension (one index scan for all of them). */
+const IN_DIMENSIONS = `dimension = any(${DIMENSIONS})`;
+
 /** One row per scan and dimension of a raw scan relation `r` (value '' = unknown; rule `<rule_id>:<arm>`), counting
- * `count` (1, or the edge's sign). */
-const RAW_VALUES = (r: string, count = '1::bigint') => `select case x.dimension
+ * `count` (1, or the edge's sign): `(${RAW_VALUES('r')} from r cross join ${EACH_DIMENSION} …)`. */
+const EACH_DIMENSION = `unnest(${DIMENSIONS}) as x(dimension)`;
+const RAW_VALUES = (r: string, count = '1::bigint') => `select x.dimension, case x.dimension
            ${FILTER_DIMENSIONS.map((d) => `when '${d}' then coalesce(${r}.${d}, '')`).join(' ')}
            when 'rule' then case when ${r}.rule_id is null then null else ${r}.rule_id || ':' || coalesce(${r}.arm::text, '') end
          end as value, ${count} as count`;
@@ -110,22 +116,27 @@ const SLOTS = (hourly: boolean) =>
     : `select g.t as k, g.t as l, g.t at time zone ${P('tz')} as i
          from generate_series(date_trunc(${P('unit')}, ${P('llo')}), ${P('lhi')} - interval '1 microsecond', ('1 ' || ${P('unit')})::interval) g(t)`;
 
+/**
+ * The top values of every dimension from `counts` (rows of dimension, value, count): one aggregation over all the
+ * dimensions, then the first TOP_VALUES of each by count (ties by name). Reading the rollups once for the eight
+ * dimensions instead of once per dimension took a code's 30-day breakdowns from about 10 to 3 ms at 10 M scans.
+ */
 const topSql = (counts: string): string => `
-select x.dimension, t.name, t.n
-  from unnest(array['country', 'city', 'device', 'os', 'browser', 'referrer', 'language', 'rule']) as x(dimension)
- cross join lateral (
-   select v.name, sum(v.count) as n
-     from (select case when c.value = '' and x.dimension <> 'rule' then '${UNKNOWN}' else c.value end as name, c.count from (${counts}) c) v
-    group by v.name
-   having sum(v.count) > 0
-    order by n desc, v.name collate "C"
-    limit ${TOP_VALUES}
- ) t`;
+select dimension, name, n from (
+  select dimension, name, n, row_number() over (partition by dimension order by n desc, name collate "C") as rank
+    from (select c.dimension, case when c.value = '' and c.dimension <> 'rule' then '${UNKNOWN}' else c.value end as name, sum(c.count) as n
+            from (${counts}) c
+           group by 1, 2
+          having sum(c.count) > 0) g
+) t
+ where rank <= ${TOP_VALUES}
+ order by dimension, rank`;
 
 type Row = {
   totals: { total: string | number | null; uniques: string | number | null; expired: string | number | null; first_at: string | null; last_at: string | null };
   series: { l: string; off: number; scans: string | number; uniques: string | number }[];
-  how: { i: number; n: string | number }[];
+  /** `e`: expired scans in that hour of the week (read from the hourly rollups only) */
+  how: { i: number; n: string | number; e?: string | number }[];
   top: { dimension: string; name: string; n: string | number }[];
   codes: { id: string; n: string | number }[];
 };
@@ -202,13 +213,13 @@ export async function analyticsOver(em: EntityManager, codes: CodeSet, req: Anal
      (select max(last_at) from ${table} where ${CODES} and ${key} = (select max(${key}) from ${rel} where count > 0)) as last_at`;
   const totals = ws
     ? useDays
-      ? `select sum(count) as total, sum(uniques) as uniques, (select sum(expired) from h) as expired, ${probe('scan_days', 'day', 'nd')} from nd`
+      ? `select sum(count) as total, sum(uniques) as uniques, null as expired, ${probe('scan_days', 'day', 'nd')} from nd`
       : `select sum(count) as total, sum(uniques) as uniques, sum(expired) as expired, ${probe('scan_hours', 'hour', 'h')} from h`
     : raw
     ? `select count(*) filter (where not expired) as total, count(*) filter (where visit_unique) as uniques, count(*) filter (where expired) as expired,
               min(scanned_at) filter (where not expired) as first_at, max(scanned_at) filter (where not expired) as last_at from f`
     : useDays
-      ? `select sum(count) as total, sum(uniques) as uniques, (select sum(expired) from h) as expired,
+      ? `select sum(count) as total, sum(uniques) as uniques, null as expired,
                 min(first_at) as first_at, max(last_at) as last_at from scan_days where ${CODES} and ${IN_DAYS}`
       : `select sum(count) as total, sum(uniques) as uniques, sum(expired) as expired, min(first_at) as first_at, max(last_at) as last_at from h`;
 
@@ -237,21 +248,22 @@ export async function analyticsOver(em: EntityManager, codes: CodeSet, req: Anal
     `((floor(date_part('epoch', ${req.utc ? col : `(${col} at time zone ${P('tz')})`}) / 3600)::bigint + 72) % 168)::int`;
   const how = raw
     ? `select ${HOW('scanned_at')} as i, count(*) as n from f where not expired group by 1`
-    : `select ${HOW('hour')} as i, sum(count) as n from h where count > 0 group by 1`;
+    : // expired_scans too, when the totals come from the daily rollups (which keep no expired count): one pass over h.
+      `select ${HOW('hour')} as i, sum(count) as n, sum(expired) as e from h where count > 0 or expired > 0 group by 1`;
 
-  const edgeValues = edges ? `union all select value, count from (${RAW_VALUES('e', 'e.sign')} from e) z where value is not null` : '';
+  const edgeValues = edges ? `union all select dimension, value, count from (${RAW_VALUES('e', 'e.sign')} from e cross join ${EACH_DIMENSION}) z where value is not null` : '';
   const top = ws
     ? !bounded
-      ? topSql(`select value, count from scan_org_value_totals where ${ORG} and dimension = x.dimension
-                union all select value, -count from scan_value_totals where ${EXCLUDED} and dimension = x.dimension`)
-      : topSql(`select value, count from scan_org_day_values where ${ORG} and dimension = x.dimension and ${IN_VALUE_DAYS}
-                union all select value, -count from scan_day_values where ${EXCLUDED} and dimension = x.dimension and ${IN_VALUE_DAYS}
+      ? topSql(`select dimension, value, count from scan_org_value_totals where ${ORG} and ${IN_DIMENSIONS}
+                union all select dimension, value, -count from scan_value_totals where ${EXCLUDED} and ${IN_DIMENSIONS}`)
+      : topSql(`select dimension, value, count from scan_org_day_values where ${ORG} and ${IN_DIMENSIONS} and ${IN_VALUE_DAYS}
+                union all select dimension, value, -count from scan_day_values where ${EXCLUDED} and ${IN_DIMENSIONS} and ${IN_VALUE_DAYS}
                 ${edgeValues}`)
     : raw
-    ? topSql(`select value, count from (${RAW_VALUES('f')} from f where not f.expired) z where value is not null`)
+    ? topSql(`select dimension, value, count from (${RAW_VALUES('f')} from f cross join ${EACH_DIMENSION} where not f.expired) z where value is not null`)
     : !bounded
-      ? topSql(`select value, count from scan_value_totals where ${CODES} and dimension = x.dimension`)
-      : topSql(`select value, count from scan_day_values where ${CODES} and dimension = x.dimension and ${IN_VALUE_DAYS} ${edgeValues}`);
+      ? topSql(`select dimension, value, count from scan_value_totals where ${CODES} and ${IN_DIMENSIONS}`)
+      : topSql(`select dimension, value, count from scan_day_values where ${CODES} and ${IN_DIMENSIONS} and ${IN_VALUE_DAYS} ${edgeValues}`);
 
   const perCode = !withCodes
     ? `select null::text as id, 0 as n where false`
@@ -271,11 +283,13 @@ export async function analyticsOver(em: EntityManager, codes: CodeSet, req: Anal
                   and hour >= (${P(`parts->${i}->>'from'`)})::timestamptz and hour < (${P(`parts->${i}->>'to'`)})::timestamptz`).join('\n')}) z
              group by 1 having sum(n) > 0 order by 2 desc, 1 limit ${TOP_VALUES}`;
 
-  // The hourly rollups of the filter range (per code, or the workspace's net of its excluded codes), read once for
-  // expired_scans, by_hour_of_week and, in another zone, the totals.
+  // The hourly rollups of the filter range (per code, or the workspace's net of its excluded codes), read for
+  // by_hour_of_week (expired_scans in the same pass) and, in another zone, for the totals too; read once (the first
+  // case), PostgreSQL folds it into that query instead of materializing it.
+  const hOnce = useDays ? 'not materialized' : 'materialized';
   const hours = ws
-    ? `h as materialized (${NET('scan_org_hours', 'scan_hours', 'hour', ['count', 'uniques', 'expired'], IN_FILTER('hour'))})`
-    : `h as materialized (
+    ? `h as ${hOnce} (${NET('scan_org_hours', 'scan_hours', 'hour', ['count', 'uniques', 'expired'], IN_FILTER('hour'))})`
+    : `h as ${hOnce} (
     select qr_code_id, hour, count, uniques, expired, first_at, last_at from scan_hours where ${CODES} and ${IN_FILTER('hour')})`;
   const netDays = ws && useDays ? `, nd as materialized (${NET('scan_org_days', 'scan_days', 'day', ['count', 'uniques'], IN_DAYS)})` : '';
   const sql = `with ${PARAMS}${raw ? `, ${RAW(filters)}` : `, ${hours}`}${netDays}${edges ? `, ${EDGES}` : ''}
@@ -301,14 +315,19 @@ select (select row_to_json(t) from (${totals}) t) as totals,
   rules.sort((a, b) => b.count - a.count || String(a.rule_id ?? '').localeCompare(String(b.rule_id ?? '')) || (a.arm ?? -1) - (b.arm ?? -1));
 
   const byHourOfWeek = new Array<number>(168).fill(0);
-  for (const h of row.how) byHourOfWeek[h.i] += num(h.n);
+  let expiredByHour = 0;
+  for (const h of row.how) {
+    byHourOfWeek[h.i] += num(h.n);
+    expiredByHour += num(h.e);
+  }
 
   const points: IntervalPointDto[] = row.series.map((s) => ({ start: rfc3339(s.l, s.off), scans: num(s.scans), unique_scans: num(s.uniques) }));
   const t = row.totals;
   const body: AnalyticsBody = {
     total_scans: num(t.total),
     unique_scans: num(t.uniques),
-    expired_scans: num(t.expired),
+    // null when the totals come from the daily rollups: then the hourly rows' sum (by_hour_of_week's pass).
+    expired_scans: t.expired === null ? expiredByHour : num(t.expired),
     first_scan_at: t.first_at ? new Date(t.first_at).toISOString() : null,
     last_scan_at: t.last_at ? new Date(t.last_at).toISOString() : null,
     timezone: req.timezone,
