@@ -91,15 +91,9 @@ const EDGES = `e as materialized (${EDGE(0)}
   union all${EDGE(1)}
 )`;
 
-/** The dimensions of the breakdowns, as stored in the value rollups (`dimension` column). */
-const DIMENSIONS = `array['country', 'city', 'device', 'os', 'browser', 'referrer', 'language', 'rule']`;
-/** A value rollup's rows of every breakdown dimension (one index scan for all of them). */
-const IN_DIMENSIONS = `dimension = any(${DIMENSIONS})`;
-
 /** One row per scan and dimension of a raw scan relation `r` (value '' = unknown; rule `<rule_id>:<arm>`), counting
- * `count` (1, or the edge's sign): `(${RAW_VALUES('r')} from r cross join ${EACH_DIMENSION} …)`. */
-const EACH_DIMENSION = `unnest(${DIMENSIONS}) as x(dimension)`;
-const RAW_VALUES = (r: string, count = '1::bigint') => `select x.dimension, case x.dimension
+ * `count` (1, or the edge's sign). */
+const RAW_VALUES = (r: string, count = '1::bigint') => `select case x.dimension
            ${FILTER_DIMENSIONS.map((d) => `when '${d}' then coalesce(${r}.${d}, '')`).join(' ')}
            when 'rule' then case when ${r}.rule_id is null then null else ${r}.rule_id || ':' || coalesce(${r}.arm::text, '') end
          end as value, ${count} as count`;
@@ -117,20 +111,23 @@ const SLOTS = (hourly: boolean) =>
          from generate_series(date_trunc(${P('unit')}, ${P('llo')}), ${P('lhi')} - interval '1 microsecond', ('1 ' || ${P('unit')})::interval) g(t)`;
 
 /**
- * The top values of every dimension from `counts` (rows of dimension, value, count): one aggregation over all the
- * dimensions, then the first TOP_VALUES of each by count (ties by name). Reading the rollups once for the eight
- * dimensions instead of once per dimension took a code's 30-day breakdowns from about 10 to 3 ms at 10 M scans.
+ * The top TOP_VALUES values of each dimension (ties by name) from `counts` (value and count rows of the dimension
+ * `x.dimension`). Values are grouped in the "C" collation (byte order, as the ties always were) rather than the
+ * database's locale, a cheaper sort of each dimension's rows (30 days of one code at 10 M scans: 13.0 → 12.3 ms for
+ * the whole statement). Each dimension keeps its own index range: one scan for all eight (`dimension = any(…)`) made
+ * PostgreSQL read every day of the code's index for a one-day range.
  */
 const topSql = (counts: string): string => `
-select dimension, name, n from (
-  select dimension, name, n, row_number() over (partition by dimension order by n desc, name collate "C") as rank
-    from (select c.dimension, case when c.value = '' and c.dimension <> 'rule' then '${UNKNOWN}' else c.value end as name, sum(c.count) as n
-            from (${counts}) c
-           group by 1, 2
-          having sum(c.count) > 0) g
-) t
- where rank <= ${TOP_VALUES}
- order by dimension, rank`;
+select x.dimension, t.name, t.n
+  from unnest(array['country', 'city', 'device', 'os', 'browser', 'referrer', 'language', 'rule']) as x(dimension)
+ cross join lateral (
+   select v.name, sum(v.count) as n
+     from (select (case when c.value = '' and x.dimension <> 'rule' then '${UNKNOWN}' else c.value end) collate "C" as name, c.count from (${counts}) c) v
+    group by v.name
+   having sum(v.count) > 0
+    order by n desc, v.name
+    limit ${TOP_VALUES}
+ ) t`;
 
 type Row = {
   totals: { total: string | number | null; uniques: string | number | null; expired: string | number | null; first_at: string | null; last_at: string | null };
@@ -251,19 +248,19 @@ export async function analyticsOver(em: EntityManager, codes: CodeSet, req: Anal
     : // expired_scans too, when the totals come from the daily rollups (which keep no expired count): one pass over h.
       `select ${HOW('hour')} as i, sum(count) as n, sum(expired) as e from h where count > 0 or expired > 0 group by 1`;
 
-  const edgeValues = edges ? `union all select dimension, value, count from (${RAW_VALUES('e', 'e.sign')} from e cross join ${EACH_DIMENSION}) z where value is not null` : '';
+  const edgeValues = edges ? `union all select value, count from (${RAW_VALUES('e', 'e.sign')} from e) z where value is not null` : '';
   const top = ws
     ? !bounded
-      ? topSql(`select dimension, value, count from scan_org_value_totals where ${ORG} and ${IN_DIMENSIONS}
-                union all select dimension, value, -count from scan_value_totals where ${EXCLUDED} and ${IN_DIMENSIONS}`)
-      : topSql(`select dimension, value, count from scan_org_day_values where ${ORG} and ${IN_DIMENSIONS} and ${IN_VALUE_DAYS}
-                union all select dimension, value, -count from scan_day_values where ${EXCLUDED} and ${IN_DIMENSIONS} and ${IN_VALUE_DAYS}
+      ? topSql(`select value, count from scan_org_value_totals where ${ORG} and dimension = x.dimension
+                union all select value, -count from scan_value_totals where ${EXCLUDED} and dimension = x.dimension`)
+      : topSql(`select value, count from scan_org_day_values where ${ORG} and dimension = x.dimension and ${IN_VALUE_DAYS}
+                union all select value, -count from scan_day_values where ${EXCLUDED} and dimension = x.dimension and ${IN_VALUE_DAYS}
                 ${edgeValues}`)
     : raw
-    ? topSql(`select dimension, value, count from (${RAW_VALUES('f')} from f cross join ${EACH_DIMENSION} where not f.expired) z where value is not null`)
+    ? topSql(`select value, count from (${RAW_VALUES('f')} from f where not f.expired) z where value is not null`)
     : !bounded
-      ? topSql(`select dimension, value, count from scan_value_totals where ${CODES} and ${IN_DIMENSIONS}`)
-      : topSql(`select dimension, value, count from scan_day_values where ${CODES} and ${IN_DIMENSIONS} and ${IN_VALUE_DAYS} ${edgeValues}`);
+      ? topSql(`select value, count from scan_value_totals where ${CODES} and dimension = x.dimension`)
+      : topSql(`select value, count from scan_day_values where ${CODES} and dimension = x.dimension and ${IN_VALUE_DAYS} ${edgeValues}`);
 
   const perCode = !withCodes
     ? `select null::text as id, 0 as n where false`
