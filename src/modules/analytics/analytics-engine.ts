@@ -345,8 +345,12 @@ function localDayOf(at: Date, timezone: string): string {
   return `${get('year')}-${get('month')}-${get('day')}`;
 }
 
-/** Instants (ISO) of local wall times in `tz`, as PostgreSQL's tz database has them (null stays null). */
+const WALL_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
+
+/** Instants (ISO) of local wall times in `tz`, as PostgreSQL's tz database has them (null stays null). In UTC a wall
+ * time is its instant: no round trip to the database (the default zone of every analytics request). */
 export async function zoneInstants(em: EntityManager, tz: string, locals: (string | null)[]): Promise<(string | null)[]> {
+  if (tz === 'UTC' && locals.every((x) => x === null || WALL_TIME.test(x))) return locals.map((x) => (x === null ? null : `${x}Z`));
   try {
     const [row] = await em.execute<{ a: (string | null)[] }[]>(
       `select array(select case when x is null then null else to_char((x::timestamp at time zone ?) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') end

@@ -11,9 +11,13 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 export async function boundedRead<T>(em: EntityManager, timeoutMs: number, signal: AbortSignal | undefined, work: (tx: EntityManager) => Promise<T>): Promise<T> {
   if (signal?.aborted) throw Object.assign(new Error('The client left before the query started'), { code: '57014' });
   return em.fork().transactional(async (tx) => {
-    if (timeoutMs > 0) await tx.execute(`set local statement_timeout = ${Math.floor(timeoutMs)}`);
-    if (!signal) return work(tx);
-    const [{ pid }] = await tx.execute<{ pid: number }[]>('select pg_backend_pid() as pid');
+    // One round trip for both: set_config(…, true) is SET LOCAL.
+    const limit = timeoutMs > 0 ? `set_config('statement_timeout', '${Math.floor(timeoutMs)}', true), ` : '';
+    if (!signal) {
+      if (limit) await tx.execute(`select ${limit}1`);
+      return work(tx);
+    }
+    const [{ pid }] = await tx.execute<{ pid: number }[]>(`select ${limit}pg_backend_pid() as pid`);
     let cancelling: Promise<unknown> | null = null;
     const cancel = (): void => {
       cancelling = em
