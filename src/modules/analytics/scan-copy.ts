@@ -117,12 +117,12 @@ export async function copyExport(em: EntityManager, sql: string, prefix: string)
   const knexClient = em.getKnex().client as { acquireConnection(): Promise<Client>; releaseConnection(c: Client): Promise<unknown> };
   const conn = await knexClient.acquireConnection();
   const out = new CopyFieldBytes();
-  // The connection's backend, for pg_cancel_backend below.
+  // No statement timeout for this transaction (set_config(…, true) is SET LOCAL), and the connection's backend for
+  // pg_cancel_backend below, in one round trip.
   let pid: number;
   try {
     await conn.query('begin');
-    await conn.query('set local statement_timeout = 0');
-    pid = (await conn.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0].pid;
+    pid = (await conn.query<{ pid: number }>("select set_config('statement_timeout', '0', true), pg_backend_pid() as pid")).rows[0].pid;
   } catch (err) {
     await conn.query('rollback').catch(() => undefined);
     await knexClient.releaseConnection(conn);
