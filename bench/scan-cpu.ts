@@ -59,6 +59,8 @@ interface Target {
   child: ChildProcess;
   url: string;
   figures: number[];
+  /** The main thread's CPU µs per request (its event loop), beside the process's. */
+  loop: number[];
 }
 
 const load = () => `load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}`;
@@ -170,6 +172,7 @@ async function main() {
     child: await startChild([...(PERF ? perfFlags(data, 'bare') : []), '-e', BARE_SERVER], { ...process.env, PORT: String(port) }, 'bare server', wrapper('bare')),
     url: `http://127.0.0.1:${port}/${shortCode}`,
     figures: [],
+    loop: [],
   });
   // One scan process per revision and code, so that a profile or perf recording holds one kind of request.
   for (const [i, revision] of revisions.entries()) {
@@ -179,7 +182,7 @@ async function main() {
       const scanPort = await freePort();
       const profile = PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${join(data, `profile-${j}`)}`] : PERF ? perfFlags(data, `scan-${j}`) : [];
       const child = await startChild([...profile, join(builds[i], 'src', 'main.scan.js')], { ...env, SCAN_PORT: String(scanPort) }, `scan process (${name})`, wrapper(`scan-${j}`));
-      targets.push({ name: `scan ${name}`, child, url: `http://127.0.0.1:${scanPort}/${codePath[code]}`, figures: [] });
+      targets.push({ name: `scan ${name}`, child, url: `http://127.0.0.1:${scanPort}/${codePath[code]}`, figures: [], loop: [] });
     }
   }
   console.log(`${CALLGRIND ? 'instructions' : 'CPU µs'} per request, ${REQUESTS} requests a round, ${ROUNDS} rounds, warm-up ${WARM_UP} (${load()})`);
@@ -201,9 +204,11 @@ async function main() {
         const run = await autocannon(t.url, REQUESTS, CONNECTIONS, t.child);
         figure = run.cpuUs;
         errors = run.errors;
+        t.loop.push(run.loopCpuUs);
       }
       t.figures.push(figure);
-      console.log(`  round ${round} ${t.name.padEnd(20)} ${CALLGRIND ? Math.round(figure).toLocaleString('en-US') : figure.toFixed(2)}${errors ? ` (${errors} errors)` : ''}  ${load()}`);
+      const loop = CALLGRIND ? '' : ` (event loop ${t.loop[t.loop.length - 1].toFixed(2)})`;
+      console.log(`  round ${round} ${t.name.padEnd(20)} ${CALLGRIND ? Math.round(figure).toLocaleString('en-US') : figure.toFixed(2)}${loop}${errors ? ` (${errors} errors)` : ''}  ${load()}`);
     }
   }
   for (const p of perfs) await p.stop();
@@ -230,6 +235,15 @@ async function main() {
     const m = median(t.figures);
     const vsFirst = t === targets[1] || t === targets[0] ? '' : `, ${(((m - first) / first) * 100).toFixed(1)} % against ${targets[1].name}`;
     console.log(`  ${t.name.padEnd(20)} ${CALLGRIND ? Math.round(m).toLocaleString('en-US') : m.toFixed(2)}  (${(m / bare).toFixed(2)} × bare${vsFirst})`);
+  }
+  if (!CALLGRIND) {
+    const [loopBare, loopFirst] = targets.map((t) => median(t.loop));
+    console.log(`=== the main thread alone (the event loop that answers): CPU µs per request, median of ${ROUNDS} rounds ===`);
+    for (const t of targets) {
+      const m = median(t.loop);
+      const vsFirst = t === targets[1] || t === targets[0] ? '' : `, ${(((m - loopFirst) / loopFirst) * 100).toFixed(1)} % against ${targets[1].name}`;
+      console.log(`  ${t.name.padEnd(20)} ${m.toFixed(2)}  (${(m / loopBare).toFixed(2)} × bare${vsFirst})`);
+    }
   }
 }
 

@@ -20,8 +20,10 @@ export interface Run {
   errors: number;
   p50: number;
   p99: number;
-  /** Server CPU (user + system) per request, µs. */
+  /** Server CPU (user + system) per request, µs: every thread of the process. */
   cpuUs: number;
+  /** The same for the server's main thread alone (its event loop, which answers the requests), µs. */
+  loopCpuUs: number;
   /** wrk with rotation: requests generated with a bot / a browser user agent. */
   botSent?: number;
   browserSent?: number;
@@ -69,10 +71,11 @@ export function stopChild(child: ChildProcess): Promise<number | null> {
   });
 }
 
-/** CPU time (user + system) a process has used so far, in ms (Linux /proc; NaN elsewhere). */
-export function cpuMs(pid: number | undefined): number {
+/** CPU time (user + system) a process (or with `mainThread`, its main thread alone) has used so far, in ms (Linux
+ * /proc; NaN elsewhere). */
+export function cpuMs(pid: number | undefined, mainThread = false): number {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    const fields = readFileSync(mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
   } catch {
     return NaN;
@@ -115,6 +118,7 @@ function child(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<st
 export async function autocannon(url: string, amount: number, connections: number, server: ChildProcess): Promise<Run> {
   const options = { url, amount, connections, headers: { 'user-agent': IPHONE, 'accept-language': 'en-GB,en;q=0.9' } };
   const before = cpuMs(server.pid);
+  const loopBefore = cpuMs(server.pid, true);
   const r = JSON.parse(
     await child([process.execPath, '-e', AUTOCANNON], { ...process.env, LOAD: JSON.stringify(options), NODE_PATH: join(ROOT, 'node_modules') }),
   ) as AutocannonResult;
@@ -127,6 +131,7 @@ export async function autocannon(url: string, amount: number, connections: numbe
     p50: r.latency.p50,
     p99: r.latency.p99,
     cpuUs: ((cpuMs(server.pid) - before) * 1000) / r.requests.total,
+    loopCpuUs: ((cpuMs(server.pid, true) - loopBefore) * 1000) / r.requests.total,
   };
 }
 
@@ -181,6 +186,7 @@ end
 /** wrk -t2 -c<connections> for `seconds`, with the script from wrkScript. */
 export async function wrk(bin: string, url: string, script: string, seconds: number, connections: number, server: ChildProcess): Promise<Run> {
   const before = cpuMs(server.pid);
+  const loopBefore = cpuMs(server.pid, true);
   const out = await child([bin, '-t2', `-c${connections}`, `-d${seconds}s`, '-s', script, url]);
   const line = out.split('\n').find((l) => l.startsWith('WRK '));
   if (!line) throw new Error(`wrk printed no summary: ${out}`);
@@ -193,6 +199,7 @@ export async function wrk(bin: string, url: string, script: string, seconds: num
     p50: r.p50 / 1000,
     p99: r.p99 / 1000,
     cpuUs: ((cpuMs(server.pid) - before) * 1000) / r.requests,
+    loopCpuUs: ((cpuMs(server.pid, true) - loopBefore) * 1000) / r.requests,
     botSent: r.bot,
     browserSent: r.browser,
   };

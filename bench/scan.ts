@@ -50,7 +50,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const n = (x: number) => Math.round(x).toLocaleString('en-US');
 const line = (name: string, r: Run) =>
   `  ${name.padEnd(5)} ${n(r.requests).padStart(9)} req in ${r.seconds.toFixed(1)} s ${n(rate(r)).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  ` +
-  `CPU ${r.cpuUs.toFixed(1)} µs/req  errors ${r.errors}`;
+  `CPU ${r.cpuUs.toFixed(1)} µs/req (event loop ${r.loopCpuUs.toFixed(1)})  errors ${r.errors}`;
 const load = () => `load average ${loadavg().map((x) => x.toFixed(1)).join(' ')} on this machine`;
 
 /** Scans in the stream entries added since the last call (the worker is stopped, nothing is removed meanwhile). */
@@ -108,7 +108,8 @@ async function measure(way: Way, bareUrl: string, scanUrl: string, bare: ChildPr
       `  ratio ${(ratio * 100).toFixed(1)} % (rounds ${ratios.map((r) => (r * 100).toFixed(1)).join(' / ')}; goal ≥ 60 %) ${ratio >= 0.6 ? 'OK' : 'BELOW GOAL'}\n` +
       `  scan ${n(median(scans.map(rate)))} req/s, bare ${n(median(bares.map(rate)))} req/s\n` +
       `  scan p50 ${median(scans.map((r) => r.p50))} ms, p99 ${p99} ms (goal ≤ 10 ms) ${p99 <= 10 ? 'OK' : 'ABOVE GOAL'}; bare p99 ${median(bares.map((r) => r.p99))} ms\n` +
-      `  server CPU per request: scan ${median(scans.map((r) => r.cpuUs)).toFixed(1)} µs, bare ${median(bares.map((r) => r.cpuUs)).toFixed(1)} µs\n` +
+      `  server CPU per request: scan ${median(scans.map((r) => r.cpuUs)).toFixed(1)} µs (event loop ${median(scans.map((r) => r.loopCpuUs)).toFixed(1)} µs), ` +
+      `bare ${median(bares.map((r) => r.cpuUs)).toFixed(1)} µs (event loop ${median(bares.map((r) => r.loopCpuUs)).toFixed(1)} µs)\n` +
       `  recorded: ${check}`,
   };
 }

@@ -100,10 +100,10 @@ describe('file, audio and video codes', () => {
     it('serves the page (a scan) and the bytes on /file (not a scan) with inert headers', async () => {
       const counted: string[] = [];
       const buffer = scan.app.get(ScanBuffer);
-      const add = buffer.add.bind(buffer);
-      buffer.add = (record) => {
-        counted.push(record.qr_code_id);
-        add(record);
+      const addScan = buffer.addScan.bind(buffer);
+      buffer.addScan = (...scan: Parameters<ScanBuffer['addScan']>) => {
+        counted.push(scan[1]); // the code's id
+        addScan(...scan);
       };
       const code = await createCode(api, org, { target: { type: 'file', file_id: files.pdf.id, title: '<b>Menu</b>' } });
       const page = await get(`/${code.short_code}`, { 'user-agent': BROWSER });

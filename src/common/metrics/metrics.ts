@@ -93,8 +93,8 @@ totalCounter('scanlink_scans_buffered_total', 'Counted scans appended to the sca
 totalCounter('scanlink_scans_flushed_total', 'Scans written from the scan buffer to the Redis stream', 'flushed');
 
 /** A counted scan entered the scan buffer. */
-export function countScanBuffered(): void {
-  scanTotals.buffered++;
+export function countScanBuffered(n = 1): void {
+  scanTotals.buffered += n;
 }
 
 /** Scans written to the stream. */

@@ -25,36 +25,39 @@ export class ScanEnricher {
   private readonly userAgents = new StringMemo<UserAgentFacts>(4_096, userAgentFacts, MAX_KEY_LENGTH);
   /** Accept-Language header → primary language; a few hundred distinct headers cover nearly every visitor. */
   private readonly languages = new StringMemo<string | null>(1_024, primaryLanguage, MAX_KEY_LENGTH);
-  private readonly geo = new GeoCache();
-  /** The ISO time of the last millisecond a scan was counted in (a busy host counts many scans per millisecond). */
-  private lastMs = 0;
-  private lastIso = '';
+  /** Absent in an enricher made without geolocation (the scan encoder's thread: the place comes with the scan). */
+  private readonly geo?: GeoCache;
+
+  /** `geolocate: false`: no GeoLite2 data is loaded (about 150 MB), and place() is not available. */
+  constructor(opts: { geolocate?: boolean } = {}) {
+    if (opts.geolocate !== false) this.geo = new GeoCache();
+  }
 
   userAgent(userAgent: string | undefined): UserAgentFacts {
     return userAgent ? this.userAgents.get(userAgent) : NO_USER_AGENT;
   }
 
   /**
-   * The ScanRecord of one scan: the same values as enrich({ ip, referer, acceptLanguage, userAgent }), with the user-agent part from the memo, built in
-   * one object (no intermediate facts or context objects on the hot path). `place`: the address's place when the
-   * caller already looked it up (place()).
+   * The ScanRecord of one scan: the same values as enrich({ ip, referer, acceptLanguage, userAgent }), with the
+   * user-agent part from the memo and the place the hot path looked up, built in one object (no intermediate facts or
+   * context objects). The visitor is set by the caller (visitor-salt.ts), in the same object shape.
    */
   record(
     id: string,
-    code: CachedCode,
+    code: Pick<CachedCode, 'id' | 'organizationId'>,
     ua: UserAgentFacts,
-    ip: string | undefined,
     referer: string | undefined,
     acceptLanguage: string | undefined,
-    outcome?: { ruleId: string | null | undefined; arm: number | null; expired: boolean },
-    place: Place = this.geo.locate(ip),
+    outcome: { ruleId: string | null | undefined; arm: number | null; expired: boolean },
+    place: Pick<Place, 'country' | 'city'>,
+    scannedAt: string,
   ): ScanRecord {
     return {
       id,
       qr_code_id: code.id,
       organization_id: code.organizationId,
-      scanned_at: this.now(),
-      visitor: null, // set by the caller (visitor-salt.ts), in the same object shape
+      scanned_at: scannedAt,
+      visitor: null,
       country: place.country,
       city: place.city,
       device: ua.device,
@@ -62,25 +65,15 @@ export class ScanEnricher {
       browser: ua.browser,
       referrer: referrerHost(referer),
       language: acceptLanguage ? this.languages.get(acceptLanguage) : null,
-      rule_id: outcome ? outcome.ruleId : undefined, // absent: no rule decided this scan
-      arm: outcome ? outcome.arm : null,
-      expired: outcome ? outcome.expired : false,
+      rule_id: outcome.ruleId, // absent (undefined): no rule decided this scan
+      arm: outcome.arm,
+      expired: outcome.expired,
     };
   }
 
   /** Where an address is (geo-cache.ts), region included: for smart-URL rules. */
   place(ip: string | undefined): Place {
+    if (!this.geo) throw new Error('this enricher was made without geolocation');
     return this.geo.locate(ip);
   }
-
-  /** `new Date().toISOString()`, made once per millisecond. */
-  now(): string {
-    const ms = Date.now();
-    if (ms !== this.lastMs) {
-      this.lastMs = ms;
-      this.lastIso = new Date(ms).toISOString();
-    }
-    return this.lastIso;
-  }
-
 }

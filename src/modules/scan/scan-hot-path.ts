@@ -2,7 +2,6 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { REDIS } from '../../common/redis/redis.provider';
-import { VisitorSalts } from './visitor-salt';
 import { APP_CONFIG, AppConfig } from '../../common/config/config';
 import { arrivedOverHttps, clientIp, parseTrustProxy, STRICT_TRANSPORT_SECURITY, type TrustProxy } from '../../common/http/client-address';
 import { countScanAnswer } from '../../common/metrics/metrics';
@@ -36,7 +35,6 @@ export const SCAN_PATH = new RegExp(`^/(?!metrics/?(?:\\?|$))([0-9A-Za-z]{7})(${
  * person, not the API's JSON envelope). Deeper paths (`/images/…`) go on to Nest. */
 const OTHER_ONE_SEGMENT = /^\/(?!(?:health|metrics|images)\/?(?:\?|$))[^/?]*\/?(?:\?|$)/;
 const NO_CODE: ScanEntry = { code: null, location: null, decide: null, gated: false };
-const EXPIRED_SCAN = { ruleId: undefined, arm: null, expired: true };
 /** The test-only geolocation header (`US-CA` or `FR`), honoured only by a test process (see HotPathOptions.testGeoHeader). */
 export const TEST_GEO_HEADER = 'scanlink-test-geo';
 const TEST_GEO = /^([A-Z]{2})(?:-([A-Z0-9]{1,3}))?$/;
@@ -75,8 +73,6 @@ export class ScanHotPath implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('ScanHotPath');
   readonly trust: TrustProxy;
   readonly enricher = new ScanEnricher();
-  /** The days' salts of unique-visitor hashes (in memory; refreshed from Redis every minute). */
-  private readonly salts: VisitorSalts;
   private readonly scanBaseUrl: string;
   private readonly scanOrigin: string;
   private access?: ScanAccessLog;
@@ -98,7 +94,6 @@ export class ScanHotPath implements OnModuleInit, OnApplicationShutdown {
     private readonly sites: DomainHostCache,
     @Inject(REDIS) private readonly redis: Redis,
   ) {
-    this.salts = new VisitorSalts(redis);
     this.trust = parseTrustProxy(config.trustProxy);
     this.scanBaseUrl = config.scanBaseUrl;
     this.appSecret = config.appSecret;
@@ -151,9 +146,8 @@ export class ScanHotPath implements OnModuleInit, OnApplicationShutdown {
     };
   }
 
-  /** Today's visitor salt before the first scan (a failure is logged; such scans count as new visitors); scan numbers
-   * are shared with the other scan processes every 250 ms (scan-numbers.ts). */
-  onModuleInit(): Promise<void> {
+  /** Scan numbers are shared with the other scan processes every 250 ms (scan-numbers.ts). */
+  onModuleInit(): void {
     let running = false;
     this.numberSync = setInterval(() => {
       if (running || this.redis.status !== 'ready') return;
@@ -161,12 +155,10 @@ export class ScanHotPath implements OnModuleInit, OnApplicationShutdown {
       void this.numbers.sync(this.redis).finally(() => (running = false));
     }, 250);
     this.numberSync.unref();
-    return this.salts.start(60_000, (m) => this.logger.warn(m));
   }
 
   /** The last access summary, once the HTTP server has stopped answering. */
   onApplicationShutdown(): void {
-    this.salts.stop();
     if (this.numberSync) clearInterval(this.numberSync);
     this.access?.stop?.();
   }
@@ -308,35 +300,36 @@ export class ScanHotPath implements OnModuleInit, OnApplicationShutdown {
    * not expired takes the next scan number. The user agent's facts and the place are the ones the gate worked out. */
   private countGated(req: IncomingMessage, entry: ScanEntry, gate: RequestGate, answer: ScanAnswer): void {
     const code = entry.code!;
-    const ua = gate.userAgentFacts();
-    if (ua.bot) return;
+    if (gate.userAgentFacts().bot) return;
     const expired = answer.expired === true;
     const decision = answer.decision;
     if (!expired) this.numbers.add(code);
+    const place = gate.addressPlace();
+    const { referer, 'accept-language': acceptLanguage } = req.headers;
     // rule_id absent (undefined) = no rule decided this scan (no rules, or expired); null = the default destination.
-    const record = this.enricher.record(
-      pooledId('scan'),
-      code,
-      ua,
+    this.buffer.addScan(
+      gate.now,
+      code.id,
+      code.organizationId,
       gate.ip,
-      req.headers.referer,
-      req.headers['accept-language'],
-      { ruleId: decision ? decision.ruleId : undefined, arm: decision ? decision.arm : null, expired },
-      gate.addressPlace(),
+      gate.userAgent,
+      referer,
+      acceptLanguage,
+      place.country,
+      place.city,
+      decision ? decision.ruleId : undefined,
+      decision ? decision.arm : null,
+      expired,
     );
-    record.visitor = this.salts.visitor(record.scanned_at, code.id, gate.ip, gate.userAgent);
-    this.buffer.add(record);
   }
 
-  /** Appends the scan (derived facts only: the IP is used here for the geo lookup and dropped). Bots are left out. */
+  /** Queues the scan's raw facts (scan-buffer.ts): the address is used for the geo lookup here and for the visitor
+   * hash by the scan encoder, and goes no further. Bots are dropped by the encoder. */
   private count(req: IncomingMessage, code: CachedCode, userAgent: string | undefined, expired = false): void {
-    const ua = this.enricher.userAgent(userAgent);
-    if (ua.bot) return;
     const ip = clientIp(req, this.trust);
-    // The visitor of the day (an HMAC under the day's salt, in memory): the address goes no further than this call.
-    const record = this.enricher.record(pooledId('scan'), code, ua, ip, req.headers.referer, req.headers['accept-language'], expired ? EXPIRED_SCAN : undefined);
-    record.visitor = this.salts.visitor(record.scanned_at, code.id, ip, userAgent);
-    this.buffer.add(record);
+    const place = this.enricher.place(ip);
+    const { referer, 'accept-language': acceptLanguage } = req.headers;
+    this.buffer.addScan(Date.now(), code.id, code.organizationId, ip, userAgent, referer, acceptLanguage, place.country, place.city, undefined, null, expired);
   }
 }
 

@@ -79,17 +79,19 @@ export class VisitorHasher {
 
 /**
  * The scan process's salts: today's and, shortly before midnight, tomorrow's, kept in memory so that a scan costs no
- * I/O (one HMAC). A timer refreshes them every minute; a day whose salt is not loaded yet (Redis unreachable since the
- * day began) gives no visitor, and such scans count as new visitors.
+ * I/O (one HMAC). A timer refreshes them every minute and hands every change to `onChange` (the scan encoder builds
+ * its hashers from them); a day whose salt is not loaded yet (Redis unreachable since the day began) gives no
+ * visitor, and such scans count as new visitors.
  */
 export class VisitorSalts {
-  private readonly salts = new Map<string, VisitorHasher>();
+  private readonly salts = new Map<string, Buffer>();
   private timer?: NodeJS.Timeout;
   private loading?: Promise<void>;
   private lastTry = 0;
 
   constructor(
     private readonly redis: Redis,
+    private readonly onChange: (salts: [day: string, salt: Buffer][]) => void,
     private readonly clock: () => number = Date.now,
   ) {}
 
@@ -99,11 +101,21 @@ export class VisitorSalts {
     const today = new Date(now).toISOString().slice(0, 10);
     const days = [today];
     if (now % DAY_MS >= DAY_MS - 15 * 60_000) days.push(new Date(now + DAY_MS).toISOString().slice(0, 10));
-    for (const day of [...this.salts.keys()]) if (day < today) this.salts.delete(day);
-    for (const day of days) {
-      if (this.salts.has(day)) continue;
-      const salt = await loadDaySalt(this.redis, day, now);
-      if (salt) this.salts.set(day, new VisitorHasher(salt));
+    let changed = false;
+    for (const day of [...this.salts.keys()]) {
+      if (day < today) changed = this.salts.delete(day);
+    }
+    try {
+      for (const day of days) {
+        if (this.salts.has(day)) continue;
+        const salt = await loadDaySalt(this.redis, day, now);
+        if (salt) {
+          this.salts.set(day, salt);
+          changed = true;
+        }
+      }
+    } finally {
+      if (changed) this.onChange([...this.salts]);
     }
   }
 
@@ -118,20 +130,13 @@ export class VisitorSalts {
     if (this.timer) clearInterval(this.timer);
   }
 
-  /** The visitor of a scan at `scannedAt` (ISO UTC), or null when that day's salt is not loaded. */
-  visitor(scannedAt: string, codeId: string, ip: string | undefined, userAgent: string | undefined): string | null {
-    const hasher = this.salts.get(scannedAt.slice(0, 10));
-    if (!hasher) {
-      // A new day began before the timer loaded its salt: one load at a time, at most once a second.
-      const now = this.clock();
-      if (!this.loading && now - this.lastTry >= 1_000) {
-        this.lastTry = now;
-        this.loading = this.refresh()
-          .catch(() => undefined)
-          .finally(() => (this.loading = undefined));
-      }
-      return null;
-    }
-    return hasher.hash(codeId, ip ?? '', userAgent ?? '');
+  /** A scan's day had no salt (a new day began before the timer loaded it): one load at a time, at most once a second. */
+  missing(): void {
+    const now = this.clock();
+    if (this.loading || now - this.lastTry < 1_000) return;
+    this.lastTry = now;
+    this.loading = this.refresh()
+      .catch(() => undefined)
+      .finally(() => (this.loading = undefined));
   }
 }
