@@ -138,6 +138,7 @@ describe('analytics: uniques, time zones, filters, workspace', () => {
       // The same person on the same code and day gives the same value; another code, address or day does not, and
       // the value does not contain the address.
       // The scan encoder (as the scan process runs it) with the salts VisitorSalts loaded.
+      const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
       const encoder = new ScanEncoder();
       const salts = new VisitorSalts(redis, (loaded) => encoder.setSalts(loaded));
       await salts.refresh();
@@ -146,12 +147,12 @@ describe('analytics: uniques, time zones, filters, workspace', () => {
         const record = parseScanEntry([SCAN_COMPACT_FIELD, encoded.entries[0][0]])!.records[0];
         return { visitor: record.visitor, saltMissing: encoded.saltMissing };
       };
-      const v = visitor(now, 'qr_1', '203.0.113.9', 'Mozilla/5.0').visitor;
-      expect(v).toBe(visitorHash(a!, 'qr_1', '203.0.113.9', 'Mozilla/5.0'));
+      const v = visitor(now, 'qr_1', '203.0.113.9', IPHONE).visitor;
+      expect(v).toBe(visitorHash(a!, 'qr_1', '203.0.113.9', IPHONE));
       expect(v).toMatch(/^[A-Za-z0-9_-]{22}$/);
-      expect(visitor(now, 'qr_2', '203.0.113.9', 'Mozilla/5.0').visitor).not.toBe(v);
-      expect(visitor(now, 'qr_1', '203.0.113.10', 'Mozilla/5.0').visitor).not.toBe(v);
-      expect(visitor(Date.parse(old + 'T12:00:00.000Z'), 'qr_1', '203.0.113.9', 'Mozilla/5.0')).toEqual({ visitor: null, saltMissing: true });
+      expect(visitor(now, 'qr_2', '203.0.113.9', IPHONE).visitor).not.toBe(v);
+      expect(visitor(now, 'qr_1', '203.0.113.10', IPHONE).visitor).not.toBe(v);
+      expect(visitor(Date.parse(old + 'T12:00:00.000Z'), 'qr_1', '203.0.113.9', IPHONE)).toEqual({ visitor: null, saltMissing: true });
       expect(v).not.toContain('203.0.113.9');
     });
   });

@@ -20,7 +20,11 @@ export class ScanEncoding {
   private inlineEncoder?: ScanEncoder;
   private salts: DaySalts = [];
 
-  constructor(private readonly warn: (message: string) => void = () => undefined) {}
+  /** `start`: how the thread is started (tests replace it). */
+  constructor(
+    private readonly warn: (message: string) => void = () => undefined,
+    private readonly start: () => Worker = startThread,
+  ) {}
 
   /** The visitor salts of the days loaded (visitor-salt.ts), for the scans encoded from now on. */
   setSalts(salts: DaySalts): void {
@@ -57,7 +61,7 @@ export class ScanEncoding {
   private thread(): Worker | undefined {
     if (this.worker || this.closed || this.failures >= MAX_THREAD_FAILURES) return this.worker;
     try {
-      const worker = startThread();
+      const worker = this.start();
       worker.on('message', (m: EncodedScans & { id: number }) => {
         const job = this.waiting.get(m.id);
         if (!job) return;
@@ -102,7 +106,7 @@ export class ScanEncoding {
 
 /** The compiled thread (dist/…/scan-encoder.thread.js), or under ts-node and Jest the TypeScript source through
  * ts-node's transpiler (a development dependency; production runs the compiled file). */
-function startThread(): Worker {
+export function startThread(): Worker {
   const file = join(__dirname, `scan-encoder.thread${extname(__filename)}`);
   if (extname(__filename) !== '.ts') return new Worker(file);
   return new Worker(`require('ts-node').register({ transpileOnly: true }); require(${JSON.stringify(file)});`, { eval: true });
