@@ -1,5 +1,4 @@
 import type { Redis } from 'ioredis';
-import { LRUCache } from 'lru-cache';
 import type { CachedCode } from './scan-contract';
 
 /** Redis key of a code's shared scan number: `scanlink:scan-number:<code id>`. */
@@ -32,8 +31,13 @@ interface Count {
  * The total starts from the count stored in the database; while Redis is unreachable each process goes on counting
  * on its own and adds its scans when Redis is back.
  */
+/** Codes whose numbers a process keeps. */
+const MAX_CODES = 100_000;
+
 export class ScanNumbers {
-  private readonly counts = new LRUCache<string, Count>({ max: 100_000 });
+  /** Per code id. A plain Map (a lookup per gated scan, no recency bookkeeping): beyond MAX_CODES the codes counted
+   * first are forgotten at the next sync (their number starts again from the cached copy's stored count). */
+  private readonly counts = new Map<string, Count>();
 
   private entry(code: CachedCode): Count {
     let c = this.counts.get(code.id);
@@ -71,6 +75,10 @@ export class ScanNumbers {
       batch.push([id, c, c.pending]);
       c.sending += c.pending;
       c.pending = 0;
+    }
+    for (const [id, c] of this.counts) {
+      if (this.counts.size <= MAX_CODES) break;
+      if (c.pending === 0 && c.sending === 0) this.counts.delete(id);
     }
     if (batch.length === 0) return;
     const pipeline = redis.pipeline();
