@@ -8,7 +8,8 @@
  * `info`, no flags), beside a bare Node `http` server answering the same 302. After a warm-up, every round loads each
  * process in turn with BENCH_REQUESTS autocannon requests (50 connections, one iPhone user agent, every one a counted
  * scan), and the figures are medians over BENCH_ROUNDS rounds:
- *  - default: the process's CPU time (user + system, from /proc) per request, in µs;
+ *  - default: the process's CPU time (user + system, from /proc) per request, in µs, and its main thread's alone (the
+ *    event loop that answers; the scan encoder thread and V8's helper threads are the difference);
  *  - BENCH_CALLGRIND=1: the processes run under valgrind's callgrind, instrumented only while measured, and the figure
  *    is instructions per request (user space only: system calls are not counted). The machine's load does not move
  *    it, but garbage collection does: a window that holds a major GC cycle counts 30–50 % more, so windows must be

@@ -39,6 +39,8 @@ export class ScanEncoding {
     if (!worker) return Promise.resolve(this.inline(scans));
     const id = this.nextId++;
     return new Promise((resolve) => {
+      // Held while it has work: a process that is shutting down (nothing else keeping it alive) waits for the answer.
+      if (this.waiting.size === 0) worker.ref();
       this.waiting.set(id, { scans, resolve });
       worker.postMessage({ id, scans });
     });
@@ -66,6 +68,7 @@ export class ScanEncoding {
         const job = this.waiting.get(m.id);
         if (!job) return;
         this.waiting.delete(m.id);
+        if (this.waiting.size === 0) worker.unref();
         job.resolve({ entries: m.entries, counted: m.counted, saltMissing: m.saltMissing });
       });
       worker.on('error', (err) => this.failed(worker, err));
