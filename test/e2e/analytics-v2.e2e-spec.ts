@@ -145,7 +145,7 @@ describe('analytics: uniques, time zones, filters, workspace', () => {
       const visitor = (atMs: number, codeId: string, ip: string, ua: string) => {
         const encoded = encoder.encode([atMs, codeId, 'org_1', ip, ua, undefined, undefined, null, null, undefined, null, false]);
         const record = parseScanEntry([SCAN_COMPACT_FIELD, encoded.entries[0][0]])!.records[0];
-        return { visitor: record.visitor, saltMissing: encoded.saltMissing };
+        return { visitor: record.visitor ?? null, saltMissing: encoded.saltMissing };
       };
       const v = visitor(now, 'qr_1', '203.0.113.9', IPHONE).visitor;
       expect(v).toBe(visitorHash(a!, 'qr_1', '203.0.113.9', IPHONE));
