@@ -4,25 +4,12 @@ import { ScanEnricher } from './scan-enricher';
 import { VisitorHasher } from './visitor-salt';
 
 /**
- * What the hot path keeps of a counted scan until it is encoded: RAW_WIDTH values per scan, appended to a flat array
- * (no object per scan), in this order. `ip` and `userAgent` are there for the visitor hash only: the encoder drops
- * them, and nothing here is written anywhere.
+ * What the hot path keeps of a counted scan until it is encoded: RAW_WIDTH values per scan on a flat array (no object
+ * per scan), in the order of ScanBuffer.addScan's parameters, which `encode` reads by index. The address and user agent
+ * are there for the visitor hash and the user agent's facts only: the encoder drops them, and nothing here is written
+ * anywhere.
  */
 export const RAW_WIDTH = 12;
-export type RawScanFields = [
-  at: number, // epoch ms
-  qrCodeId: string,
-  organizationId: string,
-  ip: string | undefined,
-  userAgent: string | undefined,
-  referer: string | undefined,
-  acceptLanguage: string | undefined,
-  country: string | null,
-  city: string | null,
-  ruleId: string | null | undefined, // undefined: no rule decided this scan
-  arm: number | null,
-  expired: boolean,
-];
 
 /** A day's salt (UTC day YYYY-MM-DD → salt bytes), as VisitorSalts loads them. */
 export type DaySalts = [day: string, salt: Uint8Array][];

@@ -103,7 +103,7 @@ export class VisitorSalts {
     if (now % DAY_MS >= DAY_MS - 15 * 60_000) days.push(new Date(now + DAY_MS).toISOString().slice(0, 10));
     let changed = false;
     for (const day of [...this.salts.keys()]) {
-      if (day < today) changed = this.salts.delete(day);
+      if (day < today && this.salts.delete(day)) changed = true;
     }
     try {
       for (const day of days) {
