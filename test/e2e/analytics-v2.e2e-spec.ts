@@ -562,7 +562,9 @@ describe('analytics: uniques, time zones, filters, workspace', () => {
       const feedB = await open(`?qr_code_id=${b.id}`, {}, onlyB);
       await new Promise((r) => setTimeout(r, 1_200)); // the hub's reader is in place and the worker has seen a feed open
       const other = scan(await createCode(org), new Date().toISOString());
-      const first = [scan(a, new Date().toISOString(), {}, ws), scan(b, new Date().toISOString(), {}, ws)];
+      // The same millisecond for both, so the order is by id (two clock reads could fall either side of a tick).
+      const at = new Date().toISOString();
+      const first = [scan(a, at, {}, ws), scan(b, at, {}, ws)];
       const started = Date.now();
       await ingest([...first, other]);
       const text = await readUntil(feed, (s) => events(s).length >= 2);
