@@ -3419,7 +3419,7 @@ export interface components {
              *     ]
              */
             languages: components["schemas"]["BreakdownItemDto"][];
-            /** @description Scans per smart-URL rule and split arm (the default destination as rule_id null), top 10 by count; [] for codes without rules */
+            /** @description Scans per smart-URL rule and split arm (the default destination as rule_id null), by count: every rule and arm with scans (at most 201 rows); [] for codes without rules */
             rules: components["schemas"]["RuleItemDto"][];
         };
         CodeItemDto: {
@@ -3602,7 +3602,7 @@ export interface components {
              *     ]
              */
             languages: components["schemas"]["BreakdownItemDto"][];
-            /** @description Scans per smart-URL rule and split arm (the default destination as rule_id null), top 10 by count; [] for codes without rules */
+            /** @description Scans per smart-URL rule and split arm (the default destination as rule_id null), by count: every rule and arm with scans (at most 201 rows); [] for codes without rules */
             rules: components["schemas"]["RuleItemDto"][];
             /** @description The codes with the most scans in the range, top 10 by count */
             qr_codes: components["schemas"]["CodeItemDto"][];

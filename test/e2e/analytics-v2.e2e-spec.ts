@@ -339,6 +339,21 @@ describe('analytics: uniques, time zones, filters, workspace', () => {
       expect(unknown.body.total_scans).toBe(1);
     });
 
+    it('lists every rule and arm that had scans, not a top 10 (a 10-arm split and the default: 11 rows)', async () => {
+      const code = await createCode();
+      // Arm k gets k + 2 scans, the default 1: eleven rows, the smallest of them last.
+      const scans = Array.from({ length: 10 }, (_, arm) =>
+        Array.from({ length: arm + 2 }, (__, n) => scan(code, `2026-11-11T10:${String(arm * 5 + (n % 5)).padStart(2, '0')}:0${n % 10}.000Z`, { rule_id: 'rule_ab', arm })),
+      ).flat();
+      await ingest([...scans, scan(code, '2026-11-11T11:00:00.000Z', { rule_id: null })]);
+      const res = await analytics(code.id, '?from=2026-11-11&to=2026-11-11');
+      expect(res.body.total_scans).toBe(scans.length + 1);
+      expect(res.body.rules).toEqual([
+        ...Array.from({ length: 10 }, (_, i) => ({ rule_id: 'rule_ab', arm: 9 - i, name: null, count: 11 - i })),
+        { rule_id: null, arm: null, name: null, count: 1 },
+      ]);
+    });
+
     it('refuses unknown filters, time zones, intervals and too fine series with 400 naming the parameter', async () => {
       const code = await createCode();
       for (const [query, field] of [

@@ -76,6 +76,17 @@ describe('file, audio and video codes', () => {
       expect((await http(api.origin, 'PATCH', `/v1/qr-codes/${code.id}`, { key: org.apiKey, body: { name: 'Renamed' } })).body.name).toBe('Renamed');
     });
 
+    it('PUT content swaps the file, naming the body\'s own field (file_id) when the file is missing or of the wrong kind', async () => {
+      const code = await createCode(api, org, { target: { type: 'audio', file_id: files.wav.id } });
+      const put = (body: Record<string, unknown>) => http(api.origin, 'PUT', `/v1/qr-codes/${code.id}/content`, { key: org.apiKey, body });
+      const wrongKind = await put({ file_id: files.pdf.id });
+      expect([wrongKind.status, wrongKind.body.error.field]).toEqual([400, 'file_id']);
+      const missing = await put({ file_id: 'file_0000000000000000' });
+      expect([missing.status, missing.body.error.field]).toEqual([404, 'file_id']);
+      const swapped = await put({ file_id: files.wav.id, title: 'Tone' });
+      expect([swapped.status, swapped.body.target.title, swapped.body.short_url]).toEqual([200, 'Tone', code.short_url]);
+    });
+
     it('creates them in batches through the same rules, item by item', async () => {
       const res = await http(api.origin, 'POST', '/v1/batches', {
         key: org.apiKey,

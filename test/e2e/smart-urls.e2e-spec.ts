@@ -104,6 +104,8 @@ describe('smart URLs and link controls', () => {
       expect(await locationOf(`/${c.short_code}`, { ua: ANDROID, headers: { 'accept-language': 'fr-FR' } })).toBe('https://android.example/');
       expect(await locationOf(`/${c.short_code}`, { ua: IPHONE, headers: { 'accept-language': 'fr-CA,en;q=0.5' } })).toBe('https://mobile-fr.example/');
       expect(await locationOf(`/${c.short_code}`, { ua: IPHONE, headers: { 'accept-language': 'en-GB' } })).toBe('https://mobile.example/');
+      // The preference is the highest quality, not the first listed.
+      expect(await locationOf(`/${c.short_code}`, { ua: IPHONE, headers: { 'accept-language': 'en-GB;q=0.2, fr-CA;q=0.9' } })).toBe('https://mobile-fr.example/');
       expect(await locationOf(`/${c.short_code}`, { headers: { 'accept-language': 'de-AT' } })).toBe('https://at.example/');
       expect(await locationOf(`/${c.short_code}`, { headers: { 'accept-language': 'de-DE' } })).toBe('https://default.example/');
     });
@@ -312,7 +314,7 @@ describe('smart URLs and link controls', () => {
       expect(await locationOf(`/${c.short_code}`)).toBe('https://live.example/');
     });
 
-    it('password: page (200, noindex, no referrer), wrong → 400, right → 302 with a 12 h httpOnly cookie for that code', async () => {
+    it('password: page (200, noindex, no referrer), wrong → the page again (200), right → 302 with a 12 h httpOnly cookie for that code', async () => {
       const c = await createCode(api, org, { target: { type: 'url', destination: 'https://secret.example/' }, password: 'correct horse' });
       const first = await get(`/${c.short_code}`, { ua: IPHONE });
       expect(first.status).toBe(200);
@@ -324,7 +326,7 @@ describe('smart URLs and link controls', () => {
       const unlock = (password: string) =>
         fetch(`${scan.origin}/${c.short_code}/unlock`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': IPHONE }, body: new URLSearchParams({ password }).toString() });
       const wrong = await unlock('wrong horse');
-      expect(wrong.status).toBe(400);
+      expect([wrong.status, wrong.headers.get('set-cookie')]).toEqual([200, null]);
       expect(await wrong.text()).toContain('The password is not right');
       const right = await unlock('correct horse');
       expect(right.status).toBe(302);
@@ -391,7 +393,12 @@ describe('smart URLs and link controls', () => {
       const c = await createCode(api, org, { target: { type: 'url', destination: 'https://secret.example/' }, password: 'letmein!' });
       const unlock = (password: string, ip = '203.0.113.9') =>
         fetch(`${scan.origin}/${c.short_code}/unlock`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': ip }, body: `password=${encodeURIComponent(password)}` });
-      for (let i = 0; i < 10; i++) expect((await unlock(`nope${i}`)).status).toBe(400);
+      for (let i = 0; i < 10; i++) {
+        const wrong = await unlock(`nope${i}`);
+        // The password page again (it always answers 200), with the error and no unlock cookie.
+        expect([wrong.status, wrong.headers.get('set-cookie')]).toEqual([200, null]);
+        expect(await wrong.text()).toContain('The password is not right.');
+      }
       const limited = await unlock('letmein!');
       expect(limited.status).toBe(429);
       expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);

@@ -6,6 +6,9 @@ import type { AnalyticsBody, BreakdownItemDto, IntervalPointDto, RuleItemDto } f
 
 /** Top values per breakdown list (docs/analytics.md). */
 export const TOP_VALUES = 10;
+/** The `rules` breakdown is every rule and arm with scans, not a top 10: one code has at most 20 rules × 10 arms and
+ * the default. Over many codes (workspace analytics) the busiest RULE_ROWS are kept. */
+export const RULE_ROWS = 20 * 10 + 1;
 export const UNKNOWN = 'Unknown';
 
 const BREAKDOWNS = {
@@ -111,7 +114,7 @@ const SLOTS = (hourly: boolean) =>
          from generate_series(date_trunc(${P('unit')}, ${P('llo')}), ${P('lhi')} - interval '1 microsecond', ('1 ' || ${P('unit')})::interval) g(t)`;
 
 /**
- * The top TOP_VALUES values of each dimension (ties by name) from `counts` (value and count rows of the dimension
+ * The top TOP_VALUES values of each dimension (RULE_ROWS of `rule`; ties by name) from `counts` (value and count rows of the dimension
  * `x.dimension`). Values are grouped in the "C" collation (byte order, as the ties always were) rather than the
  * database's locale, a cheaper sort of each dimension's rows (30 days of one code at 10 M scans: 13.0 → 12.3 ms for
  * the whole statement). Each dimension keeps its own index range: one scan for all eight (`dimension = any(…)`) made
@@ -126,7 +129,7 @@ select x.dimension, t.name, t.n
     group by v.name
    having sum(v.count) > 0
     order by n desc, v.name
-    limit ${TOP_VALUES}
+    limit case when x.dimension = 'rule' then ${RULE_ROWS} else ${TOP_VALUES} end
  ) t`;
 
 type Row = {
@@ -333,7 +336,7 @@ select (select row_to_json(t) from (${totals}) t) as totals,
     scans_by_interval: points,
     by_hour_of_week: byHourOfWeek,
     ...lists,
-    rules: rules.slice(0, TOP_VALUES),
+    rules: rules.slice(0, RULE_ROWS),
   };
   if (withCodes) body.qr_codes = row.codes.map((c) => ({ id: c.id, name: null, count: num(c.n) }));
   return body;

@@ -164,7 +164,7 @@ export class AnalyticsDto {
   referrers!: BreakdownItemDto[];
   @Breakdown('Primary language subtags of Accept-Language.', [{ name: 'en', count: 35 }, { name: 'de', count: 7 }])
   languages!: BreakdownItemDto[];
-  @ApiProperty({ type: [RuleItemDto], description: 'Scans per smart-URL rule and split arm (the default destination as rule_id null), top 10 by count; [] for codes without rules' })
+  @ApiProperty({ type: [RuleItemDto], description: 'Scans per smart-URL rule and split arm (the default destination as rule_id null), by count: every rule and arm with scans (at most 201 rows); [] for codes without rules' })
   rules!: RuleItemDto[];
 }
 

@@ -13,7 +13,8 @@ export function renderExpiredPage(): HostedResponse {
 
 /**
  * The password page: one labelled password field posting to `/{short_code}/unlock` (host-relative, so it works on
- * whichever host served it). `error` re-renders it after a wrong password (400), with the message tied to the field.
+ * whichever host served it). `error` re-renders it after a wrong password, with the message tied to the field. Both answer 200: the
+ * password page is the same page, with or without an error (a right password answers 302).
  */
 export function renderPasswordPage(shortCode: string, opts: { error?: boolean } = {}): HostedResponse {
   const error = opts.error
@@ -24,7 +25,7 @@ export function renderPasswordPage(shortCode: string, opts: { error?: boolean } 
     ? '<p class="error" id="password-error">The password is not right.</p>'
     : '<p class="muted" id="password-help">Ask whoever shared this code for the password.</p>';
   return page(
-    opts.error ? 400 : 200,
+    200,
     'Password required',
     `<h1>This code is protected</h1>
 ${error}<form method="post" action="/${esc(shortCode)}/unlock" novalidate>

@@ -2,6 +2,7 @@ import { isbot } from 'isbot';
 import { UAParser } from 'ua-parser-js';
 import type { ScanContext } from './scan-contract';
 import { loadGeoIp } from '../../common/geo/geoip';
+import { preferredLanguage } from '../../common/http/accept-language';
 
 export interface ScanRequestFacts {
   userAgent?: string;
@@ -42,12 +43,11 @@ export function referrerHost(referer: string | undefined): string | null {
   }
 }
 
-/** Primary language subtag of the first Accept-Language range ("en-GB,en;q=0.8" → "en"); null for "*" or nothing. */
+/** Primary language subtag of the preferred Accept-Language range ("en-GB,en;q=0.8" → "en"; "en;q=0.1, fr;q=0.9" →
+ * "fr"); null for "*" or nothing (accept-language.ts). */
 export function primaryLanguage(acceptLanguage: string | undefined): string | null {
-  if (!acceptLanguage) return null;
-  const first = acceptLanguage.split(',')[0]?.split(';')[0]?.trim().toLowerCase() ?? '';
-  const primary = first.split('-')[0];
-  return /^[a-z]{2,3}$/.test(primary) ? primary : null;
+  const preferred = preferredLanguage(acceptLanguage);
+  return preferred === null ? null : preferred.split('-')[0];
 }
 
 // geoip-lite is loaded once per process, on first use (common/geo: the api's audit log uses it too).

@@ -22,7 +22,7 @@ export const UNLOCK_TRIES_PER_MINUTE = 10;
 
 /**
  * `POST /{short_code}/unlock` on the scan host: the password page's form (docs/link-controls.md). A right password →
- * 302 back to `/{short_code}` with the code's unlock cookie (12 h); a wrong one → the page again (400); the 11th wrong
+ * 302 back to `/{short_code}` with the code's unlock cookie (12 h); a wrong one → the page again (200, with the error); the 11th wrong
  * try within a minute from one address for one code → the 429 page. Answers never tell more than the short URL does.
  */
 @ApiExcludeController()

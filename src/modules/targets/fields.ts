@@ -5,9 +5,11 @@ import { ApiException } from '../../common/errors/api.exception';
 export type Input = Record<string, unknown>;
 
 export class FieldReader {
+  /** `nested`: a reader of an object inside the target (object(), array()), where `type` is a field like any other. */
   constructor(
     readonly input: Input,
     readonly path = 'target',
+    readonly nested = false,
   ) {}
 
   field(key: string): string {
@@ -22,10 +24,12 @@ export class FieldReader {
     return this.input[key] !== undefined && this.input[key] !== null;
   }
 
-  /** Refuses fields outside `allowed` (besides `type`). */
-  only(allowed: string[]): void {
+  /** Refuses fields outside `allowed`, besides the target's own `type` (`targetType`: a target's top level, where the
+   * type was read already; inside the target, or in a body that is not a target, `type` must be allowed). */
+  only(allowed: string[], opts: { targetType?: boolean } = {}): void {
+    const targetType = opts.targetType ?? !this.nested;
     for (const key of Object.keys(this.input)) {
-      if (key !== 'type' && !allowed.includes(key)) {
+      if ((key !== 'type' || !targetType) && !allowed.includes(key)) {
         throw ApiException.invalid(this.field(key), `Unknown field '${this.field(key)}'`);
       }
     }
@@ -62,6 +66,18 @@ export class FieldReader {
     return n;
   }
 
+  /** A JSON integer (a numeric string is refused: `"3"` is not 3). */
+  integer(key: string, opts: { required?: boolean; min: number; max: number }): number | undefined {
+    const v = this.input[key];
+    if (v === undefined || v === null) {
+      if (opts.required) this.fail(key, 'is required');
+      return undefined;
+    }
+    if (typeof v !== 'number' || !Number.isInteger(v)) this.fail(key, `must be an integer from ${opts.min} to ${opts.max}`);
+    if (v < opts.min || v > opts.max) this.fail(key, `must be an integer from ${opts.min} to ${opts.max}`);
+    return v;
+  }
+
   boolean(key: string): boolean | undefined {
     const v = this.input[key];
     if (v === undefined || v === null) return undefined;
@@ -86,7 +102,7 @@ export class FieldReader {
       return undefined;
     }
     if (typeof v !== 'object' || Array.isArray(v)) this.fail(key, 'must be an object');
-    return new FieldReader(v as Input, this.field(key));
+    return new FieldReader(v as Input, this.field(key), true);
   }
 
   array(key: string, opts: { required?: boolean; min?: number; max: number }): FieldReader[] | undefined {
@@ -101,7 +117,7 @@ export class FieldReader {
     return v.map((item, i) => {
       const p = `${this.field(key)}[${i}]`;
       if (!item || typeof item !== 'object' || Array.isArray(item)) throw ApiException.invalid(p, `${p} must be an object`);
-      return new FieldReader(item as Input, p);
+      return new FieldReader(item as Input, p, true);
     });
   }
 
@@ -139,6 +155,45 @@ export class FieldReader {
     }
     return new Date(/(Z|[+-]\d{2}:?\d{2})$/.test(s) ? s : `${s}Z`).toISOString();
   }
+
+  /** An RFC 3339 date-time (seconds and offset required, a real calendar date), as ISO 8601 UTC. An empty string is
+   * refused like any other malformed value. */
+  rfc3339(key: string, opts: { required?: boolean } = {}): string | undefined {
+    const v = this.input[key];
+    if (v === undefined || v === null) {
+      if (opts.required) this.fail(key, 'is required');
+      return undefined;
+    }
+    const ms = typeof v === 'string' ? parseRfc3339(v) : null;
+    if (ms === null) this.fail(key, 'must be an RFC 3339 date-time such as 2026-05-01T18:00:00Z or 2026-05-01T20:00:00+02:00');
+    return new Date(ms).toISOString();
+  }
+}
+
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(Z|([+-])(\d{2}):(\d{2}))$/i;
+
+/** Epoch ms of an RFC 3339 date-time, or null when it is not one (`T` and `Z` may be lower case, as RFC 3339 allows;
+ * seconds and an offset are required): the calendar date must exist (no 2026-02-30), the time be 00:00:00–23:59:59 and an offset's hours and minutes at most 23 and 59. */
+export function parseRfc3339(value: string): number | null {
+  const m = RFC3339.exec(value);
+  if (!m) return null;
+  const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6]].map(Number);
+  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return null;
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  const monthDays = month === 2 ? (leap ? 29 : 28) : month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+  if (day > monthDays) return null;
+  let offset = 0;
+  if (m[8] !== 'Z' && m[8] !== 'z') {
+    const oh = Number(m[10]);
+    const om = Number(m[11]);
+    if (oh > 23 || om > 59) return null;
+    offset = (m[9] === '-' ? -1 : 1) * (oh * 60 + om);
+  }
+  const ms = m[7] ? Math.floor(Number(`0${m[7]}`) * 1000) : 0;
+  const utc = new Date(0);
+  utc.setUTCFullYear(year, month - 1, day);
+  utc.setUTCHours(hour, minute, second, ms);
+  return utc.getTime() - offset * 60_000;
 }
 
 export function isEmail(s: string): boolean {

@@ -42,10 +42,12 @@ function fileTarget(type: 'file' | 'audio' | 'video', accepts: readonly FileKind
     },
     async resolve(target, ctx) {
       const id = target.file_id;
+      const path = ctx.path ?? 'target';
+      const field = path ? `${path}.file_id` : 'file_id';
       const file = await findFile(ctx.em, ctx.owner, id);
-      if (!file) throw new ApiException('not_found', `No such file: '${id}'`, { field: 'target.file_id' });
+      if (!file) throw new ApiException('not_found', `No such file: '${id}'`, { field });
       if (!accepts.includes(kindOf(file.contentType))) {
-        throw ApiException.invalid('target.file_id', `target.file_id must name ${what} (this file is ${file.contentType})`);
+        throw ApiException.invalid(field, `${field} must name ${what} (this file is ${file.contentType})`);
       }
       return { ...target, file: { name: file.name, content_type: file.contentType, size: Number(file.size), sha256: file.sha256 } };
     },

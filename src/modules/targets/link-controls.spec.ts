@@ -35,10 +35,16 @@ describe('link controls', () => {
     expect(await passwordMatches('not a hash', 'x')).toBe(false);
   });
 
+  it('says https when an expired_url has another scheme', async () => {
+    await expect(parseLinkControls({ expired_url: 'ftp://example.com/over' }, dynamic, now)).rejects.toThrow('expired_url must be an https URL');
+  });
+
   it.each([
     [{ expires_at: '2026-04-01T00:00:00Z' }, 'expires_at'],
     [{ expires_at: '2026-06-01' }, 'expires_at'],
     [{ expires_at: 12 }, 'expires_at'],
+    [{ expires_at: '2099-02-30T00:00:00Z' }, 'expires_at'],
+    [{ expires_at: '2099-01-01T24:00:00Z' }, 'expires_at'],
     [{ max_scans: 0 }, 'max_scans'],
     [{ max_scans: 1.5 }, 'max_scans'],
     [{ max_scans: '10' }, 'max_scans'],

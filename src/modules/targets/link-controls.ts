@@ -3,7 +3,7 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional } from 'class-validator';
 import { ApiException } from '../../common/errors/api.exception';
 import type { QrKind } from './target-handler';
-import { checkHttpUrl } from './fields';
+import { checkHttpUrl, parseRfc3339 } from './fields';
 
 /**
  * Link controls of a dynamic code (docs/link-controls.md): an expiry date, a scan limit, where an expired scan goes,
@@ -85,9 +85,10 @@ export async function parseLinkControls(
     const v = body.expires_at;
     if (v === null) out.expiresAt = null;
     else {
-      const ok = typeof v === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i.test(v) && !Number.isNaN(Date.parse(v));
-      if (!ok) throw ApiException.invalid('expires_at', 'expires_at must be an RFC 3339 date-time with a zone, such as 2026-12-31T23:59:59Z');
-      const at = new Date(v);
+      // A real calendar date and time (no 2026-02-30, no 24:00:00), seconds and a zone: parseRfc3339.
+      const ms = typeof v === 'string' ? parseRfc3339(v) : null;
+      if (ms === null) throw ApiException.invalid('expires_at', 'expires_at must be an RFC 3339 date-time with a zone, such as 2026-12-31T23:59:59Z');
+      const at = new Date(ms);
       if (at.getTime() <= now) throw ApiException.invalid('expires_at', 'expires_at must be in the future');
       out.expiresAt = at;
     }
@@ -104,8 +105,8 @@ export async function parseLinkControls(
     if (v === null) out.expiredUrl = null;
     else {
       if (typeof v !== 'string' || v.length > 2048) throw ApiException.invalid('expired_url', 'expired_url must be an https URL of at most 2048 characters');
+      if (!v.trim().toLowerCase().startsWith('https:')) throw ApiException.invalid('expired_url', 'expired_url must be an https URL');
       checkHttpUrl(v, 'expired_url');
-      if (!v.toLowerCase().startsWith('https:')) throw ApiException.invalid('expired_url', 'expired_url must be an https URL');
       out.expiredUrl = new URL(v).href;
     }
   }

@@ -58,7 +58,7 @@ export function handlerFor(type: unknown, field = 'target.type'): TargetHandler 
  * object, such as an uploaded file). */
 export async function parseTarget(handler: TargetHandler, r: FieldReader, kind: QrKind, ctx: TargetContext): Promise<StoredTarget> {
   const target = handler.parse(r, kind);
-  return handler.resolve ? handler.resolve(target, ctx) : target;
+  return handler.resolve ? handler.resolve(target, { ...ctx, path: r.path }) : target;
 }
 
 /** The handler of a stored code (its type is already valid), or undefined when no target type has that name. */

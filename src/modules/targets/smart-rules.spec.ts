@@ -1,6 +1,6 @@
 import { ApiException } from '../../common/errors/api.exception';
 import { FieldReader } from './fields';
-import { compileSmartTarget, deviceOf, explain, firstLanguage, osOf, parseSmartTarget, type SmartTarget, type VisitorFacts, ZoneClock } from './smart-rules';
+import { compileSmartTarget, deviceOf, explain, firstLanguage, osOf, parseSmartTarget, parseTestFacts, type SmartTarget, type VisitorFacts, ZoneClock } from './smart-rules';
 
 const parse = (target: Record<string, unknown>): SmartTarget => parseSmartTarget(new FieldReader(target));
 const facts = (over: Partial<VisitorFacts> = {}): VisitorFacts => ({
@@ -55,6 +55,10 @@ describe('smart-URL rules', () => {
       expect(matches({ language: ['de-AT'] }, { language: 'de-de' })).toBe(false);
       expect(firstLanguage('fr-CA,fr;q=0.9,en;q=0.5')).toBe('fr-ca');
       expect(firstLanguage('*')).toBeNull();
+      // The preference is the highest quality, not the first listed; q=0 is "not this one".
+      expect(firstLanguage('en;q=0.1, fr-CA;q=0.9')).toBe('fr-ca');
+      expect(firstLanguage('de;q=0, en-GB')).toBe('en-gb');
+      expect(firstLanguage('*, fr;q=0.5')).toBeNull();
     });
 
     it('all conditions of a rule must hold', () => {
@@ -224,14 +228,60 @@ describe('smart-URL rules', () => {
       [rules({ then: { destination: 'https://a.example' }, extra: 1 }), 'target.rules[0].extra'],
       [rules(...Array.from({ length: 21 }, () => ({ then: { destination: 'https://a.example' } }))), 'target.rules'],
       [{ rules: [] }, 'target.default_url'],
+      // Not IANA names, although ICU knows them; an empty window; values of the wrong JSON type; `type` inside a rule.
+      [when({ time: { from: '09:00', to: '17:00', timezone: 'PST' } }), 'target.rules[0].if.time.timezone'],
+      [when({ time: { from: '09:00', to: '17:00', timezone: 'SystemV/AST4' } }), 'target.rules[0].if.time.timezone'],
+      [when({ time: { timezone: 'UTC' } }), 'target.rules[0].if.time.from'],
+      [when({ time: { from: '', to: '10:00', timezone: 'UTC' } }), 'target.rules[0].if.time.from'],
+      [when({ time: { from: '09:00', to: '17:00', timezone: 'UTC', type: 'x' } }), 'target.rules[0].if.time.type'],
+      [when({ type: 'x' }), 'target.rules[0].if.type'],
+      [rules({ type: 'x', then: { destination: 'https://a.example' } }), 'target.rules[0].type'],
+      [rules({ then: { destination: 'https://a.example', type: 'x' } }), 'target.rules[0].then.type'],
+      [when({ country: 'FR' }), 'target.rules[0].if.country'],
+      [when({ scans: { from: '3' } }), 'target.rules[0].if.scans.from'],
+      [rules({ then: { split: [{ destination: 'https://a.example', weight: '50' }] } }), 'target.rules[0].then.split[0].weight'],
+      // RFC 3339: a real date, seconds and an offset.
+      [when({ date: { from: '2026-02-30T00:00:00Z' } }), 'target.rules[0].if.date.from'],
+      [when({ date: { from: '2026-07-01T00:00:00' } }), 'target.rules[0].if.date.from'],
+      [when({ date: { to: '2026-07-01T00:00Z' } }), 'target.rules[0].if.date.to'],
+      [when({ date: { to: '2026-07-01T00:00:00+0200' } }), 'target.rules[0].if.date.to'],
+      [when({ date: { to: '2026-07-01T24:00:00Z' } }), 'target.rules[0].if.date.to'],
     ])('%j → %s', (target, field) => {
       expect(refusal(target as Record<string, unknown>)).toBe(field);
+    });
+
+    it('keeps IANA zones, links among them, and valid RFC 3339 dates with any offset', () => {
+      for (const timezone of ['Europe/Paris', 'America/Argentina/Buenos_Aires', 'Asia/Calcutta', 'US/Eastern', 'Etc/GMT+5', 'UTC', 'EST5EDT', 'Japan']) {
+        expect(refusal(when({ time: { from: '09:00', to: '17:00', timezone } }))).toBeUndefined();
+      }
+      expect(refusal(when({ time: { days: ['sat', 'sun'], timezone: 'Europe/Paris' } }))).toBeUndefined();
+      const target = parse(when({ date: { from: '2028-02-29T23:30:00.5+02:00', to: '2028-03-01T00:00:00-05:30' } }));
+      expect(target.rules[0].if.date).toEqual({ from: '2028-02-29T21:30:00.500Z', to: '2028-03-01T05:30:00.000Z' });
     });
 
     it('refuses a repeated rule id', () => {
       const id = 'rul_0123456789abcdefghij';
       expect(refusal(rules({ id, then: { destination: 'https://a.example' } }, { id, then: { destination: 'https://b.example' } }))).toBe('target.rules[1].id');
     });
+  });
+
+  it("refuses the rule tester's malformed facts by name; null is an unknown fact", () => {
+    const tester = (body: Record<string, unknown>): string | undefined => {
+      try {
+        parseTestFacts(new FieldReader(body, ''), 1);
+      } catch (err) {
+        if (err instanceof ApiException) return err.extras.field;
+        throw err;
+      }
+      return undefined;
+    };
+    expect(tester({ country: '' })).toBe('country');
+    expect(tester({ device: 'phone' })).toBe('device');
+    expect(tester({ scan_number: '3' })).toBe('scan_number');
+    expect(tester({ at: '2026-05-06T12:00:00' })).toBe('at');
+    expect(tester({ type: 'x' })).toBe('type');
+    expect(tester({ country: null, device: null, at: '2026-05-06T12:00:00+02:00', scan_number: 3 })).toBeUndefined();
+    expect(parseTestFacts(new FieldReader({ at: '2026-05-06T12:00:00+02:00', country: ' fr ' }, ''), 1)).toMatchObject({ at: Date.UTC(2026, 4, 6, 10), country: 'FR', scanNumber: 1 });
   });
 
   it('maps the enrichment vocabulary to the rule vocabulary', () => {

@@ -1,4 +1,5 @@
 import ISO6391 from 'iso-639-1';
+import { preferredLanguage } from '../../common/http/accept-language';
 import { randomBase62 } from '../../common/ids';
 import { type FieldReader, headerSafeUrl } from './fields';
 import { ISO_3166_1_ALPHA2, ISO_3166_2 } from './iso-3166-data';
@@ -72,9 +73,8 @@ export interface Decision {
 const newRuleId = (): string => `rul_${randomBase62(20)}`;
 
 function list(r: FieldReader, key: string, check: (v: string) => string | null, what: string): string[] | undefined {
-  const v = r.input[key];
-  if (v === undefined) return undefined;
-  const values = typeof v === 'string' ? [v] : v;
+  const values = r.input[key];
+  if (values === undefined) return undefined;
   if (!Array.isArray(values) || values.length === 0) r.fail(key, `must be a non-empty array of ${what}`);
   if (values.length > 300) r.fail(key, 'must have at most 300 values');
   const out = new Set<string>();
@@ -101,9 +101,22 @@ function language(v: string): string | null {
 
 const HHMM = /^([01]\d|2[0-3]):([0-5]\d)$/;
 
-/** Whether `zone` is an IANA time zone name this Node knows (Intl throws a RangeError otherwise). */
+/**
+ * The IANA time zone names without a `/` (tzdata's `backward` links and legacy zones). ICU also accepts abbreviations
+ * such as `PST`, `IST` or `CTT` that are not IANA names (and mean different zones to different people): those are
+ * refused.
+ */
+const IANA_SINGLE_NAMES = new Set(
+  ('CET CST6CDT Cuba EET EST EST5EDT Egypt Eire GB GB-Eire GMT GMT+0 GMT-0 GMT0 Greenwich HST Hongkong Iceland Iran ' +
+    'Israel Jamaica Japan Kwajalein Libya MET MST MST7MDT NZ NZ-CHAT Navajo PRC PST8PDT Poland Portugal ROC ROK ' +
+    'Singapore Turkey UCT UTC Universal W-SU WET Zulu').split(' '),
+);
+
+/** Whether `zone` is an IANA time zone name (`Area/Location`, `Etc/…`, or one of IANA_SINGLE_NAMES) that this Node
+ * knows (Intl throws a RangeError otherwise). */
 export function isTimeZone(zone: string): boolean {
   if (!/^[A-Za-z][A-Za-z0-9_+\-/]{0,63}$/.test(zone)) return false;
+  if (zone.includes('/') ? zone.startsWith('SystemV/') : !IANA_SINGLE_NAMES.has(zone)) return false;
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: zone });
     return true;
@@ -128,31 +141,33 @@ function conditions(r: FieldReader): RuleConditions {
   const t = r.object('time');
   if (t) {
     t.only(['days', 'from', 'to', 'timezone']);
-    const days = list(t, 'days', among(DAYS), `days of the week (${DAYS.join(', ')})`) ?? [...DAYS];
-    const from = t.string('from', { max: 5 }) ?? '00:00';
-    const to = t.string('to', { max: 5 }) ?? '00:00';
-    if (!HHMM.test(from)) t.fail('from', 'must be a time from 00:00 to 23:59 (HH:MM)');
-    if (!HHMM.test(to)) t.fail('to', 'must be a time from 00:00 to 23:59 (HH:MM)');
+    const days = list(t, 'days', among(DAYS), `days of the week (${DAYS.join(', ')})`);
+    // HH:MM each; an omitted `from` or `to` is 00:00 (midnight), so without both the window is each whole day of `days`.
+    const hhmm = (key: string): string | undefined => {
+      const v = t.input[key];
+      if (v === undefined || v === null) return undefined;
+      if (typeof v !== 'string' || !HHMM.test(v)) return t.fail(key, 'must be a time from 00:00 to 23:59 (HH:MM)');
+      return v;
+    };
+    const from = hhmm('from');
+    const to = hhmm('to');
     const timezone = t.string('timezone', { required: true, max: 64 })!;
     if (!isTimeZone(timezone)) t.fail('timezone', 'must be an IANA time zone such as "Europe/Paris"');
-    out.time = { days: DAYS.filter((day) => days.includes(day)), from, to, timezone };
+    if (!days && from === undefined && to === undefined) t.fail('from', `or ${t.field('to')} or ${t.field('days')} is required: a time condition names a window`);
+    out.time = { days: days ? DAYS.filter((day) => days.includes(day)) : [...DAYS], from: from ?? '00:00', to: to ?? '00:00', timezone };
   }
   const date = r.object('date');
   if (date) {
     date.only(['from', 'to']);
-    const from = date.dateTime('from') ?? null;
-    const to = date.dateTime('to') ?? null;
+    const from = date.rfc3339('from') ?? null;
+    const to = date.rfc3339('to') ?? null;
     if (from && to && Date.parse(from) > Date.parse(to)) date.fail('from', `must not be after ${date.field('to')}`);
     out.date = { from, to };
   }
   const scans = r.object('scans');
   if (scans) {
     scans.only(['from', 'to']);
-    const int = (key: string): number | null => {
-      const n = scans.number(key, { min: 1, max: 1_000_000_000 });
-      if (n !== undefined && !Number.isInteger(n)) scans.fail(key, 'must be an integer');
-      return n ?? null;
-    };
+    const int = (key: string): number | null => scans.integer(key, { min: 1, max: 1_000_000_000 }) ?? null;
     const from = int('from');
     const to = int('to');
     if (from !== null && to !== null && from > to) scans.fail('from', `must not be greater than ${scans.field('to')}`);
@@ -170,8 +185,7 @@ function then(r: FieldReader): StoredRule['then'] {
   return {
     split: arms.map((a) => {
       a.only(['destination', 'weight']);
-      const weight = a.number('weight', { required: true, min: 1, max: 100 })!;
-      if (!Number.isInteger(weight)) a.fail('weight', 'must be an integer from 1 to 100');
+      const weight = a.integer('weight', { required: true, min: 1, max: 100 })!;
       return { destination: a.url('destination', { required: true })!, weight };
     }),
   };
@@ -410,18 +424,18 @@ export function smartSummary(target: SmartTarget): { rules: number; splits: numb
  * unknown (a condition on them does not match), `at` defaults to now and `scan_number` to the code's next scan.
  */
 export function parseTestFacts(r: FieldReader, nextScan: number, now = Date.now()): VisitorFacts {
-  r.only(['country', 'region', 'device', 'os', 'language', 'at', 'scan_number']);
+  r.only(['country', 'region', 'device', 'os', 'language', 'at', 'scan_number'], { targetType: false });
+  // null or omitted: unknown; anything else (an empty string too) must be a valid value.
   const one = (key: string, check: (v: string) => string | null, what: string): string | null => {
-    const v = r.string(key, { max: 40 });
-    if (v === undefined) return null;
-    const norm = check(v);
+    const v = r.input[key];
+    if (v === undefined || v === null) return null;
+    const norm = typeof v === 'string' && v.length <= 40 ? check(v.trim()) : null;
     if (norm === null) r.fail(key, `must be ${what}`);
     return norm;
   };
-  const scanNumber = r.number('scan_number', { min: 1, max: 1_000_000_000 });
-  if (scanNumber !== undefined && !Number.isInteger(scanNumber)) r.fail('scan_number', 'must be an integer');
+  const scanNumber = r.integer('scan_number', { min: 1, max: 1_000_000_000 });
   const regionCode = one('region', region, 'an ISO 3166-2 region code such as "US-CA"');
-  const at = r.dateTime('at');
+  const at = r.rfc3339('at');
   return {
     country: one('country', country, 'an ISO 3166-1 alpha-2 country code such as "FR"') ?? (regionCode ? regionCode.slice(0, 2) : null),
     region: regionCode,
@@ -452,9 +466,8 @@ export function deviceOf(name: string | null): VisitorFacts['device'] {
   return name === 'Mobile' ? 'mobile' : name === 'Tablet' ? 'tablet' : name === 'Desktop' ? 'desktop' : null;
 }
 
-/** The first Accept-Language preference, lower case (`fr-CA,fr;q=0.8` → `fr-ca`), or null (`*`, nothing). */
+/** The first Accept-Language preference, lower case (`fr-CA,fr;q=0.8` → `fr-ca`; `en;q=0.1, fr;q=0.9` → `fr`), or
+ * null (`*`, nothing): the range with the highest quality (accept-language.ts). */
 export function firstLanguage(acceptLanguage: string | undefined): string | null {
-  if (!acceptLanguage) return null;
-  const first = acceptLanguage.split(',')[0]?.split(';')[0]?.trim().toLowerCase() ?? '';
-  return /^[a-z]{2,3}(-[a-z0-9]{1,8})*$/.test(first) ? first : null;
+  return preferredLanguage(acceptLanguage);
 }

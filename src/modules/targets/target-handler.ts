@@ -33,6 +33,9 @@ export interface TargetScan<T extends object = StoredTarget> {
 export interface TargetContext {
   em: EntityManager;
   owner: { organizationId: string; environment: Environment };
+  /** Where the target's fields are in the request (`target`, `items[2].target`, or '' for `PUT …/content`), for the
+   * field an error names; `target` when not given. */
+  path?: string;
 }
 
 /** A request on a path a type owns (TargetScan.ownPaths), any method. */
