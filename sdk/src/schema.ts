@@ -1829,7 +1829,7 @@ export interface components {
              */
             to?: string;
             /**
-             * @description IANA time zone; daylight-saving changes follow the zone
+             * @description IANA time zone name (`Area/Location`, `Etc/…`, `UTC`; abbreviations such as `PST` are refused); daylight-saving changes follow the zone. A time condition needs `days`, `from` or `to`
              * @example Europe/Paris
              */
             timezone: string;
@@ -1837,13 +1837,13 @@ export interface components {
         RuleDate: {
             /**
              * Format: date-time
-             * @description Inclusive
+             * @description Inclusive; RFC 3339 with seconds and an offset
              * @example 2026-06-01T00:00:00Z
              */
             from?: string;
             /**
              * Format: date-time
-             * @description Inclusive
+             * @description Inclusive; RFC 3339 with seconds and an offset
              * @example 2026-06-30T23:59:59Z
              */
             to?: string;
@@ -1889,7 +1889,7 @@ export interface components {
              */
             os?: ("ios" | "android" | "windows" | "macos" | "linux" | "other")[];
             /**
-             * @description BCP 47 tags with an ISO 639-1 language: `fr` matches `fr` and `fr-CA`, `de-AT` only `de-AT` (the first Accept-Language preference)
+             * @description BCP 47 tags with an ISO 639-1 language: `fr` matches `fr` and `fr-CA`, `de-AT` only `de-AT` (the visitor's first Accept-Language preference: the range with the highest q)
              * @example [
              *       "fr"
              *     ]
@@ -2668,7 +2668,7 @@ export interface components {
             language?: string;
             /**
              * Format: date-time
-             * @description Default: now
+             * @description RFC 3339 with seconds and an offset. Default: now
              * @example 2026-06-01T09:30:00Z
              */
             at?: string;

@@ -12,22 +12,22 @@ class RuleTime {
     description: 'Exclusive; before `from` the window wraps midnight and belongs to the day it starts on; equal to `from`: the whole day. Default 00:00',
   })
   to?: string;
-  @ApiProperty({ example: 'Europe/Paris', description: 'IANA time zone; daylight-saving changes follow the zone' }) timezone!: string;
+  @ApiProperty({ example: 'Europe/Paris', description: 'IANA time zone name (`Area/Location`, `Etc/…`, `UTC`; abbreviations such as `PST` are refused); daylight-saving changes follow the zone. A time condition needs `days`, `from` or `to`' }) timezone!: string;
 }
 class RuleDate {
-  @ApiPropertyOptional({ format: 'date-time', example: '2026-06-01T00:00:00Z', description: 'Inclusive' }) from?: string;
-  @ApiPropertyOptional({ format: 'date-time', example: '2026-06-30T23:59:59Z', description: 'Inclusive' }) to?: string;
+  @ApiPropertyOptional({ format: 'date-time', example: '2026-06-01T00:00:00Z', description: 'Inclusive; RFC 3339 with seconds and an offset' }) from?: string;
+  @ApiPropertyOptional({ format: 'date-time', example: '2026-06-30T23:59:59Z', description: 'Inclusive; RFC 3339 with seconds and an offset' }) to?: string;
 }
 class RuleScans {
-  @ApiPropertyOptional({ minimum: 1, example: 1, description: 'Inclusive scan number (1-based)' }) from?: number;
-  @ApiPropertyOptional({ minimum: 1, example: 100, description: 'Inclusive scan number' }) to?: number;
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, example: 1, description: 'Inclusive scan number (1-based)' }) from?: number;
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, example: 100, description: 'Inclusive scan number' }) to?: number;
 }
 class RuleConditionsSchema {
   @ApiPropertyOptional({ type: [String], example: ['FR', 'BE'], description: 'ISO 3166-1 alpha-2' }) country?: string[];
   @ApiPropertyOptional({ type: [String], example: ['US-CA'], description: 'ISO 3166-2' }) region?: string[];
   @ApiPropertyOptional({ type: [String], enum: DEVICES, example: ['mobile'] }) device?: string[];
   @ApiPropertyOptional({ type: [String], enum: OSES, example: ['ios'] }) os?: string[];
-  @ApiPropertyOptional({ type: [String], example: ['fr'], description: 'BCP 47 tags with an ISO 639-1 language: `fr` matches `fr` and `fr-CA`, `de-AT` only `de-AT` (the first Accept-Language preference)' })
+  @ApiPropertyOptional({ type: [String], example: ['fr'], description: 'BCP 47 tags with an ISO 639-1 language: `fr` matches `fr` and `fr-CA`, `de-AT` only `de-AT` (the visitor\'s first Accept-Language preference: the range with the highest q)' })
   language?: string[];
   @ApiPropertyOptional({ type: RuleTime }) time?: RuleTime;
   @ApiPropertyOptional({ type: RuleDate }) date?: RuleDate;
@@ -35,7 +35,7 @@ class RuleConditionsSchema {
 }
 class SplitArmSchema {
   @ApiProperty({ example: 'https://example.com/a' }) destination!: string;
-  @ApiProperty({ minimum: 1, maximum: 100, example: 50, description: 'Integer weight' }) weight!: number;
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: 100, example: 50, description: 'Integer weight' }) weight!: number;
 }
 class RuleThen {
   @ApiPropertyOptional({ example: 'https://example.com/fr', description: 'Either `destination` or `split`' }) destination?: string;

@@ -103,8 +103,8 @@ export class RuleTestBodyDto {
   @ApiPropertyOptional({ enum: ['mobile', 'tablet', 'desktop'] }) device?: string;
   @ApiPropertyOptional({ enum: ['ios', 'android', 'windows', 'macos', 'linux', 'other'] }) os?: string;
   @ApiPropertyOptional({ example: 'fr-CA', description: 'The first Accept-Language preference' }) language?: string;
-  @ApiPropertyOptional({ format: 'date-time', example: '2026-06-01T09:30:00Z', description: 'Default: now' }) at?: string;
-  @ApiPropertyOptional({ minimum: 1, example: 42, description: 'Default: the code\'s next scan number' }) scan_number?: number;
+  @ApiPropertyOptional({ format: 'date-time', example: '2026-06-01T09:30:00Z', description: 'RFC 3339 with seconds and an offset. Default: now' }) at?: string;
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, example: 42, description: 'Default: the code\'s next scan number' }) scan_number?: number;
 }
 
 export class ScanWarningDto {
