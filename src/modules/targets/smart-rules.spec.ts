@@ -231,7 +231,6 @@ describe('smart-URL rules', () => {
       // Not IANA names, although ICU knows them; an empty window; values of the wrong JSON type; `type` inside a rule.
       [when({ time: { from: '09:00', to: '17:00', timezone: 'PST' } }), 'target.rules[0].if.time.timezone'],
       [when({ time: { from: '09:00', to: '17:00', timezone: 'SystemV/AST4' } }), 'target.rules[0].if.time.timezone'],
-      [when({ time: { timezone: 'UTC' } }), 'target.rules[0].if.time.from'],
       [when({ time: { from: '', to: '10:00', timezone: 'UTC' } }), 'target.rules[0].if.time.from'],
       [when({ time: { from: '09:00', to: '17:00', timezone: 'UTC', type: 'x' } }), 'target.rules[0].if.time.type'],
       [when({ type: 'x' }), 'target.rules[0].if.type'],
@@ -255,6 +254,7 @@ describe('smart-URL rules', () => {
         expect(refusal(when({ time: { from: '09:00', to: '17:00', timezone } }))).toBeUndefined();
       }
       expect(refusal(when({ time: { days: ['sat', 'sun'], timezone: 'Europe/Paris' } }))).toBeUndefined();
+      expect(parse(when({ time: { timezone: 'UTC' } })).rules[0].if.time).toEqual({ days: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], from: '00:00', to: '00:00', timezone: 'UTC' });
       const target = parse(when({ date: { from: '2028-02-29T23:30:00.5+02:00', to: '2028-03-01T00:00:00-05:30' } }));
       expect(target.rules[0].if.date).toEqual({ from: '2028-02-29T21:30:00.500Z', to: '2028-03-01T05:30:00.000Z' });
     });

@@ -142,7 +142,8 @@ function conditions(r: FieldReader): RuleConditions {
   if (t) {
     t.only(['days', 'from', 'to', 'timezone']);
     const days = list(t, 'days', among(DAYS), `days of the week (${DAYS.join(', ')})`);
-    // HH:MM each; an omitted `from` or `to` is 00:00 (midnight), so without both the window is each whole day of `days`.
+    // HH:MM each; an omitted `from` or `to` is 00:00 (midnight), so without both the window is each whole day of `days`
+    // (every day when `days` is omitted too: the dashboard's "only at certain times" before a window is chosen).
     const hhmm = (key: string): string | undefined => {
       const v = t.input[key];
       if (v === undefined || v === null) return undefined;
@@ -153,7 +154,6 @@ function conditions(r: FieldReader): RuleConditions {
     const to = hhmm('to');
     const timezone = t.string('timezone', { required: true, max: 64 })!;
     if (!isTimeZone(timezone)) t.fail('timezone', 'must be an IANA time zone such as "Europe/Paris"');
-    if (!days && from === undefined && to === undefined) t.fail('from', `or ${t.field('to')} or ${t.field('days')} is required: a time condition names a window`);
     out.time = { days: days ? DAYS.filter((day) => days.includes(day)) : [...DAYS], from: from ?? '00:00', to: to ?? '00:00', timezone };
   }
   const date = r.object('date');
