@@ -225,6 +225,27 @@ describe('Webhook delivery (worker)', () => {
     expect(swept.headers['scanlink-event-id']).toBe(again);
   });
 
+  it('a worker that is stopping claims no attempt: the delivery stays due and another worker makes it', async () => {
+    const ep = await endpoint('/stopping', ['qr.scanned']);
+    const stopping = await createWorkerApp(testConfig(CONFIG), { logLevel: process.env.TEST_LOG_LEVEL ?? 'silent' });
+    try {
+      const service = stopping.get(WebhookDeliveryService, { strict: false });
+      await service.onModuleDestroy(); // what app.close() runs first: its HTTP client is closed from here on
+      const recorded = await recordQuietly('qr.scanned', { id: 'qr_stopping' });
+      expect(recorded!.deliveryIds.length).toBeGreaterThan(0);
+      for (const id of recorded!.deliveryIds) expect(await service.attempt(id, 1)).toBeNull();
+      // This file's worker sweeps it up: one attempt, received, succeeded.
+      await waitFor(() => rx.forPath('/stopping')[0], 'the delivery made by the running worker', 10_000);
+      const [d] = await waitFor(async () => {
+        const list = await deliveriesOf(ep.id);
+        return list[0]?.status === 'succeeded' && list;
+      }, 'success');
+      expect(d).toMatchObject({ attempts: 1, status_code: 200, error: null });
+    } finally {
+      await stopping.close();
+    }
+  });
+
   it('collapses duplicate jobs for the same attempt', async () => {
     await endpoint('/dupe', ['qr.restored']);
     const recorded = await recordQuietly('qr.restored', { id: 'qr_d' });

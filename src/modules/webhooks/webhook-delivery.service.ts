@@ -51,6 +51,8 @@ class AlreadyRecorded extends Error {}
  */
 @Injectable()
 export class WebhookDeliveryService implements OnModuleDestroy {
+  /** Set when the module is being destroyed: no new attempt is claimed (attempt()). */
+  private closing = false;
   private readonly logger = new Logger(WebhookDeliveryService.name);
   private readonly sender: WebhookSender;
   private readonly box: SecretBox;
@@ -92,6 +94,10 @@ export class WebhookDeliveryService implements OnModuleDestroy {
   /** Runs attempt number `attempt` of a delivery if it is still due and nobody else holds it. Returns the delivery's
    * status afterwards, or null when there was nothing to do (already attempted, not due, finished). */
   async attempt(deliveryId: string, attempt: number, opts: { anyEndpointStatus?: boolean } = {}): Promise<DeliveryStatus | null> {
+    // A process that is stopping claims nothing more: its HTTP client and mail transport are closing, and an attempt
+    // it started now would fail here without reaching the receiver (and cost the delivery one of its attempts). The
+    // row stays due; another worker's job or sweeper takes it.
+    if (this.closing) return null;
     const em = this.orm.em.fork();
     const [row] = await em.execute<ClaimedRow[]>(
       `update webhook_deliveries d
@@ -278,6 +284,7 @@ export class WebhookDeliveryService implements OnModuleDestroy {
   }
 
   async onModuleDestroy(): Promise<void> {
+    this.closing = true;
     await this.sender.close().catch(() => undefined);
   }
 }
