@@ -1,4 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { INestApplicationContext } from '@nestjs/common';
 import { getQueueToken } from '@nestjs/bull';
@@ -14,12 +15,23 @@ import { TestReceiver, waitFor } from '../../src/modules/webhooks/testing/receiv
 import { WebhookDeliveryService } from '../../src/modules/webhooks/webhook-delivery.service';
 import { createOrg, db, http, isolatedRedisUrl, startApi, TEST_WORKER_WEBHOOKS, testConfig, TestApp, TestOrg } from '../setup/app';
 
-// Every test worker shares these settings and the run's data directory: whichever worker delivers (or auto-disables
-// and e-mails), it behaves the same and writes where this file looks.
+// Every test worker shares these settings: whichever worker delivers (or auto-disables and e-mails), it behaves the
+// same. Its mail lands in the run's data directory, or in a dashboard or members stack's own folder (mailDirs).
 // Its own Redis database as well: this file pauses its worker's queue to lose a job on purpose, and a worker of
 // another file must not take that job from a shared queue first.
 const CONFIG = { ...TEST_WORKER_WEBHOOKS, REDIS_URL: isolatedRedisUrl(13) };
 const mailDir = testConfig().mailDir;
+/**
+ * Every mail folder a worker of this run may write to: the run's, and those of the dashboard and members stacks
+ * (test/setup/members.ts mailDataDir), whose workers share the database and so may make (and e-mail about) any due
+ * attempt of this file.
+ */
+const mailDirs = (): string[] => [
+  mailDir,
+  ...readdirSync(tmpdir())
+    .filter((name) => name.startsWith('scanlink-mail-'))
+    .map((name) => join(tmpdir(), name, 'mail')),
+];
 
 describe('Webhook delivery (worker)', () => {
   let t: TestApp;
@@ -164,8 +176,12 @@ describe('Webhook delivery (worker)', () => {
       });
 
       const mail = await waitFor(() => {
-        const files = existsSync(mailDir) ? readdirSync(mailDir, { withFileTypes: true }).filter((f) => f.name.endsWith('.eml')) : [];
-        return files.map((f) => readFileSync(join(mailDir, f.name), 'utf8')).find((m) => m.includes(ep.id));
+        for (const dir of mailDirs()) {
+          const files = existsSync(dir) ? readdirSync(dir, { withFileTypes: true }).filter((f) => f.name.endsWith('.eml')) : [];
+          const found = files.map((f) => readFileSync(join(dir, f.name), 'utf8')).find((m) => m.includes(ep.id));
+          if (found) return found;
+        }
+        return undefined;
       }, 'the e-mail to the owner');
       expect(mail).toMatch(/^To: owner@example\.com$/m);
       expect(mail).toMatch(/^Subject: .*disabled/m);
