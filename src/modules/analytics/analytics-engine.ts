@@ -114,8 +114,8 @@ const SLOTS = (hourly: boolean) =>
          from generate_series(date_trunc(${P('unit')}, ${P('llo')}), ${P('lhi')} - interval '1 microsecond', ('1 ' || ${P('unit')})::interval) g(t)`;
 
 /**
- * The top TOP_VALUES values of each dimension (RULE_ROWS of `rule`; ties by name) from `counts` (value and count rows of the dimension
- * `x.dimension`). Values are grouped in the "C" collation (byte order, as the ties always were) rather than the
+ * The top TOP_VALUES values of each dimension (RULE_ROWS of `rule`; ties by name) from `counts` (value and count
+ * rows of the dimension `x.dimension`). Values are grouped in the "C" collation (byte order, as the ties always were) rather than the
  * database's locale, a cheaper sort of each dimension's rows (30 days of one code at 10 M scans: 13.0 → 12.3 ms for
  * the whole statement). Each dimension keeps its own index range: one scan for all eight (`dimension = any(…)`) made
  * PostgreSQL read every day of the code's index for a one-day range.

@@ -283,7 +283,7 @@ export class QrCodesService {
     const code = await this.findLive(auth, id);
     const test = ruleTester(code.type);
     if (!test) throw ApiException.invalid(undefined, `Only smart-URL codes have rules (this is a ${code.type} code)`);
-    return test(code.target, parseTestFacts(new FieldReader(body, ''), Number(code.scanCount) + 1));
+    return test(code.target, parseTestFacts(new FieldReader(body, '', true), Number(code.scanCount) + 1));
   }
 
   async remove(auth: AuthContext, id: string): Promise<DeletedQrCodeDto> {

@@ -9,7 +9,8 @@ import { DomainHostCache } from '../domains/domain-host-cache';
 import { hostnameOf, malformedHost, siteKey } from '../domains/scan-site';
 import { pooledId } from './pooled-ids';
 import { answerScan, type ScanAnswer, type ScanEntry, type ScanGate, type ScanSuffix } from './scan-answer';
-import { deviceOf, firstLanguage, osOf, type VisitorFacts } from '../targets/smart-rules';
+import { deviceOf, osOf, type VisitorFacts } from '../targets/smart-rules';
+import { preferredLanguage } from '../../common/http/accept-language';
 import { ScanNumbers } from './scan-numbers';
 import { StringMemo } from './string-memo';
 import { isUnlocked } from './unlock-cookie';
@@ -82,8 +83,8 @@ export class ScanHotPath implements OnModuleInit, OnApplicationShutdown {
   /** Scan numbers per code, for scan limits and `scans` rules (scan-numbers.ts). */
   readonly numbers = new ScanNumbers();
   private numberSync?: NodeJS.Timeout;
-  /** Accept-Language header → first preference (smart-URL `language` rules). */
-  readonly firstLanguages = new StringMemo<string | null>(1_024, firstLanguage, 512);
+  /** Accept-Language header → the preferred language (smart-URL `language` rules). */
+  readonly firstLanguages = new StringMemo<string | null>(1_024, preferredLanguage, 512);
   /** Decided own-path answers (GS1 resolver), valid while their code entries are unchanged (own-path-memo.ts). */
   private readonly ownMemo: OwnPathMemo<{ prepared: PreparedAnswer; counted?: CachedCode }>;
 

@@ -1,3 +1,4 @@
+import { isISO8601, isRFC3339 } from 'class-validator';
 import { ApiException } from '../../common/errors/api.exception';
 
 /** Small readers for the polymorphic `target` object: each names the offending field as `target.<path>`. */
@@ -5,11 +6,12 @@ import { ApiException } from '../../common/errors/api.exception';
 export type Input = Record<string, unknown>;
 
 export class FieldReader {
-  /** `nested`: a reader of an object inside the target (object(), array()), where `type` is a field like any other. */
+  /** `typeIsField`: `type` is a field like any other (an object inside the target, made by object() and array(), or a
+   * body that is not a target); otherwise the reader is a target's top level, whose `type` was read already. */
   constructor(
     readonly input: Input,
     readonly path = 'target',
-    readonly nested = false,
+    readonly typeIsField = false,
   ) {}
 
   field(key: string): string {
@@ -24,12 +26,10 @@ export class FieldReader {
     return this.input[key] !== undefined && this.input[key] !== null;
   }
 
-  /** Refuses fields outside `allowed`, besides the target's own `type` (`targetType`: a target's top level, where the
-   * type was read already; inside the target, or in a body that is not a target, `type` must be allowed). */
-  only(allowed: string[], opts: { targetType?: boolean } = {}): void {
-    const targetType = opts.targetType ?? !this.nested;
+  /** Refuses fields outside `allowed`, besides a target's own `type` at its top level (see typeIsField). */
+  only(allowed: string[]): void {
     for (const key of Object.keys(this.input)) {
-      if ((key !== 'type' || !targetType) && !allowed.includes(key)) {
+      if ((key !== 'type' || this.typeIsField) && !allowed.includes(key)) {
         throw ApiException.invalid(this.field(key), `Unknown field '${this.field(key)}'`);
       }
     }
@@ -170,30 +170,14 @@ export class FieldReader {
   }
 }
 
-const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(Z|([+-])(\d{2}):(\d{2}))$/i;
-
-/** Epoch ms of an RFC 3339 date-time, or null when it is not one (`T` and `Z` may be lower case, as RFC 3339 allows;
- * seconds and an offset are required): the calendar date must exist (no 2026-02-30), the time be 00:00:00–23:59:59 and an offset's hours and minutes at most 23 and 59. */
+/** Epoch ms of an RFC 3339 date-time, or null when it is not one: seconds and an offset required (`T` and `Z` may be
+ * lower case, as RFC 3339 allows), and a real instant (validator.js, through class-validator: `isRFC3339` for the
+ * form, a strict `isISO8601` for the calendar, so 2026-02-30, 24:00:00 and a leap second are refused). */
 export function parseRfc3339(value: string): number | null {
-  const m = RFC3339.exec(value);
-  if (!m) return null;
-  const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6]].map(Number);
-  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return null;
-  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
-  const monthDays = month === 2 ? (leap ? 29 : 28) : month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
-  if (day > monthDays) return null;
-  let offset = 0;
-  if (m[8] !== 'Z' && m[8] !== 'z') {
-    const oh = Number(m[10]);
-    const om = Number(m[11]);
-    if (oh > 23 || om > 59) return null;
-    offset = (m[9] === '-' ? -1 : 1) * (oh * 60 + om);
-  }
-  const ms = m[7] ? Math.floor(Number(`0${m[7]}`) * 1000) : 0;
-  const utc = new Date(0);
-  utc.setUTCFullYear(year, month - 1, day);
-  utc.setUTCHours(hour, minute, second, ms);
-  return utc.getTime() - offset * 60_000;
+  const v = value.toUpperCase();
+  if (!isRFC3339(v) || !isISO8601(v, { strict: true, strictSeparator: true })) return null;
+  const ms = Date.parse(v);
+  return Number.isNaN(ms) ? null : ms;
 }
 
 export function isEmail(s: string): boolean {

@@ -1,5 +1,4 @@
 import ISO6391 from 'iso-639-1';
-import { preferredLanguage } from '../../common/http/accept-language';
 import { randomBase62 } from '../../common/ids';
 import { type FieldReader, headerSafeUrl } from './fields';
 import { ISO_3166_1_ALPHA2, ISO_3166_2 } from './iso-3166-data';
@@ -424,7 +423,7 @@ export function smartSummary(target: SmartTarget): { rules: number; splits: numb
  * unknown (a condition on them does not match), `at` defaults to now and `scan_number` to the code's next scan.
  */
 export function parseTestFacts(r: FieldReader, nextScan: number, now = Date.now()): VisitorFacts {
-  r.only(['country', 'region', 'device', 'os', 'language', 'at', 'scan_number'], { targetType: false });
+  r.only(['country', 'region', 'device', 'os', 'language', 'at', 'scan_number']);
   // null or omitted: unknown; anything else (an empty string too) must be a valid value.
   const one = (key: string, check: (v: string) => string | null, what: string): string | null => {
     const v = r.input[key];
@@ -466,8 +465,4 @@ export function deviceOf(name: string | null): VisitorFacts['device'] {
   return name === 'Mobile' ? 'mobile' : name === 'Tablet' ? 'tablet' : name === 'Desktop' ? 'desktop' : null;
 }
 
-/** The first Accept-Language preference, lower case (`fr-CA,fr;q=0.8` → `fr-ca`; `en;q=0.1, fr;q=0.9` → `fr`), or
- * null (`*`, nothing): the range with the highest quality (accept-language.ts). */
-export function firstLanguage(acceptLanguage: string | undefined): string | null {
-  return preferredLanguage(acceptLanguage);
-}
+
