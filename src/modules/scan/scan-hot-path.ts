@@ -16,6 +16,7 @@ import { StringMemo } from './string-memo';
 import { isUnlocked } from './unlock-cookie';
 import type { Place } from './enrich';
 import { ScanBuffer } from './scan-buffer';
+import { writeRedirect } from './redirect-head';
 import { ScanCodeCache } from './scan-code-cache';
 import type { CachedCode } from './scan-contract';
 import { ScanEnricher, type UserAgentFacts } from './scan-enricher';
@@ -184,27 +185,7 @@ export class ScanHotPath implements OnModuleInit, OnApplicationShutdown {
       countable = answer.countable;
       if (answer.location !== undefined) {
         status = 302;
-        // A flat list rather than an object: Node's writeHead takes it as is (no enumeration of an object's keys).
-        const head = [
-          'Location',
-          answer.location,
-          'Cache-Control',
-          'no-store',
-          'Content-Length',
-          '0',
-          'X-Content-Type-Options',
-          'nosniff',
-          'Referrer-Policy',
-          'strict-origin-when-cross-origin',
-          'Request-Id',
-          requestId,
-          'Scanlink-Version',
-          version,
-        ];
-        // HSTS when the scan arrived over https (TLS here, or X-Forwarded-Proto from a trusted proxy).
-        if (arrivedOverHttps(req, this.trust)) head.push('Strict-Transport-Security', STRICT_TRANSPORT_SECURITY);
-        res.writeHead(302, head);
-        res.end();
+        writeRedirect(res, answer.location, requestId, version, arrivedOverHttps(req, this.trust));
       } else {
         const page = answer.page;
         const body = typeof page.body === 'string' ? Buffer.from(page.body) : page.body;
