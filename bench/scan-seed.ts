@@ -76,7 +76,7 @@ export async function seedSmartUrls(em: EntityManager, codeId: string): Promise<
   ];
   const rules = [...never.map((cond, i) => ({ name: `never ${i}`, if: cond, then: { destination: `https://example.com/never-${i}` } })), { name: 'iPhone', if: { device: ['mobile'], os: ['ios'] }, then: { destination: DESTINATION } }];
   const ruled = parseSmartTarget(new FieldReader({ default_url: 'https://example.com/default', rules }));
-  const split = parseSmartTarget(new FieldReader({ default_url: 'https://example.com/default', rules: [{ then: { split: [{ destination: DESTINATION, weight: 50 }, { destination: `${DESTINATION}?arm=b`, weight: 50 }] } }] }));
+  const split = parseSmartTarget(new FieldReader({ default_url: 'https://example.com/default', rules: [{ then: { split: [{ destination: DESTINATION, weight: 50 }, { destination: `${DESTINATION}&arm=b`, weight: 50 }] } }] }));
   const insert = async (name: string, target: unknown) => {
     const id = newId('qr');
     const shortCode = newShortCode();

@@ -86,9 +86,10 @@ describe('writeRedirect: the same bytes as writeHead', () => {
     expect((await same(server, (p) => `GET ${p} HTTP/1.0\r\nHost: a\r\nConnection: keep-alive\r\n\r\n`)).closed).toBe(false);
   });
 
-  it('for HEAD, for pipelined requests, and when the server limits requests per connection or keeps no timeout', async () => {
+  it('for HEAD, Expect: 100-continue, pipelined requests, and when the server limits requests per connection or keeps no timeout', async () => {
     server = await listening();
     await same(server, (p) => `HEAD ${p} HTTP/1.1\r\nHost: a\r\n\r\n`);
+    expect((await same(server, (p) => `GET ${p} HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\n\r\n`)).text).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 302 Found/);
     const pipelined = await same(server, (p) => `GET ${p} HTTP/1.1\r\nHost: a\r\n\r\nGET ${p}/https HTTP/1.1\r\nHost: a\r\n\r\n`, 2);
     expect(pipelined.text.match(/HTTP\/1\.1 302 Found/g)).toHaveLength(2);
     await new Promise<void>((r) => server.close(() => r()));

@@ -29,6 +29,8 @@ interface NodeResponse {
   _headerSent: boolean;
   _last: boolean;
   _removedConnection: boolean;
+  _expect_continue?: boolean;
+  _sent100?: boolean;
   _keepAliveTimeout?: number;
   _defaultKeepAlive?: boolean;
   _maxRequestsPerSocket?: number;
@@ -59,6 +61,7 @@ function composable(res: ServerResponse): boolean {
 
 /** The `Connection` / `Keep-Alive` lines Node would add (Content-Length is always given here). */
 function connectionLines(r: NodeResponse): string {
+  if (r._expect_continue && !r._sent100) r.shouldKeepAlive = false; // as writeHead: a 100 never sent, no keep-alive
   if (r.shouldKeepAlive && r.maxRequestsOnConnectionReached) return 'Connection: close\r\n';
   if (r.shouldKeepAlive) {
     if (r._keepAliveTimeout && r._defaultKeepAlive) {
