@@ -104,6 +104,21 @@ describe('writeRedirect: the same bytes as writeHead', () => {
     expect((await same(server, (p) => `GET ${p} HTTP/1.1\r\nHost: a\r\n\r\n`)).text).not.toContain('Keep-Alive');
   });
 
+  it('never writes a Location holding a line break: writeHead refuses it, the caller answers 500', async () => {
+    server = createServer((req, res) => {
+      try {
+        writeRedirect(res, 'https://example.com/\r\nSet-Cookie: a=b', 'req_x', VERSION, false);
+      } catch {
+        res.writeHead(500, { 'Content-Length': '0' });
+        res.end();
+      }
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const { text } = await exchange(server, 'GET / HTTP/1.1\r\nHost: a\r\n\r\n', 1);
+    expect(text).toMatch(/^HTTP\/1\.1 500 /);
+    expect(text).not.toContain('Set-Cookie');
+  });
+
   it('falls back to writeHead when a header was already set', async () => {
     server = createServer((req, res) => {
       res.setHeader('X-Before', '1');
