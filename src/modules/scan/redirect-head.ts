@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { STRICT_TRANSPORT_SECURITY } from '../../common/http/client-address';
+import { SCAN_SECURITY_HEADERS } from './scan-own-paths';
 
 /**
  * The scan host's 302, written with a head composed here rather than by `res.writeHead`.
@@ -21,8 +22,10 @@ import { STRICT_TRANSPORT_SECURITY } from '../../common/http/client-address';
  * `writeHead` with the same headers. `redirect-head.spec.ts` compares the bytes of both ways over real sockets.
  */
 
-/** The fixed headers after Location, in the order they are written (before Request-Id). */
-const FIXED = '\r\nCache-Control: no-store\r\nContent-Length: 0\r\nX-Content-Type-Options: nosniff\r\nReferrer-Policy: strict-origin-when-cross-origin\r\nRequest-Id: ';
+/** The fixed headers between Location and Request-Id, the same for every redirect. */
+const FIXED_HEADERS: readonly (readonly [string, string])[] = [['Cache-Control', 'no-store'], ['Content-Length', '0'], ...Object.entries(SCAN_SECURITY_HEADERS)];
+/** FIXED_HEADERS as head lines, from the end of the Location line to the Request-Id name. */
+const FIXED = `\r\n${FIXED_HEADERS.map(([name, value]) => `${name}: ${value}\r\n`).join('')}Request-Id: `;
 const HSTS_LINE = `Strict-Transport-Security: ${STRICT_TRANSPORT_SECURITY}\r\n`;
 /** A character a header value may not hold (Node's `checkInvalidHeaderChar`): CR, LF and the other controls. */
 const INVALID_HEADER_CHAR = /[^\t\x20-\x7e\x80-\xff]/;
@@ -84,7 +87,7 @@ function connectionLines(r: NodeResponse): string {
  */
 export function writeRedirect(res: ServerResponse, location: string, requestId: string, version: string, https: boolean): void {
   if (INVALID_HEADER_CHAR.test(location) || !composable(res)) {
-    const head = ['Location', location, 'Cache-Control', 'no-store', 'Content-Length', '0', 'X-Content-Type-Options', 'nosniff', 'Referrer-Policy', 'strict-origin-when-cross-origin', 'Request-Id', requestId, 'Scanlink-Version', version];
+    const head = ['Location', location, ...FIXED_HEADERS.flat(), 'Request-Id', requestId, 'Scanlink-Version', version];
     if (https) head.push('Strict-Transport-Security', STRICT_TRANSPORT_SECURITY);
     res.writeHead(302, head);
     res.end();

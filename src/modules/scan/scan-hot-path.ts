@@ -85,7 +85,7 @@ export class ScanHotPath implements OnModuleInit, OnApplicationShutdown {
   readonly numbers = new ScanNumbers();
   private numberSync?: NodeJS.Timeout;
   /** Accept-Language header → the preferred language (smart-URL `language` rules). */
-  readonly firstLanguages = new StringMemo<string | null>(1_024, preferredLanguage, 512);
+  readonly preferredLanguages = new StringMemo<string | null>(1_024, preferredLanguage, 512);
   /** Decided own-path answers (GS1 resolver), valid while their code entries are unchanged (own-path-memo.ts). */
   private readonly ownMemo: OwnPathMemo<{ prepared: PreparedAnswer; counted?: CachedCode }>;
 
@@ -368,7 +368,7 @@ class RequestGate implements ScanGate {
       region: place.region,
       device: deviceOf(ua.device),
       os: osOf(ua.os),
-      language: acceptLanguage ? this.hot.firstLanguages.get(acceptLanguage) : null,
+      language: acceptLanguage ? this.hot.preferredLanguages.get(acceptLanguage) : null,
       at: this.now,
       scanNumber: this.hot.numbers.current(code, this.now) + 1,
     };

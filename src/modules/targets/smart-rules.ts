@@ -464,5 +464,3 @@ export function osOf(name: string | null): VisitorFacts['os'] {
 export function deviceOf(name: string | null): VisitorFacts['device'] {
   return name === 'Mobile' ? 'mobile' : name === 'Tablet' ? 'tablet' : name === 'Desktop' ? 'desktop' : null;
 }
-
-
