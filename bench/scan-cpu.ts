@@ -42,7 +42,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../src/common/config/config';
 import { summarizeCpuProfile } from './cpu-profile';
 import { BARE_SERVER, buildRevision, seedRedirect, seedSmartUrls } from './scan-seed';
-import { autocannon, freePort, median, ROOT, startChild, stopChild } from './scan-load';
+import { autocannon, freePort, median, probeLikeADeployment, ROOT, startChild, stopChild } from './scan-load';
 
 const CALLGRIND = process.env.BENCH_CALLGRIND === '1';
 const PROFILE = !CALLGRIND && process.env.BENCH_CPU_PROFILE === '1';
@@ -184,6 +184,7 @@ async function main() {
       const profile = PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${join(data, `profile-${j}`)}`] : PERF ? perfFlags(data, `scan-${j}`) : [];
       const child = await startChild([...profile, join(builds[i], 'src', 'main.scan.js')], { ...env, SCAN_PORT: String(scanPort) }, `scan process (${name})`, wrapper(`scan-${j}`));
       targets.push({ name: `scan ${name}`, child, url: `http://127.0.0.1:${scanPort}/${codePath[code]}`, figures: [], loop: [] });
+      console.log(`scan process (${name}): ${await probeLikeADeployment(`http://127.0.0.1:${scanPort}`)}`);
     }
   }
   console.log(`${CALLGRIND ? 'instructions' : 'CPU µs'} per request, ${REQUESTS} requests a round, ${ROUNDS} rounds, warm-up ${WARM_UP} (${load()})`);

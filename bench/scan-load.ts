@@ -114,6 +114,27 @@ function child(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<st
   });
 }
 
+/** Whether the scan processes are probed (BENCH_PROBE=0: not). */
+export const PROBE = process.env.BENCH_PROBE !== '0';
+
+/**
+ * What every deployment sends a scan process from its first minute: a readiness probe and a metrics scrape (compose's
+ * healthcheck, a load balancer, Prometheus). Asked once before a run, so that the process is measured as it runs in
+ * production: Nest's routes have answered, and anything they turn on for good (Node's async hooks, for one:
+ * docs/scan-host.md "Async hooks stay off") is on. Returns what was asked, for the run's log.
+ */
+export async function probeLikeADeployment(origin: string): Promise<string> {
+  if (!PROBE) return 'not probed (BENCH_PROBE=0)';
+  const answers: string[] = [];
+  for (const path of ['/health/ready', '/metrics']) {
+    const res = await fetch(new URL(path, origin));
+    await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`${path} answered ${res.status}`);
+    answers.push(`${path} ${res.status}`);
+  }
+  return `probed like a deployment: ${answers.join(', ')}`;
+}
+
 /** `amount` requests with one user agent: autocannon returns only once each was answered. */
 export async function autocannon(url: string, amount: number, connections: number, server: ChildProcess): Promise<Run> {
   const options = { url, amount, connections, headers: { 'user-agent': IPHONE, 'accept-language': 'en-GB,en;q=0.9' } };

@@ -33,7 +33,7 @@ import { parseScanEntry } from '../src/modules/analytics/scan-entry';
 import { SCAN_STREAM } from '../src/modules/scan/scan-contract';
 import { summarizeCpuProfile } from './cpu-profile';
 import { BARE_SERVER, buildRevision, GS1_PATH, seedGs1Resolver, seedRedirect, seedSmartUrls } from './scan-seed';
-import { autocannon, ensureWrk, freePort, median, rate, ROOT, type Run, startChild, stopChild, wrk, wrkScript } from './scan-load';
+import { autocannon, ensureWrk, freePort, median, probeLikeADeployment, rate, ROOT, type Run, startChild, stopChild, wrk, wrkScript } from './scan-load';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = 3;
@@ -147,6 +147,7 @@ async function main() {
     const smartCheck = await fetch(url, { redirect: 'manual', headers: { 'user-agent': 'bench' } });
     console.log(`${label}: ${smartCheck.status} Location ${smartCheck.headers.get('location')}`);
   }
+  console.log(`scan host ${await probeLikeADeployment(`http://127.0.0.1:${scanPort}`)}`);
   const redis = new Redis(config.redisUrl);
   const tally = new StreamTally(redis);
 

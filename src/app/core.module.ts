@@ -12,14 +12,18 @@ import { CursorCodec } from '../common/http/cursor';
 @Global()
 @Module({})
 export class CoreModule {
-  /** `statementTimeout`: the api process bounds every statement by API_STATEMENT_TIMEOUT_MS (the worker does not). */
-  static forRoot(config: AppConfig, opts: { statementTimeout?: boolean } = {}): DynamicModule {
+  /**
+   * `statementTimeout`: the api process bounds every statement by API_STATEMENT_TIMEOUT_MS (the worker does not).
+   * `requestContext: false`: no MikroORM request context around every route (the scan process, scan.module.ts: its
+   * services fork the EntityManager themselves).
+   */
+  static forRoot(config: AppConfig, opts: { statementTimeout?: boolean; requestContext?: boolean } = {}): DynamicModule {
     return {
       module: CoreModule,
       imports: [
         MikroOrmModule.forRoot({
           ...ormConfig(config.databaseUrl, { statementTimeoutMs: opts.statementTimeout ? config.apiStatementTimeoutMs : undefined }),
-          registerRequestContext: true,
+          registerRequestContext: opts.requestContext !== false,
         }),
         BullModule.forRoot({ url: config.redisUrl, prefix: 'scanlink', defaultJobOptions: DEFAULT_JOB_OPTIONS }),
       ],

@@ -12,13 +12,21 @@ import { MetricsScanModule } from '../modules/metrics/metrics-scan.module';
 import { CoreModule } from './core.module';
 import { outboxModule } from './outbox';
 
-/** The scan host process: short-code redirects, hosted pages, images. */
+/**
+ * The scan host process: short-code redirects, hosted pages, images.
+ *
+ * No MikroORM request context is opened around its routes: each service forks the EntityManager itself. The
+ * context is an AsyncLocalStorage, and the first `run()` of any AsyncLocalStorage turns on Node's async hooks for the
+ * rest of the process's life; every redirect then pays for them (docs/scan-host.md "Async hooks stay off"). Health
+ * probes and metrics scrapes, which arrive every few seconds in any deployment, would turn them on within seconds of
+ * the start.
+ */
 @Module({})
 export class ScanModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: ScanModule,
-      imports: [CoreModule.forRoot(config), outboxModule(), HealthModule, ImagesScanModule, LeadsScanModule, ScanHostModule, DomainsScanModule, ScanFilesModule, MetricsScanModule],
+      imports: [CoreModule.forRoot(config, { requestContext: false }), outboxModule(), HealthModule, ImagesScanModule, LeadsScanModule, ScanHostModule, DomainsScanModule, ScanFilesModule, MetricsScanModule],
       providers: [{ provide: APP_FILTER, useClass: ApiExceptionFilter }],
     };
   }

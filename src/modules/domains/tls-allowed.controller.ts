@@ -8,7 +8,8 @@ import { DomainsRepository } from './domains.repository';
  * `GET /.well-known/scanlink/tls-allowed?domain=<hostname>` on the scan host: the reverse proxy's on-demand TLS `ask`
  * (Caddy asks before it requests a certificate for a host name it has not seen). 200 for a verified custom domain,
  * 404 for anything else, so nobody can make the proxy request certificates for arbitrary names.
- * Not on the scan hot path: a multi-segment path goes past ScanHotPath to Nest.
+ * Not on the scan hot path: a multi-segment path goes past ScanHotPath to Nest. It reads through its own fork of the
+ * EntityManager: the scan process opens no request context for it (scan.module.ts).
  */
 @ApiExcludeController()
 @Controller('.well-known/scanlink')
@@ -19,7 +20,7 @@ export class TlsAllowedController {
   async allowed(@Query('domain') domain: unknown, @Res() reply: FastifyReply): Promise<void> {
     // SNI names arrive in ASCII (punycode); a trailing dot and upper case are the only differences tolerated.
     const hostname = typeof domain === 'string' ? domain.toLowerCase().replace(/\.$/, '') : '';
-    const ok = hostname.length > 0 && hostname.length <= 253 && (await new DomainsRepository(this.em).isVerified(hostname));
+    const ok = hostname.length > 0 && hostname.length <= 253 && (await new DomainsRepository(this.em.fork()).isVerified(hostname));
     void reply
       .status(ok ? 200 : 404)
       .header('Cache-Control', 'no-store')

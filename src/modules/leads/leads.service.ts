@@ -58,7 +58,7 @@ export class LeadsService {
   /** Only live, active, dynamic codes of a type that takes leads (form) take posts; unknown, trashed or other codes are 404, inactive or paused 410.
    * `domainId`: the site the post came in on (null = the default scan host). */
   async findForm(domainId: string | null, shortCode: string, cookie?: string): Promise<FormLookup> {
-    const row = await findByShortCode(this.em, domainId, shortCode);
+    const row = await findByShortCode(this.em.fork(), domainId, shortCode);
     if (!row || row.status === 'trashed' || row.kind !== 'dynamic' || !takesLeads(row.type)) return { status: 404 };
     if (row.status !== 'live' || !row.isActive) return { status: 410 };
     // Link controls hold for posts too: an expired form takes none, a protected one only from an unlocked browser.
@@ -83,6 +83,10 @@ export class LeadsService {
   /**
    * In one transaction: count the lead on the code (only while it is still live and active), store it, and write
    * `lead.captured` to the outbox. Returns null when the code stopped taking posts since it was looked up.
+   *
+   * The transaction is the connection's, bound to a fork of the EntityManager, rather than `em.transactional`: every
+   * statement here is SQL through `execute`, and MikroORM's transactional() enters an AsyncLocalStorage, which would
+   * turn on Node's async hooks for the rest of the scan process's life (docs/scan-host.md "Async hooks stay off").
    */
   async capture(code: FormCode, fields: Record<string, LeadValue>, scanContext: LeadScanContext): Promise<LeadData | null> {
     const createdAt = new Date();
@@ -97,7 +101,9 @@ export class LeadsService {
       scan_context: scanContext,
       created_at: createdAt.toISOString(),
     };
-    return this.em.transactional(async (em) => {
+    const em = this.em.fork();
+    return em.getConnection().transactional(async (trx) => {
+      em.setTransactionContext(trx);
       if (!(await countLead(em, code.id))) return null;
       await em.execute(
         `insert into leads (id, organization_id, qr_code_id, fields, scan_context, created_at) values (?, ?, ?, ?::jsonb, ?::jsonb, ?)`,
