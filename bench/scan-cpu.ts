@@ -24,6 +24,9 @@
  *    Unlike a --cpu-prof profile it samples only while the process is on a CPU, so the machine's load does not charge
  *    waiting time to whatever frame was running (a socket write that wakes the load generator, above all).
  *
+ * Each scan process is asked /health/ready and /metrics once after it starts, as a deployment asks it
+ * (scan-load.ts probeLikeADeployment; BENCH_PROBE=0 skips it).
+ *
  * BENCH_CODES (default `plain`) lists the codes each scan process is loaded with, comma-separated, one row per code
  * and revision: `plain` (a url code), `rules` (a smart URL with 20 rules, the last matching) and `split` (a smart URL
  * with a 50/50 split), the codes of bench:scan's smart-URL rows (scan-seed.ts); smart URLs need a revision that has

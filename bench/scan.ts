@@ -14,6 +14,8 @@
  *    the same bare server, with the same figures.
  *  - Two smart-URL runs (docs/smart-urls.md), the same autocannon load: a code with 20 rules whose last one matches,
  *    and a code with a 50/50 split; each against the same bare server.
+ * Before the warm-up the scan process is asked /health/ready and /metrics once, as a deployment asks it from its first
+ * minute (scan-load.ts probeLikeADeployment; BENCH_PROBE=0 skips it).
  * BENCH_SECONDS (default 5) sets the length of one run; BENCH_CPU_PROFILE=1 profiles the scan process and writes
  * bench/scan-profile.txt.
  * To compare revisions with this same script (scan-cpu.ts does it per request): BENCH_REVISION=<commit> runs that
