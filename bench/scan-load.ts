@@ -114,9 +114,6 @@ function child(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<st
   });
 }
 
-/** Whether the scan processes are probed (BENCH_PROBE=0: not). */
-export const PROBE = process.env.BENCH_PROBE !== '0';
-
 /**
  * What every deployment sends a scan process from its first minute: a readiness probe and a metrics scrape (compose's
  * healthcheck, a load balancer, Prometheus). Asked once before a run, so that the process is measured as it runs in
@@ -124,7 +121,7 @@ export const PROBE = process.env.BENCH_PROBE !== '0';
  * docs/scan-host.md "Async hooks stay off") is on. Returns what was asked, for the run's log.
  */
 export async function probeLikeADeployment(origin: string): Promise<string> {
-  if (!PROBE) return 'not probed (BENCH_PROBE=0)';
+  if (process.env.BENCH_PROBE === '0') return 'not probed (BENCH_PROBE=0)';
   const answers: string[] = [];
   for (const path of ['/health/ready', '/metrics']) {
     const res = await fetch(new URL(path, origin));
