@@ -1,6 +1,6 @@
 import { hostedPage } from '../targets/registry';
 import type { HostedResponse } from '../hosted-pages/hosted-response';
-import type { Decider, Decision, VisitorFacts } from '../targets/smart-rules';
+import type { Decider, Decision, FactNeeds, VisitorFacts } from '../targets/smart-rules';
 import { renderExpiredPage, renderPasswordPage } from '../hosted-pages/link-control-pages';
 import type { CachedCode } from './scan-contract';
 import { userAgentLocation } from './scan-destination';
@@ -31,8 +31,8 @@ export interface ScanGate {
   scansSoFar(code: CachedCode): number;
   /** the request carries a valid unlock cookie for the code's current password */
   unlocked(code: CachedCode): boolean;
-  /** the visitor's facts for smart-URL rules (scan number included) */
-  visitor(code: CachedCode): VisitorFacts;
+  /** the visitor's facts for smart-URL rules (scan number included); those the rules do not read may be null */
+  visitor(code: CachedCode, needs: FactNeeds): VisitorFacts;
 }
 
 const MAX_KEPT_PAGE = 256 * 1024;
@@ -93,7 +93,7 @@ function gatedAnswer(entry: ScanEntry, code: CachedCode, req: ScanAnswerRequest,
     if (code.passwordTag && !gate.unlocked(code)) return { page: renderPasswordPage(code.shortCode), countable: false };
   }
   if (entry.decide && req.suffix === '') {
-    const decision = entry.decide(gate.visitor(code), Math.random);
+    const decision = entry.decide(gate.visitor(code, entry.decide.needs), Math.random);
     return { location: decision.location, countable: true, decision };
   }
   return plainAnswer(entry, code, req);

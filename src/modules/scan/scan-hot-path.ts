@@ -9,7 +9,7 @@ import { DomainHostCache } from '../domains/domain-host-cache';
 import { hostnameOf, malformedHost, siteKey } from '../domains/scan-site';
 import { pooledId } from './pooled-ids';
 import { answerScan, type ScanAnswer, type ScanEntry, type ScanGate, type ScanSuffix } from './scan-answer';
-import { deviceOf, osOf, type VisitorFacts } from '../targets/smart-rules';
+import { deviceOf, type FactNeeds, osOf, type VisitorFacts } from '../targets/smart-rules';
 import { preferredLanguage } from '../../common/http/accept-language';
 import { ScanNumbers } from './scan-numbers';
 import { StringMemo } from './string-memo';
@@ -286,14 +286,18 @@ export class ScanHotPath implements OnModuleInit, OnApplicationShutdown {
     return m ? { country: m[1], region: m[2] ? `${m[1]}-${m[2]}` : null, city: null } : undefined;
   }
 
-  /** A counted scan of a code with rules or link controls: its rule, arm and expiry go with it, and a scan that is
-   * not expired takes the next scan number. The user agent's facts and the place are the ones the gate worked out. */
+  /** A counted scan of a code with rules or link controls: its rule, arm and expiry go with it, and for a code whose
+   * scan number matters (a scan limit or a `scans` rule) a scan that is not expired takes the next one: bots are
+   * left out of it here (for every other code the scan encoder drops them). The user agent's facts and the place are
+   * the ones the gate worked out. */
   private countGated(req: IncomingMessage, entry: ScanEntry, gate: RequestGate, answer: ScanAnswer): void {
     const code = entry.code!;
-    if (gate.userAgentFacts().bot) return;
     const expired = answer.expired === true;
     const decision = answer.decision;
-    if (!expired) this.numbers.add(code);
+    if (code.maxScans != null || entry.decide?.needs.scanNumber === true) {
+      if (gate.userAgentFacts().bot) return;
+      if (!expired) this.numbers.add(code);
+    }
     const place = gate.addressPlace();
     const { referer, 'accept-language': acceptLanguage } = req.headers;
     // rule_id absent (undefined) = no rule decided this scan (no rules, or expired); null = the default destination.
@@ -359,18 +363,19 @@ class RequestGate implements ScanGate {
     return isUnlocked(this.hot.appSecret, this.req.headers.cookie, code.shortCode, code.id, code.passwordTag ?? '', this.now);
   }
 
-  visitor(code: CachedCode): VisitorFacts {
-    const ua = this.userAgentFacts();
-    const place = this.hot.testPlace(this.req) ?? this.addressPlace();
-    const acceptLanguage = this.req.headers['accept-language'];
+  /** The facts the code's rules read (`needs`); the others are left null, not worked out. */
+  visitor(code: CachedCode, needs: FactNeeds): VisitorFacts {
+    const ua = needs.userAgent ? this.userAgentFacts() : null;
+    const place = needs.place ? (this.hot.testPlace(this.req) ?? this.addressPlace()) : null;
+    const acceptLanguage = needs.language ? this.req.headers['accept-language'] : undefined;
     return {
-      country: place.country,
-      region: place.region,
-      device: deviceOf(ua.device),
-      os: osOf(ua.os),
+      country: place ? place.country : null,
+      region: place ? place.region : null,
+      device: ua ? deviceOf(ua.device) : null,
+      os: ua ? osOf(ua.os) : null,
       language: acceptLanguage ? this.hot.preferredLanguages.get(acceptLanguage) : null,
       at: this.now,
-      scanNumber: this.hot.numbers.current(code, this.now) + 1,
+      scanNumber: needs.scanNumber ? this.hot.numbers.current(code, this.now) + 1 : null,
     };
   }
 }

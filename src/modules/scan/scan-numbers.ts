@@ -5,9 +5,12 @@ import type { CachedCode } from './scan-contract';
 export const SCAN_NUMBER_KEY_PREFIX = 'scanlink:scan-number:';
 /** A shared count nobody touched for this long is dropped (and seeded again from the stored count when needed). */
 const KEY_TTL_SECONDS = 2 * 24 * 3600;
-/** Seeds the key with the stored count when it is missing, adds this process's new scans, returns the total. */
+/** Raises the key to this process's view of the total when it is missing or behind it (a key left from a time the
+ * code's number did not matter, while scans went on), adds this process's new scans, returns the total. A process's
+ * view is a total it read before, or the stored count: never ahead of the true number. */
 const ADD = `
-redis.call('SET', KEYS[1], ARGV[1], 'NX', 'EX', ARGV[3])
+local kept = tonumber(redis.call('GET', KEYS[1]) or '-1')
+if kept < tonumber(ARGV[1]) then redis.call('SET', KEYS[1], ARGV[1]) end
 local total = redis.call('INCRBY', KEYS[1], ARGV[2])
 redis.call('EXPIRE', KEYS[1], ARGV[3])
 return total`;

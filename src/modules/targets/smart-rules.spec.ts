@@ -289,4 +289,31 @@ describe('smart-URL rules', () => {
     expect([osOf('iOS'), osOf('Android'), osOf('Windows'), osOf('macOS'), osOf('Ubuntu'), osOf('Tizen'), osOf(null)]).toEqual(['ios', 'android', 'windows', 'macos', 'linux', 'other', null]);
     expect([deviceOf('Mobile'), deviceOf('Tablet'), deviceOf('Desktop'), deviceOf('Smart TV')]).toEqual(['mobile', 'tablet', 'desktop', null]);
   });
+
+  it('tells the scan host which facts its rules read, and decides alike when the others are left null', () => {
+    const none = { userAgent: false, place: false, language: false, scanNumber: false };
+    const split = parse({ default_url: 'https://d.example', rules: [{ then: { split: [{ destination: 'https://a.example/', weight: 1 }, { destination: 'https://b.example/', weight: 1 }] } }] });
+    expect(compileSmartTarget(split).needs).toEqual(none);
+    expect(compileSmartTarget(one({ date: { from: '2026-01-01T00:00:00Z' }, time: { days: ['mon'], from: '09:00', to: '17:00', timezone: 'Europe/Paris' } })).needs).toEqual(none);
+    expect(compileSmartTarget(one({ os: ['ios'] })).needs).toEqual({ ...none, userAgent: true });
+    expect(compileSmartTarget(one({ device: ['mobile'] })).needs).toEqual({ ...none, userAgent: true });
+    expect(compileSmartTarget(one({ region: ['US-CA'] })).needs).toEqual({ ...none, place: true });
+    expect(compileSmartTarget(one({ country: ['FR'] })).needs).toEqual({ ...none, place: true });
+    expect(compileSmartTarget(one({ language: ['fr'] })).needs).toEqual({ ...none, language: true });
+    expect(compileSmartTarget(one({ scans: { from: 10 } })).needs).toEqual({ ...none, scanNumber: true });
+    const mixed = parse({
+      default_url: 'https://d.example',
+      rules: [
+        { if: { country: ['FR'], date: { to: '2030-01-01T00:00:00Z' } }, then: { destination: 'https://fr.example/' } },
+        { if: { os: ['android'], scans: { to: 100 } }, then: { destination: 'https://android.example/' } },
+        { if: { date: { from: '2026-01-01T00:00:00Z' } }, then: { destination: 'https://dated.example/' } },
+      ],
+    });
+    const decide = compileSmartTarget(mixed);
+    expect(decide.needs).toEqual({ userAgent: true, place: true, language: false, scanNumber: true });
+    // The facts the rules do not read (language here) change no decision.
+    const full = facts({ country: 'DE', region: 'DE-BE', device: 'mobile', os: 'android', language: 'de', scanNumber: 7 });
+    expect(decide({ ...full, language: null }, Math.random)).toEqual(decide(full, Math.random));
+    expect(decide(full, Math.random).location).toBe('https://android.example/');
+  });
 });

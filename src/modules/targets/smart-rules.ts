@@ -349,8 +349,31 @@ function holds(r: CompiledConditions, f: VisitorFacts, device: number, os: numbe
 
 /** Which rule a scan with these facts matches (index, or -1 for the default). */
 export type Matcher = (f: VisitorFacts) => number;
-/** The decision for a scan; `random` in [0, 1) draws a split's arm. */
-export type Decider = (f: VisitorFacts, random: () => number) => Decision;
+/** Which of a scan's facts a decider's rules look at. A fact no rule names need not be worked out for a scan: it may
+ * be passed as null (the time, `at`, is always given). */
+export interface FactNeeds {
+  /** `device` and `os` (the user agent's facts) */
+  userAgent: boolean;
+  /** `country` and `region` */
+  place: boolean;
+  language: boolean;
+  scanNumber: boolean;
+}
+/** The decision for a scan; `random` in [0, 1) draws a split's arm. `needs`: the facts it reads. */
+export type Decider = ((f: VisitorFacts, random: () => number) => Decision) & { readonly needs: FactNeeds };
+
+/** The facts the conditions of these rules look at. */
+export function factNeeds(rules: readonly Pick<StoredRule, 'if'>[]): FactNeeds {
+  const needs: FactNeeds = { userAgent: false, place: false, language: false, scanNumber: false };
+  for (const rule of rules) {
+    const c: RuleConditions = rule.if ?? {};
+    if (c.device !== undefined || c.os !== undefined) needs.userAgent = true;
+    if (c.country !== undefined || c.region !== undefined) needs.place = true;
+    if (c.language !== undefined) needs.language = true;
+    if (c.scans !== undefined) needs.scanNumber = true;
+  }
+  return needs;
+}
 
 /** An arm drawn by weight: cumulative weights searched with one random number. */
 function armPicker(arms: SplitArm[]): (random: () => number) => number {
@@ -395,10 +418,11 @@ export function compileSmartTarget(target: SmartTarget): Decider {
     return () => decision;
   });
   const byDefault: Decision = { ruleId: null, arm: null, location: fallback };
-  return (f, random) => {
+  const decide = (f: VisitorFacts, random: () => number): Decision => {
     const i = match(f);
     return i < 0 ? byDefault : outcomes[i](random);
   };
+  return Object.assign(decide, { needs: factNeeds(Array.isArray(target.rules) ? target.rules : []) });
 }
 
 /** The rule tester's answer: the matched rule with its destination, or its split and the arms a scan may get. */
