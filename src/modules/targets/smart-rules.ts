@@ -407,12 +407,10 @@ export function compileSmartTarget(target: SmartTarget): Decider {
   const fallback = headerSafeUrl(String(target.default_url)) ?? '';
   const outcomes = (Array.isArray(target.rules) ? target.rules : []).map((r) => {
     if ('split' in r.then) {
-      const locations = r.then.split.map((a) => headerSafeUrl(a.destination) ?? fallback);
+      // One decision per arm, built here: a scan only draws its index.
+      const arms: Decision[] = r.then.split.map((a, arm) => ({ ruleId: r.id, arm, location: headerSafeUrl(a.destination) ?? fallback }));
       const pick = armPicker(r.then.split);
-      return (random: () => number): Decision => {
-        const arm = pick(random);
-        return { ruleId: r.id, arm, location: locations[arm] };
-      };
+      return (random: () => number): Decision => arms[pick(random)];
     }
     const decision: Decision = { ruleId: r.id, arm: null, location: headerSafeUrl(r.then.destination) ?? fallback };
     return () => decision;
