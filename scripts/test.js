@@ -14,11 +14,13 @@ async function main() {
   const unitOnly = args.includes('--unit');
   const jestArgs = args.filter((a) => a !== '--unit');
   svc.ensureDependencies();
+  // The PDF tests (unit) rasterize with poppler's pdftoppm, from Debian like Redis and Chromium.
+  const pdftoppm = process.env.PDFTOPPM_PATH || svc.ensurePdftoppm();
   const dir = path.resolve(svc.ROOT, process.env.LOCAL_DATA_DIR || '.local', `test-${process.pid}`);
   const stoppers = [];
   // Secrets of this run only (the processes refuse to start without them; no built-in default exists). The AWS SDK
   // warns once per process that its 2027 releases need Node 22; the project runs on Node 20 by design.
-  const env = applySecrets({ ...process.env, NODE_ENV: 'test', LOCAL_DATA_DIR: dir, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' }, randomSecrets());
+  const env = applySecrets({ ...process.env, NODE_ENV: 'test', LOCAL_DATA_DIR: dir, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', PDFTOPPM_PATH: pdftoppm }, randomSecrets());
   let code = 1;
   let jestChild;
   svc.onStopSignal({ stoppers, dir, forward: () => jestChild });

@@ -137,6 +137,11 @@ function ensureChromium() {
   return ensureDebianBinary({ name: 'chromium', paths: ['/usr/bin/chromium'], pkg: 'chromium', why: ' for the hosted-page browser tests' });
 }
 
+/** Debian's poppler-utils (`pdftoppm`): a unit test rasterizes the PDFs the renderer writes, as a PDF reader would. */
+function ensurePdftoppm() {
+  return ensureDebianBinary({ name: 'pdftoppm', paths: ['/usr/bin/pdftoppm'], pkg: 'poppler-utils', why: ' for the PDF rendering tests' });
+}
+
 async function waitFor(check, what, timeoutMs = 30000) {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
@@ -198,4 +203,4 @@ function onStopSignal({ stoppers, dir, forward }) {
   process.on('SIGTERM', handler);
 }
 
-module.exports = { ROOT, INSTALL, log, run, ensureDependencies, ensureBuilt, ensureWebBuilt, ensureChromium, freePort, portOpen, startRedis, startPostgres, waitFor, onStopSignal };
+module.exports = { ROOT, INSTALL, log, run, ensureDependencies, ensureBuilt, ensureWebBuilt, ensureChromium, ensurePdftoppm, freePort, portOpen, startRedis, startPostgres, waitFor, onStopSignal };

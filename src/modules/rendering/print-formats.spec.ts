@@ -125,7 +125,7 @@ describe('PDF', () => {
       for (const style of ['none', 'box', 'banner_top']) {
         const design = parseDesign({ frame: { style, text: 'Scan for the menu' }, shapes: { body: 'classy', eye_frame: 'rounded' } });
         writeFileSync(join(dir, 'code.pdf'), await rendering.renderPdf(LONG, design, null, 60));
-        execFileSync('pdftoppm', ['-r', '200', '-png', '-singlefile', join(dir, 'code.pdf'), join(dir, 'page')]);
+        execFileSync(process.env.PDFTOPPM_PATH ?? 'pdftoppm', ['-r', '200', '-png', '-singlefile', join(dir, 'code.pdf'), join(dir, 'page')]);
         await expectDecodes(readFileSync(join(dir, 'page.png')), LONG, `pdf ${style}`);
       }
     } finally {
