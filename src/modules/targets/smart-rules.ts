@@ -362,17 +362,14 @@ export interface FactNeeds {
 /** The decision for a scan; `random` in [0, 1) draws a split's arm. `needs`: the facts it reads. */
 export type Decider = ((f: VisitorFacts, random: () => number) => Decision) & { readonly needs: FactNeeds };
 
-/** The facts the conditions of these rules look at. */
-export function factNeeds(rules: readonly Pick<StoredRule, 'if'>[]): FactNeeds {
-  const needs: FactNeeds = { userAgent: false, place: false, language: false, scanNumber: false };
-  for (const rule of rules) {
-    const c: RuleConditions = rule.if ?? {};
-    if (c.device !== undefined || c.os !== undefined) needs.userAgent = true;
-    if (c.country !== undefined || c.region !== undefined) needs.place = true;
-    if (c.language !== undefined) needs.language = true;
-    if (c.scans !== undefined) needs.scanNumber = true;
-  }
-  return needs;
+/** The facts these compiled rules test: read from the conditions `holds` checks, so the two cannot disagree. */
+function needsOf(rules: readonly CompiledConditions[]): FactNeeds {
+  return {
+    userAgent: rules.some((r) => r.devices !== 0 || r.oses !== 0),
+    place: rules.some((r) => r.countries !== null || r.regions !== null),
+    language: rules.some((r) => r.languages !== null),
+    scanNumber: rules.some((r) => r.scans),
+  };
 }
 
 /** An arm drawn by weight: cumulative weights searched with one random number. */
@@ -387,9 +384,15 @@ function armPicker(arms: SplitArm[]): (random: () => number) => number {
   };
 }
 
+const compileRules = (target: SmartTarget): CompiledConditions[] =>
+  (Array.isArray(target.rules) ? target.rules : []).map((r) => compileConditions(r.if ?? {}));
+
 /** The first matching rule's index, or -1. */
 export function compileMatcher(target: SmartTarget): Matcher {
-  const rules = (Array.isArray(target.rules) ? target.rules : []).map((r) => compileConditions(r.if ?? {}));
+  return matcherOf(compileRules(target));
+}
+
+function matcherOf(rules: readonly CompiledConditions[]): Matcher {
   return (f) => {
     const device = f.device === null ? 0 : (DEVICE_BIT[f.device] ?? 0);
     const os = f.os === null ? 0 : (OS_BIT[f.os] ?? 0);
@@ -403,7 +406,8 @@ export function compileMatcher(target: SmartTarget): Matcher {
  * once, so a scan runs only comparisons. Unusable URLs (not http/https) fall back to the default.
  */
 export function compileSmartTarget(target: SmartTarget): Decider {
-  const match = compileMatcher(target);
+  const rules = compileRules(target);
+  const match = matcherOf(rules);
   const fallback = headerSafeUrl(String(target.default_url)) ?? '';
   const outcomes = (Array.isArray(target.rules) ? target.rules : []).map((r) => {
     if ('split' in r.then) {
@@ -420,7 +424,7 @@ export function compileSmartTarget(target: SmartTarget): Decider {
     const i = match(f);
     return i < 0 ? byDefault : outcomes[i](random);
   };
-  return Object.assign(decide, { needs: factNeeds(Array.isArray(target.rules) ? target.rules : []) });
+  return Object.assign(decide, { needs: needsOf(rules) });
 }
 
 /** The rule tester's answer: the matched rule with its destination, or its split and the arms a scan may get. */
