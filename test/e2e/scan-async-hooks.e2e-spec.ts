@@ -1,4 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import Redis from 'ioredis';
+import { SCAN_NUMBER_KEY_PREFIX } from '../../src/modules/scan/scan-numbers';
 import { createCode, createOrg, db, http, startApi, startScan, TestApp } from '../setup/app';
 
 /**
@@ -11,6 +13,7 @@ describe('scan host: no AsyncLocalStorage on its routes', () => {
   let scan: TestApp;
   let shortCode: string;
   let locked: string;
+  let limited: { id: string; short_code: string };
   let form: { id: string; short_code: string };
   let entered: jest.SpyInstance[];
   const formTarget = { type: 'form', title: 'Hooks', fields: [{ name: 'email', label: 'E-mail', type: 'email', required: true }], consent_text: 'I agree.' };
@@ -21,6 +24,8 @@ describe('scan host: no AsyncLocalStorage on its routes', () => {
       const org = await createOrg(api, { plan: 'pro' });
       shortCode = (await createCode(api, org, { target: { type: 'url', destination: 'https://example.com/hooks' } })).short_code;
       locked = (await createCode(api, org, { target: { type: 'url', destination: 'https://example.com/locked' }, password: 'hooks 2026' })).short_code;
+      // A scan limit: its scans keep a scan number, which the process syncs through Redis every 250 ms.
+      limited = await createCode(api, org, { target: { type: 'url', destination: 'https://example.com/limited' }, max_scans: 1000 });
       form = await createCode(api, org, { target: formTarget });
       // A listener, so that a post writes its lead.captured event (no delivery is attempted: no worker runs here).
       expect((await http(api.origin, 'POST', '/v1/webhooks', { key: org.apiKey, body: { url: 'https://hooks.example.com/leads', events: ['lead.captured'] } })).status).toBe(201);
@@ -53,6 +58,7 @@ describe('scan host: no AsyncLocalStorage on its routes', () => {
     await ask('GET', '/metrics');
     await ask('GET', `/${shortCode}`);
     await ask('HEAD', `/${shortCode}`);
+    await ask('GET', `/${limited.short_code}`);
     await ask('GET', `/${locked}`);
     await ask('POST', `/${locked}/unlock`, 'password=wrong');
     await ask('GET', `/${shortCode}/file`);
@@ -68,6 +74,7 @@ describe('scan host: no AsyncLocalStorage on its routes', () => {
       'GET /metrics': 200,
       [`GET /${shortCode}`]: 302,
       [`HEAD /${shortCode}`]: 302,
+      [`GET /${limited.short_code}`]: 302,
       [`GET /${locked}`]: 200, // the password page
       [`POST /${locked}/unlock`]: 200, // the page again, "wrong password"
       [`GET /${shortCode}/file`]: 404,
@@ -80,6 +87,13 @@ describe('scan host: no AsyncLocalStorage on its routes', () => {
     // The process's own timers had their turn too: the scan flush to Redis and the scan numbers' sync (every 250 ms).
     await new Promise((r) => setTimeout(r, 1_000));
     expect(calls()).toBe(0);
+    const redis = new Redis(process.env.REDIS_URL!);
+    try {
+      // The sync did run: the code's shared scan number exists (0: this client sends no browser's user agent).
+      expect(await redis.get(`${SCAN_NUMBER_KEY_PREFIX}${limited.id}`)).toBe('0');
+    } finally {
+      redis.disconnect();
+    }
     // The lead went in whole, in the transaction the post opened without one: counted on the code, stored, and its
     // lead.captured event written.
     const [counted] = await db(scan).execute<{ lead_count: number }[]>('select lead_count from qr_codes where id = ?', [form.id]);
