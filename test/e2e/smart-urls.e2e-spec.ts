@@ -314,6 +314,19 @@ describe('smart URLs and link controls', () => {
       expect(await locationOf(`/${c.short_code}`)).toBe('https://live.example/');
     });
 
+    it('an expired code with a password: the scan gets the expired answer, and its unlock form sends the browser back to it', async () => {
+      const c = await createCode(api, org, { target: { type: 'url', destination: 'https://live.example/' }, password: 'open sesame', expires_at: new Date(Date.now() + 1500).toISOString() });
+      const unlock = (password: string) =>
+        fetch(`${scan.origin}/${c.short_code}/unlock`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ password }).toString() });
+      expect((await unlock('wrong')).status).toBe(200); // the password page, with its error
+      await new Promise((r) => setTimeout(r, 1600));
+      expect((await get(`/${c.short_code}`)).status).toBe(410);
+      for (const password of ['wrong', 'open sesame']) {
+        const res = await unlock(password);
+        expect([password, res.status, res.headers.get('location'), res.headers.get('set-cookie')]).toEqual([password, 302, `/${c.short_code}`, null]);
+      }
+    });
+
     it('password: page (200, noindex, no referrer), wrong → the page again (200), right → 302 with a 12 h httpOnly cookie for that code', async () => {
       const c = await createCode(api, org, { target: { type: 'url', destination: 'https://secret.example/' }, password: 'correct horse' });
       const first = await get(`/${c.short_code}`, { ua: IPHONE });
@@ -357,12 +370,20 @@ describe('smart URLs and link controls', () => {
         expired_url: 'https://brand.example/recalled',
       });
       expect(c).toMatchObject({ expired_url: 'https://brand.example/recalled', max_scans: null, has_password: false });
+      // Without an expired_url, the 410 expired page.
+      const plainGtin = randomGtin();
+      await createCode(api, org, { type: 'gs1', primary_key: { ai: '01', value: plainGtin }, destination: 'https://brand.example/default', expires_at: new Date(Date.now() + 1500).toISOString() });
       expect((await get(`/01/${gtin}`)).status).toBe(307);
+      expect((await get(`/01/${plainGtin}?linkType=linkset`)).status).toBe(200);
       await new Promise((r) => setTimeout(r, 1600));
-      for (const path of [`/01/${gtin}`, `/01/${gtin}?linkType=gs1:pip`]) {
+      for (const path of [`/01/${plainGtin}`, `/01/${plainGtin}?linkType=linkset`]) expect([path, (await get(path)).status]).toEqual([path, 410]);
+      for (const path of [`/01/${gtin}`, `/01/${gtin}?linkType=gs1:pip`, `/01/${gtin}?linkType=linkset`, `/01/${gtin}?linkType=all`]) {
         const res = await get(path);
-        expect([res.status, res.headers.get('location')]).toEqual([302, 'https://brand.example/recalled']);
+        expect([path, res.status, res.headers.get('location')]).toEqual([path, 302, 'https://brand.example/recalled']);
       }
+      // The linkset asked for by media type is refused too: an expired code's links are no longer served.
+      const byAccept = await get(`/01/${gtin}`, { headers: { accept: 'application/linkset+json' } });
+      expect([byAccept.status, byAccept.headers.get('location')]).toEqual([302, 'https://brand.example/recalled']);
     });
 
     it('lead forms: an expired form takes no post; a protected one only from an unlocked browser', async () => {

@@ -45,6 +45,9 @@ function ownerCodes(codes: Gs1Code[]): Gs1Code[] {
   return codes;
 }
 
+/** The code of the request's most specific level that has one: the code a resolver answer is for. */
+const ownerOf = (dl: ParsedDigitalLink, active: Gs1Code[]): Gs1Code | undefined => dl.levels.map((p) => active.find((c) => c.target.path === p)).find((c) => c);
+
 /** The answer once the codes of the request's levels are known (any state: the scan cache keeps trashed and paused
  * codes too, so the code's own path answers 404 or 410 as a short code would). */
 function resolve(req: OwnPathRequest, dl: ParsedDigitalLink, found: Gs1Code[]): OwnPathAnswer {
@@ -58,14 +61,13 @@ function resolve(req: OwnPathRequest, dl: ParsedDigitalLink, found: Gs1Code[]): 
   switch (answer.status) {
     case 204:
       return { status: 204, headers: answer.headers };
-    case 307: {
+    case 307:
       // The scan counts for the code of the most specific level found (an override belongs to its code).
-      const owner = dl.levels.map((p) => active.find((c) => c.target.path === p)).find((c) => c);
-      return { status: 307, headers: { ...answer.headers, Location: answer.location }, countCodeId: answer.countable ? owner?.id : undefined };
-    }
+      return { status: 307, headers: { ...answer.headers, Location: answer.location }, countCodeId: answer.countable ? ownerOf(dl, active)?.id : undefined };
     case 200:
     case 300:
-      return { status: answer.status, headers: answer.headers, body: JSON.stringify(answer.body) };
+      // Not a scan, but the same code's links: past its expiry the linkset is refused as a redirect would be.
+      return { status: answer.status, headers: answer.headers, body: JSON.stringify(answer.body), servesCodeId: ownerOf(dl, active)?.id };
     default:
       return { status: 404, headers: answer.headers, statusPage: true };
   }

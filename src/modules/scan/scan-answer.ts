@@ -63,7 +63,7 @@ export interface ScanAnswerRequest {
 }
 
 /** Whether the code's expiry date or scan limit has passed. */
-export function isExpired(code: CachedCode, gate: ScanGate): boolean {
+export function isExpired(code: CachedCode, gate: Pick<ScanGate, 'now' | 'scansSoFar'>): boolean {
   const { expiresAt, maxScans } = code;
   return (expiresAt != null && gate.now >= expiresAt) || (maxScans != null && gate.scansSoFar(code) >= maxScans);
 }

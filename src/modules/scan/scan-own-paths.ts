@@ -12,11 +12,12 @@ import { renderExpiredPage } from '../hosted-pages/link-control-pages';
 const EXPIRED_PAGE = renderExpiredPage();
 const EXPIRED_HTML = EXPIRED_PAGE.body.toString();
 
-/** A GS1 code past its `expires_at` (docs/link-controls.md): every link type answers 302 to `expired_url`, or the 410
- * expired page. The answer still counts (as an expired scan). */
-function expiredAnswer(code: CachedCode): OwnPathAnswer {
-  if (code.expiredUrl) return { status: 302, headers: { Location: code.expiredUrl, 'Cache-Control': 'no-store' }, countCodeId: code.id };
-  return { status: 410, headers: { ...EXPIRED_PAGE.headers }, body: EXPIRED_HTML, countCodeId: code.id };
+/** A GS1 code past its `expires_at` (docs/link-controls.md): every link type and the linkset answer 302 to
+ * `expired_url`, or the 410 expired page. An answer that would have counted still counts (as an expired scan). */
+function expiredAnswer(code: CachedCode, counted: boolean): OwnPathAnswer {
+  const countCodeId = counted ? code.id : undefined;
+  if (code.expiredUrl) return { status: 302, headers: { Location: code.expiredUrl, 'Cache-Control': 'no-store' }, countCodeId };
+  return { status: 410, headers: { ...EXPIRED_PAGE.headers }, body: EXPIRED_HTML, countCodeId };
 }
 
 /** Headers the scan host sets itself on every answer (a renderer's or an answer's own copy is left out). */
@@ -72,7 +73,10 @@ export function ownPathAnswer(
     const codes = found.flatMap((e) => (e?.code ? [e.code] : []));
     const answer = plan.answer(codes);
     const counted = answer.countCodeId ? codes.find((c) => c.id === answer.countCodeId) : undefined;
-    if (counted?.expiresAt != null && Date.now() >= counted.expiresAt) return { answer: expiredAnswer(counted), counted, expired: true };
+    const served = counted ?? (answer.servesCodeId ? codes.find((c) => c.id === answer.servesCodeId) : undefined);
+    if (served?.expiresAt != null && Date.now() >= served.expiresAt) {
+      return counted ? { answer: expiredAnswer(counted, true), counted, expired: true } : { answer: expiredAnswer(served, false) };
+    }
     return { answer, counted };
   };
   // An answer that depends on the clock (a code with an expiry) is never memoized.

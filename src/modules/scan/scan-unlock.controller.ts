@@ -13,6 +13,8 @@ import { passwordHashOf } from '../qr-codes/qr-codes.repository';
 import type { HostedResponse } from '../hosted-pages/hosted-response';
 import { renderPasswordPage, renderTooManyTriesPage } from '../hosted-pages/link-control-pages';
 import { ScanCodeCache } from './scan-code-cache';
+import { ScanHotPath } from './scan-hot-path';
+import { isExpired } from './scan-answer';
 import { renderStatusPage } from '../hosted-pages/status-pages';
 import { unlockCookieValue, unlockSetCookie } from './unlock-cookie';
 
@@ -23,13 +25,15 @@ export const UNLOCK_TRIES_PER_MINUTE = 10;
 /**
  * `POST /{short_code}/unlock` on the scan host: the password page's form (docs/link-controls.md). A right password →
  * 302 back to `/{short_code}` with the code's unlock cookie (12 h); a wrong one → the page again (200, with the error); the 11th wrong
- * try within a minute from one address for one code → the 429 page. Answers never tell more than the short URL does.
+ * try within a minute from one address for one code → the 429 page. A code without a password, or expired, → 302 back to
+ * `/{short_code}` whatever the password (no password is checked). Answers never tell more than the short URL does.
  */
 @ApiExcludeController()
 @Controller()
 export class ScanUnlockController {
   constructor(
     private readonly cache: ScanCodeCache,
+    private readonly hot: ScanHotPath,
     private readonly sites: DomainHostCache,
     private readonly orm: MikroORM,
     @Inject(REDIS) private readonly redis: Redis,
@@ -43,7 +47,10 @@ export class ScanUnlockController {
     const { code } = this.cache.peek(siteKey(site, shortCode)) ?? (await this.cache.load(site, shortCode));
     if (!code || code.status === 'trashed') return send(reply, renderStatusPage(404));
     if (code.status !== 'live' || !code.isActive) return send(reply, renderStatusPage(410));
-    if (!code.passwordTag) return void reply.status(302).headers({ location: `/${shortCode}`, 'cache-control': 'no-store' }).send();
+    // No password to check, or the code has expired (a scan gets the expired answer before any password page): back
+    // to the short URL, which answers what a scan gets.
+    const now = Date.now();
+    if (!code.passwordTag || isExpired(code, { now, scansSoFar: (c) => this.hot.numbers.current(c, now) })) return void reply.status(302).headers({ location: `/${shortCode}`, 'cache-control': 'no-store' }).send();
     // request.ip honours the adapter's trust-proxy setting; only an HMAC of it reaches Redis, for one minute.
     const key = `scanlink:unlock-rate:${code.id}:${clientAddressKey(this.config.appSecret, req.ip || 'unknown')}`;
     const tries = Number((await this.redis.get(key)) ?? 0);

@@ -65,6 +65,8 @@ export interface OwnPathAnswer {
   statusPage?: boolean;
   /** a GET answered for this code is a scan (bots left out by the scan host) */
   countCodeId?: string;
+  /** the code an uncounted answer serves (a GS1 linkset): its link controls apply to the answer all the same */
+  servesCodeId?: string;
 }
 
 /** The cache keys the answer needs and how to answer once they are looked up, or an answer that needs none. */
