@@ -1829,7 +1829,7 @@ export interface components {
              */
             to?: string;
             /**
-             * @description IANA time zone name (`Area/Location`, `Etc/…`, `UTC`; abbreviations such as `PST` are refused); daylight-saving changes follow the zone. A time condition needs `days`, `from` or `to`
+             * @description IANA time zone name (`Area/Location`, `Etc/…`, `UTC`; abbreviations such as `PST` are refused); daylight-saving changes follow the zone. Required; `days`, `from` and `to` are optional (an omitted `from` or `to` is 00:00, so `{timezone}` alone matches every whole day)
              * @example Europe/Paris
              */
             timezone: string;
@@ -1942,6 +1942,99 @@ export interface components {
             default_url: string;
             /** @description First matching rule wins */
             rules?: components["schemas"]["SmartRule"][];
+        };
+        /** @description `PUT /v1/qr-codes/{id}/content` for appstores codes: the fields of AppstoresTarget, `type` optional */
+        AppstoresContent: {
+            /** @example https://apps.apple.com/app/id123 */
+            ios_url?: string;
+            /** @example https://play.google.com/store/apps/details?id=com.example */
+            android_url?: string;
+            fallback_url?: string;
+            /**
+             * @description May be omitted; when sent, it must be the code's own type
+             * @enum {string}
+             */
+            type?: "appstores";
+        };
+        /** @description `PUT /v1/qr-codes/{id}/content` for review codes: the fields of ReviewTarget, `type` optional */
+        ReviewContent: {
+            review_page: components["schemas"]["ReviewPage"];
+            /**
+             * @description May be omitted; when sent, it must be the code's own type
+             * @enum {string}
+             */
+            type?: "review";
+        };
+        /** @description `PUT /v1/qr-codes/{id}/content` for linkpage codes: the fields of LinkpageTarget, `type` optional */
+        LinkpageContent: {
+            /** @example Find us online */
+            title: string;
+            description?: string;
+            links: components["schemas"]["PageLink"][];
+            /**
+             * @description May be omitted; when sent, it must be the code's own type
+             * @enum {string}
+             */
+            type?: "linkpage";
+        };
+        /** @description `PUT /v1/qr-codes/{id}/content` for form codes: the fields of FormTarget, `type` optional */
+        FormContent: {
+            /** @example Join our newsletter */
+            title: string;
+            fields: components["schemas"]["FormField"][];
+            /** @example I agree to receive e-mails. */
+            consent_text?: string;
+            /**
+             * @description May be omitted; when sent, it must be the code's own type
+             * @enum {string}
+             */
+            type?: "form";
+        };
+        /** @description `PUT /v1/qr-codes/{id}/content` for menupage codes: the fields of MenupageTarget, `type` optional */
+        MenupageContent: {
+            /** @example Menu */
+            title: string;
+            sections: components["schemas"]["MenuSection"][];
+            /**
+             * @description May be omitted; when sent, it must be the code's own type
+             * @enum {string}
+             */
+            type?: "menupage";
+        };
+        /** @description `PUT /v1/qr-codes/{id}/content` for file, audio, video codes: the fields of FileTarget, `type` optional */
+        FileContent: {
+            /**
+             * @description An uploaded file (POST /v1/files) of the same workspace and environment
+             * @example file_7pQ2mX9sLk4VbR1tNc8Z
+             */
+            file_id: string;
+            /**
+             * @description Page heading; default: the file name
+             * @example Our autumn menu
+             */
+            title?: string;
+            /** @example Tap the button to download it. */
+            description?: string;
+            /**
+             * @description May be omitted; when sent, it must be the code's own type
+             * @enum {string}
+             */
+            type?: "file" | "audio" | "video";
+        };
+        /** @description `PUT /v1/qr-codes/{id}/content` for smarturl codes: the fields of SmarturlTarget, `type` optional */
+        SmarturlContent: {
+            /**
+             * @description Where a scan goes when no rule matches
+             * @example https://example.com
+             */
+            default_url: string;
+            /** @description First matching rule wins */
+            rules?: components["schemas"]["SmartRule"][];
+            /**
+             * @description May be omitted; when sent, it must be the code's own type
+             * @enum {string}
+             */
+            type?: "smarturl";
         };
         DesignColorsDto: {
             /**
@@ -2066,7 +2159,7 @@ export interface components {
             /**
              * Format: date-time
              * @description Dynamic codes: after this instant (RFC 3339, in the future when set) a scan gets `expired_url` or the 410 expired page. null clears it.
-             * @example 2026-12-31T23:59:59Z
+             * @example 2030-12-31T23:59:59Z
              */
             expires_at?: string | null;
             /**
@@ -2194,7 +2287,7 @@ export interface components {
             /**
              * Format: date-time
              * @description Dynamic codes: after this instant (RFC 3339, in the future when set) a scan gets `expired_url` or the 410 expired page. null clears it.
-             * @example 2026-12-31T23:59:59Z
+             * @example 2030-12-31T23:59:59Z
              */
             expires_at?: string | null;
             /**
@@ -2492,7 +2585,7 @@ export interface components {
              */
             domain_id: string | null;
             /**
-             * @description The target with its response-only fields `editable` (and `summary` for linkpage `{title, link_count}`, form `{title, field_count, lead_count}`, menupage `{title, item_count}`, file, audio and video `{title, file_name, content_type, size}`). Page-holding codes carry their hosted page URL (= short_url) in `destination`. GS1 codes (`type: gs1`) carry their identifier, links and Digital Link URI (`destination`) as Gs1TargetResponseDto.
+             * @description The target with its response-only fields `editable` (and `summary` for linkpage `{title, link_count}`, form `{title, field_count, lead_count}`, menupage `{title, item_count}`, file, audio and video `{title, file_name, content_type, size}`, smarturl `{rules, splits}`: the rule count and how many of them split). Page-holding codes (`editable: false`) carry their hosted page URL (= short_url) in `destination`. A smart URL (`type: smarturl`) carries `default_url` and `rules` as stored, each rule with its `id` (`rul_…`, kept across `PUT …/content` when sent back), `name` (null when unnamed), `if` and `then`, besides `editable: false`, `destination` (= short_url) and `summary`. GS1 codes (`type: gs1`) carry their identifier, links and Digital Link URI (`destination`) as Gs1TargetResponseDto.
              * @example {
              *       "type": "url",
              *       "destination": "https://example.com/menu",
@@ -2599,7 +2692,7 @@ export interface components {
             /**
              * Format: date-time
              * @description Dynamic codes: after this instant (RFC 3339, in the future when set) a scan gets `expired_url` or the 410 expired page. null clears it.
-             * @example 2026-12-31T23:59:59Z
+             * @example 2030-12-31T23:59:59Z
              */
             expires_at?: string | null;
             /**
@@ -2830,6 +2923,27 @@ export interface components {
         };
         BatchItemRequestDto: {
             /**
+             * Format: date-time
+             * @description Dynamic codes: after this instant (RFC 3339, in the future when set) a scan gets `expired_url` or the 410 expired page. null clears it.
+             * @example 2030-12-31T23:59:59Z
+             */
+            expires_at?: string | null;
+            /**
+             * @description Dynamic codes (not GS1): once this many scans are counted, later scans are expired. null clears it.
+             * @example 1000
+             */
+            max_scans?: number | null;
+            /**
+             * @description https URL an expired scan is redirected to (302); without it, the hosted 410 expired page. null clears it.
+             * @example https://example.com/offer-ended
+             */
+            expired_url?: string | null;
+            /**
+             * @description Dynamic codes (not GS1): visitors must enter it on a hosted password page first. Write-only (stored as an argon2id hash; the code shows `has_password`). null removes it.
+             * @example open sesame
+             */
+            password?: string | null;
+            /**
              * @description As on single creation (the Target schemas); `type` may be omitted and is then inferred from the fields.
              * @example {
              *       "type": "url",
@@ -2852,7 +2966,7 @@ export interface components {
         };
         CreateBatchDto: {
             /**
-             * @description Up to 1,000 items, each like a POST /v1/qr-codes body: a standard item (`target`, with `type` or inferred from the fields; `name`, `folder_id`, `tags`, `type` dynamic/static, `domain_id`) or a GS1 item (`type: "gs1"`, the body of a single GS1 creation). An item's own `design` or `template_id` is ignored.
+             * @description Up to 1,000 items, each like a POST /v1/qr-codes body: a standard item (`target`, with `type` or inferred from the fields; `name`, `folder_id`, `tags`, `type` dynamic/static, `domain_id`, and the link controls `expires_at`, `max_scans`, `expired_url`, `password`) or a GS1 item (`type: "gs1"`, the body of a single GS1 creation, link controls `expires_at` and `expired_url` included). An item's own `design` or `template_id` is ignored.
              * @example [
              *       {
              *         "name": "Table 1",
@@ -3233,8 +3347,8 @@ export interface components {
         };
         RuleItemDto: {
             /**
-             * @description The smart-URL rule; null = the default destination
-             * @example rule_fr
+             * @description The smart-URL rule (`rul_…`, its `id` in the code's `target.rules`); null = the default destination
+             * @example rul_8fK2mN4pQ6rS1tU3vW5x
              */
             rule_id: string | null;
             /**
@@ -9245,10 +9359,10 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description The new content: the `target` fields of the code's type; `type` may be omitted (when sent it must be the code's own type) */
+        /** @description The new content: the `target` fields of the code's type; `type` may be omitted (when sent it must be the code's own type). The shapes are `anyOf`: without `type` a body may fit several of them, and the code's type decides which applies. */
         requestBody: {
             content: {
-                "application/json": components["schemas"]["AppstoresTarget"] | components["schemas"]["ReviewTarget"] | components["schemas"]["LinkpageTarget"] | components["schemas"]["FormTarget"] | components["schemas"]["MenupageTarget"] | components["schemas"]["FileTarget"] | components["schemas"]["SmarturlTarget"];
+                "application/json": components["schemas"]["AppstoresContent"] | components["schemas"]["ReviewContent"] | components["schemas"]["LinkpageContent"] | components["schemas"]["FormContent"] | components["schemas"]["MenupageContent"] | components["schemas"]["FileContent"] | components["schemas"]["SmarturlContent"];
             };
         };
         responses: {

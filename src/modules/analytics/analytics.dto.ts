@@ -79,7 +79,7 @@ export class IntervalPointDto {
 }
 
 export class RuleItemDto {
-  @ApiProperty({ type: String, nullable: true, example: 'rule_fr', description: 'The smart-URL rule; null = the default destination' }) rule_id!: string | null;
+  @ApiProperty({ type: String, nullable: true, example: 'rul_8fK2mN4pQ6rS1tU3vW5x', description: 'The smart-URL rule (`rul_…`, its `id` in the code\'s `target.rules`); null = the default destination' }) rule_id!: string | null;
   @ApiProperty({ type: 'integer', nullable: true, example: 0, description: 'The split arm, or null' }) arm!: number | null;
   @ApiProperty({ type: String, nullable: true, example: 'French speakers', description: 'The rule\'s name when the code still has it' }) name!: string | null;
   @ApiProperty({ type: 'integer', example: 12 }) count!: number;

@@ -43,6 +43,15 @@ export class BatchesController {
           design: { colors: { foreground: '#1a237e', background: '#ffffff' } },
         },
       },
+      link_controls: {
+        summary: 'Items with link controls (expiry, scan limit, expired redirect, password)',
+        value: {
+          items: [
+            { name: 'Launch offer', target: { type: 'url', destination: 'https://example.com/offer' }, expires_at: '2030-12-31T23:59:59Z', max_scans: 1000, expired_url: 'https://example.com/offer-ended' },
+            { name: 'Staff menu', target: { type: 'url', destination: 'https://example.com/staff' }, password: 'open sesame' },
+          ],
+        },
+      },
     },
   })
   @ApiAcceptedResponse({ type: BatchDto })

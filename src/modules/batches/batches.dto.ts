@@ -7,6 +7,7 @@ import { DownloadQueryDto } from '../qr-codes/dto/qr-code.dto';
 import { TARGET_UNION } from '../qr-codes/dto/target-schemas';
 import { CreateGs1QrCodeDto } from '../gs1/gs1.dto';
 import { IsDesignField, IsTemplateIdField } from '../../common/http/code-body-fields';
+import { LinkControlFields } from '../targets/link-controls';
 
 export const MAX_BATCH_ITEMS = 1000;
 
@@ -36,8 +37,9 @@ export class BatchItemInferredTargetDto {
 }
 
 /** A standard batch item: the body of a standard POST /v1/qr-codes, without `design` and `template_id` (the batch's
- * apply to every item). */
-export class BatchItemRequestDto {
+ * apply to every item). Its link controls (`expires_at`, `max_scans`, `expired_url`, `password`) are documented and
+ * checked as on single creation (LinkControlFields, parseLinkControls). */
+export class BatchItemRequestDto extends LinkControlFields {
   @ApiProperty({
     description: 'As on single creation (the Target schemas); `type` may be omitted and is then inferred from the fields.',
     anyOf: [TARGET_UNION, { $ref: getSchemaPath(BatchItemInferredTargetDto) }],
@@ -55,7 +57,7 @@ export class BatchItemRequestDto {
 export class CreateBatchDto {
   @ApiProperty({
     description:
-      'Up to 1,000 items, each like a POST /v1/qr-codes body: a standard item (`target`, with `type` or inferred from the fields; `name`, `folder_id`, `tags`, `type` dynamic/static, `domain_id`) or a GS1 item (`type: "gs1"`, the body of a single GS1 creation). An item\'s own `design` or `template_id` is ignored.',
+      'Up to 1,000 items, each like a POST /v1/qr-codes body: a standard item (`target`, with `type` or inferred from the fields; `name`, `folder_id`, `tags`, `type` dynamic/static, `domain_id`, and the link controls `expires_at`, `max_scans`, `expired_url`, `password`) or a GS1 item (`type: "gs1"`, the body of a single GS1 creation, link controls `expires_at` and `expired_url` included). An item\'s own `design` or `template_id` is ignored.',
     example: [{ name: 'Table 1', target: { type: 'url', destination: 'https://example.com/t/1' } }],
     type: 'array',
     minItems: 1,

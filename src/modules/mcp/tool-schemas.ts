@@ -109,10 +109,12 @@ export function operationInput(doc: OpenApiDocument, operationId: string): Opera
   let bodyFields: string[] | null = null;
   const bodySchema = op.requestBody?.content?.['application/json']?.schema;
   if (bodySchema) {
-    // A body that is one of several shapes (POST /v1/qr-codes: a standard or a GS1 body) becomes one object: every
-    // field of every shape (a field the shapes type differently takes any of their schemas), required when every shape
-    // requires it. The API's own validation then checks the shape the call chose.
-    const shapes = (Array.isArray(bodySchema.oneOf) ? (bodySchema.oneOf as JsonSchema[]) : [bodySchema]).map((shape) => {
+    // A body that is one of several shapes (oneOf or anyOf: POST /v1/qr-codes takes a standard or a GS1 body, PUT
+    // …/content the fields of any page-holding type) becomes one object: every field of every shape (a field the shapes
+    // type differently takes any of their schemas), required when every shape requires it. The API's own validation
+    // then checks the shape the call chose.
+    const alternatives = Array.isArray(bodySchema.oneOf) ? bodySchema.oneOf : Array.isArray(bodySchema.anyOf) ? bodySchema.anyOf : [bodySchema];
+    const shapes = (alternatives as JsonSchema[]).map((shape) => {
       const ref = typeof shape.$ref === 'string' ? COMPONENT_REF.exec(shape.$ref) : null;
       return (ref ? doc.components?.schemas?.[ref[1]] : shape) as JsonSchema | undefined;
     });

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query, Res } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiExtraModels, ApiOkResponse, ApiOperation, ApiProduces, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { TARGET_SCHEMAS } from './dto/target-schemas';
-import { PAGE_TARGET_SCHEMAS } from '../targets/registry';
+import { PAGE_CONTENT_SCHEMAS } from '../targets/registry';
 import type { FastifyReply } from 'fastify';
 import { Auth, AuthContext } from '../../common/auth/auth-context';
 import { RequiresScope } from '../../common/auth/decorators';
@@ -22,7 +22,7 @@ const imageContent = (formats: readonly ImageFormat[]) =>
   Object.fromEntries(formats.map((f) => [CONTENT_TYPES[f], { schema: f === 'svg' ? { type: 'string' } : { type: 'string', format: 'binary' } }]));
 
 @ApiTags('QR codes')
-@ApiExtraModels(...TARGET_SCHEMAS, CreateQrCodeDto, CreateGs1QrCodeDto, Gs1TargetResponseDto, ScannabilityReportDto)
+@ApiExtraModels(...TARGET_SCHEMAS, ...PAGE_CONTENT_SCHEMAS, CreateQrCodeDto, CreateGs1QrCodeDto, Gs1TargetResponseDto, ScannabilityReportDto)
 @Controller('qr-codes')
 export class QrCodesController {
   constructor(private readonly qrCodes: QrCodesService) {}
@@ -59,6 +59,36 @@ export class QrCodesController {
         },
       },
       gs1_static: { value: { type: 'gs1', mode: 'static', primary_key: { ai: '01', value: '9506000134352' }, domain: 'id.brand.example' } },
+      smarturl: {
+        summary: 'A smart URL: rules pick each scan\'s destination (docs/smart-urls.md)',
+        value: {
+          name: 'Spring campaign',
+          target: {
+            type: 'smarturl',
+            default_url: 'https://example.com/',
+            rules: [
+              { name: 'French speakers in France', if: { country: ['FR'], language: ['fr'] }, then: { destination: 'https://example.com/fr' } },
+              {
+                name: 'Office hours in Paris',
+                if: { time: { days: ['mon', 'tue', 'wed', 'thu', 'fri'], from: '09:00', to: '18:00', timezone: 'Europe/Paris' } },
+                then: { destination: 'https://example.com/call-us' },
+              },
+              { name: 'A/B on mobile', if: { device: ['mobile'] }, then: { split: [{ destination: 'https://example.com/a', weight: 50 }, { destination: 'https://example.com/b', weight: 50 }] } },
+            ],
+          },
+        },
+      },
+      url_link_controls: {
+        summary: 'A URL code with link controls: expiry, scan limit, expired redirect, password (docs/link-controls.md)',
+        value: {
+          name: 'Launch offer',
+          target: { type: 'url', destination: 'https://example.com/offer' },
+          expires_at: '2030-12-31T23:59:59Z',
+          max_scans: 1000,
+          expired_url: 'https://example.com/offer-ended',
+          password: 'open sesame',
+        },
+      },
     },
   })
   @ApiCreatedResponse({ type: QrCodeDto })
@@ -140,8 +170,9 @@ export class QrCodesController {
       '409 target_not_editable (PATCH edits them).',
   })
   @ApiBody({
-    description: 'The new content: the `target` fields of the code\'s type; `type` may be omitted (when sent it must be the code\'s own type)',
-    schema: { oneOf: PAGE_TARGET_SCHEMAS.map((s) => ({ $ref: getSchemaPath(s) })) },
+    description:
+      'The new content: the `target` fields of the code\'s type; `type` may be omitted (when sent it must be the code\'s own type). The shapes are `anyOf`: without `type` a body may fit several of them, and the code\'s type decides which applies.',
+    schema: { anyOf: PAGE_CONTENT_SCHEMAS.map((s) => ({ $ref: getSchemaPath(s) })) },
     examples: {
       smarturl: {
         value: {
@@ -154,6 +185,13 @@ export class QrCodesController {
         },
       },
       linkpage: { value: { type: 'linkpage', title: 'Find us online', links: [{ title: 'Shop', url: 'https://shop.example.com' }] } },
+      smarturl_without_type: {
+        summary: 'A smart URL\'s new rules, without `type`',
+        value: {
+          default_url: 'https://example.com',
+          rules: [{ id: 'rul_8fK2mN4pQ6rS1tU3vW5x', name: 'France', if: { country: ['FR'] }, then: { destination: 'https://example.com/fr-summer' } }],
+        },
+      },
     },
   })
   @ApiOkResponse({ type: QrCodeDto })

@@ -19,14 +19,14 @@ export class LinkControlFields {
     type: String,
     format: 'date-time',
     nullable: true,
-    example: '2026-12-31T23:59:59Z',
+    example: '2030-12-31T23:59:59Z',
     description: 'Dynamic codes: after this instant (RFC 3339, in the future when set) a scan gets `expired_url` or the 410 expired page. null clears it.',
   })
   @IsOptional()
   expires_at?: string | null;
 
   @ApiPropertyOptional({
-    type: Number,
+    type: 'integer',
     nullable: true,
     minimum: 1,
     maximum: MAX_SCANS_LIMIT,
@@ -87,7 +87,7 @@ export async function parseLinkControls(
     else {
       // A real calendar date and time (no 2026-02-30, no 24:00:00), seconds and a zone: parseRfc3339.
       const ms = typeof v === 'string' ? parseRfc3339(v) : null;
-      if (ms === null) throw ApiException.invalid('expires_at', 'expires_at must be an RFC 3339 date-time with a zone, such as 2026-12-31T23:59:59Z');
+      if (ms === null) throw ApiException.invalid('expires_at', 'expires_at must be an RFC 3339 date-time with a zone, such as 2030-12-31T23:59:59Z');
       const at = new Date(ms);
       if (at.getTime() <= now) throw ApiException.invalid('expires_at', 'expires_at must be in the future');
       out.expiresAt = at;

@@ -260,6 +260,18 @@ describe('smart-URL rules', () => {
       expect(target.rules[0].if.date).toEqual({ from: '2028-02-29T21:30:00.500Z', to: '2028-03-01T05:30:00.000Z' });
     });
 
+    it.each(['country', 'region', 'device', 'os', 'language', 'time', 'date', 'scans'])('refuses a null `%s` condition by its path (omitting it is no condition)', (key) => {
+      expect(refusal(when({ [key]: null }))).toBe(`target.rules[0].if.${key}`);
+      expect(refusal(rules({ then: { destination: 'https://a.example' } }, { if: { country: ['FR'], [key]: null }, then: { destination: 'https://a.example' } }))).toBe(`target.rules[1].if.${key}`);
+      expect(() => parseSmartTarget(new FieldReader(when({ [key]: null }), ''))).toThrow(expect.objectContaining({ code: 'invalid_request', status: 400, extras: expect.objectContaining({ field: `rules[0].if.${key}` }) }));
+    });
+
+    it('keeps null bounds inside time, date and scans: the stored (and answered) shape of an open bound', () => {
+      const stored = parse(when({ date: { from: null, to: '2026-06-30T23:59:59Z' }, scans: { from: null, to: 100 }, time: { from: null, to: null, timezone: 'UTC' } })).rules[0].if;
+      expect(stored).toEqual({ date: { from: null, to: '2026-06-30T23:59:59.000Z' }, scans: { from: null, to: 100 }, time: expect.objectContaining({ from: '00:00', to: '00:00' }) });
+      expect(parse(when(stored)).rules[0].if).toEqual(stored);
+    });
+
     it('refuses a repeated rule id', () => {
       const id = 'rul_0123456789abcdefghij';
       expect(refusal(rules({ id, then: { destination: 'https://a.example' } }, { id, then: { destination: 'https://b.example' } }))).toBe('target.rules[1].id');

@@ -124,8 +124,18 @@ export function isTimeZone(zone: string): boolean {
   }
 }
 
+/** A condition given as null is refused like any other value of the wrong type (an omitted key is no condition; the
+ * lists already refuse null as "must be a non-empty array"). Inside `time`, `date` and `scans` a null bound is an
+ * omitted one: the stored rules (and so GET, sent back through PUT …/content) carry open bounds as null. */
+const OBJECT_CONDITIONS: Readonly<Record<string, string>> = {
+  time: 'must be an object {days?, from?, to?, timezone} (omit it for no time condition)',
+  date: 'must be an object {from?, to?} (omit it for no date condition)',
+  scans: 'must be an object {from?, to?} (omit it for no scan-number condition)',
+};
+
 function conditions(r: FieldReader): RuleConditions {
   r.only(CONDITIONS);
+  for (const [key, message] of Object.entries(OBJECT_CONDITIONS)) if (r.input[key] === null) r.fail(key, message);
   const out: RuleConditions = {};
   const c = list(r, 'country', country, 'ISO 3166-1 alpha-2 country codes such as "FR"');
   if (c) out.country = c;

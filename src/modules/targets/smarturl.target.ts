@@ -12,7 +12,7 @@ class RuleTime {
     description: 'Exclusive; before `from` the window wraps midnight and belongs to the day it starts on; equal to `from`: the whole day. Default 00:00',
   })
   to?: string;
-  @ApiProperty({ example: 'Europe/Paris', description: 'IANA time zone name (`Area/Location`, `Etc/…`, `UTC`; abbreviations such as `PST` are refused); daylight-saving changes follow the zone. A time condition needs `days`, `from` or `to`' }) timezone!: string;
+  @ApiProperty({ example: 'Europe/Paris', description: 'IANA time zone name (`Area/Location`, `Etc/…`, `UTC`; abbreviations such as `PST` are refused); daylight-saving changes follow the zone. Required; `days`, `from` and `to` are optional (an omitted `from` or `to` is 00:00, so `{timezone}` alone matches every whole day)' }) timezone!: string;
 }
 class RuleDate {
   @ApiPropertyOptional({ format: 'date-time', example: '2026-06-01T00:00:00Z', description: 'Inclusive; RFC 3339 with seconds and an offset' }) from?: string;

@@ -2,6 +2,7 @@ import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from 
 import { Gs1TargetResponseDto } from '../../gs1/gs1.dto';
 import { ListEnvelopeDto } from '../../../common/http/list';
 import { DesignResponseDto } from '../../rendering/design.dto';
+import { MAX_SCANS_LIMIT } from '../../targets/link-controls';
 
 class UtmDto {
   @ApiPropertyOptional({ example: 'qr' }) source?: string;
@@ -36,7 +37,8 @@ export class QrCodeDto {
   domain_id!: string | null;
   @ApiProperty({
     description:
-      'The target with its response-only fields `editable` (and `summary` for linkpage `{title, link_count}`, form `{title, field_count, lead_count}`, menupage `{title, item_count}`, file, audio and video `{title, file_name, content_type, size}`). Page-holding codes carry their hosted page URL (= short_url) in `destination`. ' +
+      'The target with its response-only fields `editable` (and `summary` for linkpage `{title, link_count}`, form `{title, field_count, lead_count}`, menupage `{title, item_count}`, file, audio and video `{title, file_name, content_type, size}`, smarturl `{rules, splits}`: the rule count and how many of them split). Page-holding codes (`editable: false`) carry their hosted page URL (= short_url) in `destination`. ' +
+      'A smart URL (`type: smarturl`) carries `default_url` and `rules` as stored, each rule with its `id` (`rul_…`, kept across `PUT …/content` when sent back), `name` (null when unnamed), `if` and `then`, besides `editable: false`, `destination` (= short_url) and `summary`. ' +
       'GS1 codes (`type: gs1`) carry their identifier, links and Digital Link URI (`destination`) as Gs1TargetResponseDto.',
     anyOf: [{ type: 'object', additionalProperties: true }, { $ref: getSchemaPath(Gs1TargetResponseDto) }],
     example: { type: 'url', destination: 'https://example.com/menu', utm: { source: 'qr', campaign: 'spring' }, editable: true },
@@ -52,7 +54,7 @@ export class QrCodeDto {
   @ApiProperty({ type: UtmDto, nullable: true, description: 'null unless set on a dynamic url code' }) utm!: UtmDto | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true, example: null, description: 'Link control: scans after this instant are expired (null: never; always null for static codes)' })
   expires_at!: string | null;
-  @ApiProperty({ type: Number, nullable: true, example: null, description: 'Link control: scans after this many counted ones are expired (null: no limit)' })
+  @ApiProperty({ type: 'integer', nullable: true, minimum: 1, maximum: MAX_SCANS_LIMIT, example: null, description: 'Link control: scans after this many counted ones are expired (null: no limit)' })
   max_scans!: number | null;
   @ApiProperty({ type: String, nullable: true, example: null, description: 'Link control: where an expired scan is redirected (null: the hosted 410 expired page)' })
   expired_url!: string | null;
