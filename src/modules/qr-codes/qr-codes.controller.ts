@@ -1,7 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query, Res } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiExtraModels, ApiOkResponse, ApiOperation, ApiProduces, ApiTags, getSchemaPath } from '@nestjs/swagger';
-import { TARGET_SCHEMAS } from './dto/target-schemas';
-import { PAGE_CONTENT_SCHEMAS } from '../targets/registry';
+import { PAGE_CONTENT_SCHEMAS, TARGET_SCHEMAS } from './dto/target-schemas';
 import type { FastifyReply } from 'fastify';
 import { Auth, AuthContext } from '../../common/auth/auth-context';
 import { RequiresScope } from '../../common/auth/decorators';

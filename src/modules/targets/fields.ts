@@ -95,8 +95,10 @@ export class FieldReader {
     return v as T;
   }
 
-  object(key: string, opts: { required?: boolean } = {}): FieldReader | undefined {
+  /** `nullable: false`: null is refused as not an object (by default null is an omitted field). */
+  object(key: string, opts: { required?: boolean; nullable?: boolean } = {}): FieldReader | undefined {
     const v = this.input[key];
+    if (v === null && opts.nullable === false) this.fail(key, 'must be an object (omit it instead of null)');
     if (v === undefined || v === null) {
       if (opts.required) this.fail(key, 'is required');
       return undefined;

@@ -1,5 +1,4 @@
 import { ApiException } from '../../common/errors/api.exception';
-import { contentSchemaOf } from './content-schema';
 import { emailHandler, smsHandler, textHandler, wifiHandler } from './content.targets';
 import { eventHandler } from './event.target';
 import { audioHandler, fileHandler, videoHandler } from './file.targets';
@@ -137,12 +136,8 @@ export function servedFile(type: string, code: ScannedCode, name: string): Serve
 /** One schema per distinct request shape (the link types share url's), for the OpenAPI document. */
 export const TARGET_SCHEMAS = [...new Set(HANDLERS.map((h) => h.schema))];
 
-/** The schemas of the page-holding types (their creation `target`). */
+/** The schemas of the page-holding types (their creation `target`; `PUT /qr-codes/{id}/content` takes their fields). */
 export const PAGE_TARGET_SCHEMAS = [...new Set(HANDLERS.filter((h) => h.pageHolding).map((h) => h.schema))];
-
-/** `PUT /qr-codes/{id}/content` takes one of these: each page-holding schema with `type` optional (the body is the
- * target's fields minus `type`). */
-export const PAGE_CONTENT_SCHEMAS = PAGE_TARGET_SCHEMAS.map((schema) => contentSchemaOf(schema, HANDLERS.filter((h) => h.schema === schema).map((h) => h.type)));
 
 /** `type` → schema, for the discriminator of the `target` union. */
 export const TARGET_SCHEMA_BY_TYPE: ReadonlyMap<string, TargetHandler['schema']> = new Map(HANDLERS.map((h) => [h.type, h.schema]));

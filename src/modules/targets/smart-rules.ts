@@ -124,18 +124,11 @@ export function isTimeZone(zone: string): boolean {
   }
 }
 
-/** A condition given as null is refused like any other value of the wrong type (an omitted key is no condition; the
- * lists already refuse null as "must be a non-empty array"). Inside `time`, `date` and `scans` a null bound is an
- * omitted one: the stored rules (and so GET, sent back through PUT …/content) carry open bounds as null. */
-const OBJECT_CONDITIONS: Readonly<Record<string, string>> = {
-  time: 'must be an object {days?, from?, to?, timezone} (omit it for no time condition)',
-  date: 'must be an object {from?, to?} (omit it for no date condition)',
-  scans: 'must be an object {from?, to?} (omit it for no scan-number condition)',
-};
-
+/** A condition given as null is refused like a value of the wrong type (an omitted key is no condition; the lists refuse
+ * null as not a non-empty array). Inside `time`, `date` and `scans` a null bound is an omitted one: the stored rules
+ * (and so GET, sent back through PUT …/content) carry open bounds as null. */
 function conditions(r: FieldReader): RuleConditions {
   r.only(CONDITIONS);
-  for (const [key, message] of Object.entries(OBJECT_CONDITIONS)) if (r.input[key] === null) r.fail(key, message);
   const out: RuleConditions = {};
   const c = list(r, 'country', country, 'ISO 3166-1 alpha-2 country codes such as "FR"');
   if (c) out.country = c;
@@ -147,7 +140,7 @@ function conditions(r: FieldReader): RuleConditions {
   if (o) out.os = o;
   const l = list(r, 'language', language, 'BCP 47 language tags with an ISO 639-1 language, such as "fr" or "fr-CA"');
   if (l) out.language = l;
-  const t = r.object('time');
+  const t = r.object('time', { nullable: false });
   if (t) {
     t.only(['days', 'from', 'to', 'timezone']);
     const days = list(t, 'days', among(DAYS), `days of the week (${DAYS.join(', ')})`);
@@ -165,7 +158,7 @@ function conditions(r: FieldReader): RuleConditions {
     if (!isTimeZone(timezone)) t.fail('timezone', 'must be an IANA time zone such as "Europe/Paris"');
     out.time = { days: days ? DAYS.filter((day) => days.includes(day)) : [...DAYS], from: from ?? '00:00', to: to ?? '00:00', timezone };
   }
-  const date = r.object('date');
+  const date = r.object('date', { nullable: false });
   if (date) {
     date.only(['from', 'to']);
     const from = date.rfc3339('from') ?? null;
@@ -173,7 +166,7 @@ function conditions(r: FieldReader): RuleConditions {
     if (from && to && Date.parse(from) > Date.parse(to)) date.fail('from', `must not be after ${date.field('to')}`);
     out.date = { from, to };
   }
-  const scans = r.object('scans');
+  const scans = r.object('scans', { nullable: false });
   if (scans) {
     scans.only(['from', 'to']);
     const int = (key: string): number | null => scans.integer(key, { min: 1, max: 1_000_000_000 }) ?? null;
