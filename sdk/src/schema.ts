@@ -515,7 +515,7 @@ export interface paths {
         put?: never;
         /**
          * Test a smart URL's rules
-         * @description What a scan with these facts would get, decided by the same code as the scan host; nothing is counted or changed. `{rule_id, destination}` for a plain rule, `{rule_id, split, arm_candidates}` for a split, `{rule_id: null, destination: default_url}` when no rule matches. Omitted facts are unknown (conditions on them do not match); `at` defaults to now, `scan_number` to the next scan.
+         * @description What a scan with these facts would get, decided by the same code as the scan host; nothing is counted or changed. `{rule_id, destination}` for a plain rule, `{rule_id, split, arm_candidates}` for a split, `{rule_id: null, destination: default_url}` when no rule matches. Omitted facts are unknown (conditions on them do not match); `at` defaults to now, `scan_number` to the next scan. Rules only: a paused, expired or password-protected code still shows what its rules would choose. A code that is not a smart URL → 422 rules_not_supported.
          */
         post: operations["QrCodes_testRules"];
         delete?: never;
@@ -1910,16 +1910,16 @@ export interface components {
         };
         RuleThen: {
             /**
-             * @description Either `destination` or `split`
+             * @description Exactly one of `destination` and `split` is required
              * @example https://example.com/fr
              */
             destination?: string;
-            /** @description Weighted A/B split, drawn per scan */
+            /** @description Weighted A/B split, drawn per scan (exactly one of `destination` and `split`) */
             split?: components["schemas"]["SplitArmSchema"][];
         };
         SmartRule: {
             /**
-             * @description Set by the server; send it back to keep a rule's id (and its analytics) across edits
+             * @description Set by the server; send it back (`PUT …/content`) to keep a rule's id and its analytics across edits. An id this code does not have (any id on creation) is replaced by a new one
              * @example rul_8fK2mN4pQ6rS1tU3vW5x
              */
             id?: string;
@@ -4049,7 +4049,7 @@ export interface components {
              * @example invalid_request
              * @enum {string}
              */
-            code: "invalid_request" | "payload_too_large" | "gs1_invalid" | "unauthorized" | "invalid_credentials" | "insufficient_scope" | "forbidden" | "plan_restricted" | "plan_limit_reached" | "gs1_prefix_not_granted" | "not_found" | "method_not_allowed" | "target_not_editable" | "idempotency_conflict" | "gs1_identifier_taken" | "gs1_identifier_retired" | "domain_taken" | "domain_in_use" | "file_in_use" | "last_owner" | "domain_not_verified" | "domain_id_immutable" | "gs1_identifier_immutable" | "static_code_not_supported" | "batch_processing" | "code_not_editable" | "file_too_large" | "rate_limited" | "quota_exceeded" | "internal_error" | "service_unavailable" | "query_timeout";
+            code: "invalid_request" | "payload_too_large" | "gs1_invalid" | "unauthorized" | "invalid_credentials" | "insufficient_scope" | "forbidden" | "plan_restricted" | "plan_limit_reached" | "gs1_prefix_not_granted" | "not_found" | "method_not_allowed" | "target_not_editable" | "idempotency_conflict" | "gs1_identifier_taken" | "gs1_identifier_retired" | "domain_taken" | "domain_in_use" | "file_in_use" | "last_owner" | "domain_not_verified" | "domain_id_immutable" | "gs1_identifier_immutable" | "static_code_not_supported" | "rules_not_supported" | "batch_processing" | "code_not_editable" | "file_too_large" | "rate_limited" | "quota_exceeded" | "internal_error" | "service_unavailable" | "query_timeout";
             /** @example name must be shorter than or equal to 255 characters */
             message: string;
             /** @example req_7fQ2mX9kLp4sT1vZ8nYcB3 */
@@ -9684,6 +9684,20 @@ export interface operations {
             };
             /** @description invalid_request: a path parameter is longer than any id (100 characters) */
             414: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description rules_not_supported: the code is not a smart URL (only smart URLs have rules) */
+            422: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
                     "Scanlink-Version": components["headers"]["Scanlink-Version"];

@@ -81,6 +81,7 @@ const OPERATION_ERRORS: Record<string, Record<string, string>> = {
   'POST /v1/qr-codes/{id}/restore': { '409': 'gs1_identifier_taken: another code took the GS1 identifier of this paused code' },
   'PUT /v1/qr-codes/{id}/content': { '409': 'target_not_editable: the code holds no hosted content (GS1, static and redirect codes: use PATCH); nothing applied' },
   'GET /v1/qr-codes/{id}/analytics': { '422': 'static_code_not_supported: static codes have no analytics' },
+  'POST /v1/qr-codes/{id}/rules/test': { '422': 'rules_not_supported: the code is not a smart URL (only smart URLs have rules)' },
   'GET /v1/batches/{id}/download': { '422': 'batch_processing: the batch has not finished' },
 };
 

@@ -195,6 +195,56 @@ describe('smart URLs and link controls', () => {
       const bad = await http(api.origin, 'PUT', `/v1/qr-codes/${c.id}/content`, { key: org.apiKey, body: { default_url: 'https://d.example', rules: [{ if: { scans: { from: 0 } }, then: { destination: 'https://a.example' } }] } });
       expect([bad.status, bad.body.error.field]).toEqual([400, 'rules[0].if.scans.from']);
     });
+
+    it("rule ids are the server's: a made-up id or another code's is replaced, on creation and through PUT content", async () => {
+      const madeUp = 'rul_AAAAAAAAAAAAAAAAAAAA';
+      const first = await smart([{ id: madeUp, name: 'Made up', then: { destination: 'https://a.example/' } }]);
+      const firstId = (first.target as { rules: { id: string }[] }).rules[0].id;
+      expect(firstId).toMatch(/^rul_[0-9A-Za-z]{16,}$/);
+      expect(firstId).not.toBe(madeUp);
+      // Another code sending the first code's id gets its own.
+      const second = await smart([{ id: firstId, then: { destination: 'https://b.example/' } }]);
+      const secondId = (second.target as { rules: { id: string }[] }).rules[0].id;
+      expect(secondId).not.toBe(firstId);
+      const put = await http(api.origin, 'PUT', `/v1/qr-codes/${second.id}/content`, {
+        key: org.apiKey,
+        body: { default_url: 'https://default.example/', rules: [{ id: secondId, then: { destination: 'https://b2.example/' } }, { id: firstId, then: { destination: 'https://c.example/' } }] },
+      });
+      expect(put.status).toBe(200);
+      const ids = (put.body.target as { rules: { id: string }[] }).rules.map((r) => r.id);
+      expect(ids[0]).toBe(secondId);
+      expect(ids[1]).not.toBe(firstId);
+      expect(ids[1]).toMatch(/^rul_[0-9A-Za-z]{16,}$/);
+    });
+
+    it('refuses an `if` of null by its path, and the rule tester refuses a body of null, a region outside the country, and codes without rules (422)', async () => {
+      const refused = await http(api.origin, 'POST', '/v1/qr-codes', { key: org.apiKey, body: { target: { type: 'smarturl', default_url: 'https://d.example/', rules: [{ if: null, then: { destination: 'https://a.example/' } }] } } });
+      expect([refused.status, refused.body.error.field]).toEqual([400, 'target.rules[0].if']);
+      const c = await smart([{ if: { country: ['US'] }, then: { destination: 'https://us.example/' } }]);
+      const tester = (id: string, body: unknown) =>
+        fetch(`${api.origin}/v1/qr-codes/${id}/rules/test`, { method: 'POST', headers: { authorization: `Bearer ${org.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const nullBody = await tester(c.id, null);
+      expect(nullBody.status).toBe(400);
+      const contradiction = await tester(c.id, { country: 'US', region: 'FR-IDF' });
+      expect([contradiction.status, ((await contradiction.json()) as { error: { field: string } }).error.field]).toEqual([400, 'region']);
+      const url = await createCode(api, org, { target: { type: 'url', destination: 'https://plain.example/' } });
+      const notSmart = await tester(url.id, {});
+      expect([notSmart.status, ((await notSmart.json()) as { error: { code: string } }).error.code]).toEqual([422, 'rules_not_supported']);
+    });
+  });
+
+  it("the rule tester's next scan is the scan host's own number, not the worker's stored count", async () => {
+    // An api on the scan processes' Redis (the one every deployment shares); no worker runs here, so the stored count stays 0.
+    const sharedApi = await startApi({ REDIS_URL });
+    try {
+      const c = await smart([{ if: { scans: { from: 6 } }, then: { destination: 'https://sixth.example/' } }]);
+      for (let i = 0; i < 5; i++) expect(await locationOf(`/${c.short_code}`, { ua: IPHONE })).toBe('https://default.example/');
+      const next = async () => (await http(sharedApi.origin, 'POST', `/v1/qr-codes/${c.id}/rules/test`, { key: org.apiKey, body: {} })).body.destination;
+      await eventually(async () => (await next()) === 'https://sixth.example/', 3_000, 'the tester sees five scans');
+      expect(await locationOf(`/${c.short_code}`, { ua: IPHONE })).toBe('https://sixth.example/');
+    } finally {
+      await sharedApi.close();
+    }
   });
 
   describe('PUT /qr-codes/{id}/content', () => {

@@ -24,6 +24,7 @@ export const ERROR_STATUS = {
   domain_id_immutable: 422,
   gs1_identifier_immutable: 422,
   static_code_not_supported: 422,
+  rules_not_supported: 422,
   batch_processing: 422,
   code_not_editable: 422,
   file_too_large: 413,

@@ -207,12 +207,14 @@ export class QrCodesController {
     description:
       'What a scan with these facts would get, decided by the same code as the scan host; nothing is counted or changed. ' +
       '`{rule_id, destination}` for a plain rule, `{rule_id, split, arm_candidates}` for a split, `{rule_id: null, destination: default_url}` ' +
-      'when no rule matches. Omitted facts are unknown (conditions on them do not match); `at` defaults to now, `scan_number` to the next scan.',
+      'when no rule matches. Omitted facts are unknown (conditions on them do not match); `at` defaults to now, `scan_number` to the next scan. ' +
+      'Rules only: a paused, expired or password-protected code still shows what its rules would choose. A code that is not a smart URL → 422 rules_not_supported.',
   })
   @ApiBody({ type: RuleTestBodyDto, examples: { france: { value: { country: 'FR', device: 'mobile', language: 'fr-FR', at: '2026-06-01T09:30:00Z' } } } })
   @ApiOkResponse({ type: RuleTestResultDto })
   testRules(@Auth() auth: AuthContext, @Param('id') id: string, @Body() body: Record<string, unknown> | undefined): Promise<Record<string, unknown>> {
-    body ??= {};
+    // No body at all: every fact unknown. A body of JSON `null` (or any non-object) is refused like elsewhere.
+    if (body === undefined) body = {};
     if (typeof body !== 'object' || body === null || Array.isArray(body)) throw ApiException.invalid(undefined, 'The body must be a JSON object');
     return this.qrCodes.testRules(auth, id, body);
   }

@@ -11,6 +11,7 @@ import { newShortCode } from '../../common/ids';
 const SHORT_CODE_PLACEHOLDER = newShortCode().replace(/./g, 'x');
 import { CHANNELS } from '../../common/queue/channels';
 import { REDIS } from '../../common/redis/redis.provider';
+import { SCAN_NUMBER_KEY_PREFIX } from '../../common/queue/channels';
 import { EventsService } from '../events/events.service';
 import { gs1Dictionary } from '../gs1/syntax-dictionary';
 import { folderExists } from '../folders/folders.repository';
@@ -265,7 +266,7 @@ export class QrCodesService {
     if (body.type !== undefined && body.type !== code.type) throw ApiException.invalid('type', `type cannot change (this is a ${code.type} code); omit it`);
     const fields = { ...body };
     delete fields.type;
-    const target = await parseTarget(handler, new FieldReader(fields, ''), 'dynamic', { em: this.em, owner: auth });
+    const target = await parseTarget(handler, new FieldReader(fields, ''), 'dynamic', { em: this.em, owner: auth, current: code.target });
     if (sameJson(target, code.target)) return this.present(code);
     await this.em.transactional(async (em) => {
       const locked = await this.findLive(auth, id, em);
@@ -282,8 +283,18 @@ export class QrCodesService {
   async testRules(auth: AuthContext, id: string, body: Record<string, unknown>): Promise<Record<string, unknown>> {
     const code = await this.findLive(auth, id);
     const test = ruleTester(code.type);
-    if (!test) throw ApiException.invalid(undefined, `Only smart-URL codes have rules (this is a ${code.type} code)`);
-    return test(code.target, parseTestFacts(new FieldReader(body, '', true), Number(code.scanCount) + 1));
+    if (!test) throw new ApiException('rules_not_supported', `Only smart-URL codes have rules (this is a ${code.type} code)`);
+    const facts = parseTestFacts(new FieldReader(body, '', true), (await this.scansSoFar(code)) + 1);
+    return test(code.target, facts);
+  }
+
+  /** The code's counted scans as the scan host numbers them: the total the scan processes share in Redis (kept for
+   * codes whose scan number matters, synced every 250 ms), or the stored count when it is ahead or the key is absent
+   * (the stored count lags the scan host by the worker's ingestion). */
+  private async scansSoFar(code: QrCode): Promise<number> {
+    const stored = Number(code.scanCount);
+    const shared = Number(await this.redis.get(SCAN_NUMBER_KEY_PREFIX + code.id).catch(() => null));
+    return Number.isFinite(shared) && shared > stored ? shared : stored;
   }
 
   async remove(auth: AuthContext, id: string): Promise<DeletedQrCodeDto> {

@@ -1,7 +1,7 @@
 import { ApiException } from '../../common/errors/api.exception';
 import { FieldReader } from './fields';
 import { preferredLanguage } from '../../common/http/accept-language';
-import { compileSmartTarget, deviceOf, explain, osOf, parseSmartTarget, parseTestFacts, type SmartTarget, type VisitorFacts, ZoneClock } from './smart-rules';
+import { compileSmartTarget, deviceOf, explain, keepRuleIds, osOf, parseSmartTarget, parseTestFacts, type SmartTarget, type VisitorFacts, ZoneClock } from './smart-rules';
 
 const parse = (target: Record<string, unknown>): SmartTarget => parseSmartTarget(new FieldReader(target));
 const facts = (over: Partial<VisitorFacts> = {}): VisitorFacts => ({
@@ -276,6 +276,38 @@ describe('smart-URL rules', () => {
       const id = 'rul_0123456789abcdefghij';
       expect(refusal(rules({ id, then: { destination: 'https://a.example' } }, { id, then: { destination: 'https://b.example' } }))).toBe('target.rules[1].id');
     });
+
+    it('refuses an `if` of null (omitted or {} is a rule that always matches)', () => {
+      expect(refusal(rules({ if: null, then: { destination: 'https://a.example' } }))).toBe('target.rules[0].if');
+      expect(parse({ default_url: 'https://d.example', rules: [{ if: {}, then: { destination: 'https://a.example/' } }, { then: { destination: 'https://b.example/' } }] }).rules.map((r) => r.if)).toEqual([{}, {}]);
+    });
+
+    it('stores languages in their canonical case and time zones in their IANA spelling; both still match any case', () => {
+      const stored = one({ language: ['fr-ca', 'ZH-hant', 'DE'], time: { timezone: 'europe/paris' } }).rules[0].if;
+      expect(stored.language).toEqual(['fr-CA', 'zh-Hant', 'de']);
+      expect(stored.time?.timezone).toBe('Europe/Paris');
+      expect(one({ time: { timezone: 'utc' } }).rules[0].if.time?.timezone).toBe('UTC');
+      expect(['asia/kolkata', 'AMERICA/NORTH_DAKOTA/NEW_SALEM', 'Asia/Kolkata'].map((z) => one({ time: { timezone: z } }).rules[0].if.time?.timezone)).toEqual(['Asia/Kolkata', 'America/North_Dakota/New_Salem', 'Asia/Kolkata']);
+      expect(refusal(when({ time: { timezone: 'pst' } }))).toBe('target.rules[0].if.time.timezone');
+      expect(matches({ language: ['fr-ca'] }, { language: 'fr-ca' })).toBe(true);
+      expect(matches({ language: ['ZH-hant'] }, { language: 'zh-hant-tw' })).toBe(true);
+      expect(matches({ language: ['de-AT'] }, { language: 'de' })).toBe(false);
+    });
+  });
+
+  it('keeps only the rule ids the code already has; any other id is replaced by a new one', () => {
+    const kept = 'rul_0123456789abcdefghij';
+    const foreign = 'rul_AAAAAAAAAAAAAAAAAAAA';
+    const sent = parse({ default_url: 'https://d.example', rules: [{ id: kept, then: { destination: 'https://a.example/' } }, { id: foreign, then: { destination: 'https://b.example/' } }, { then: { destination: 'https://c.example/' } }] });
+    const current: SmartTarget = { default_url: 'https://d.example', rules: [{ id: kept, name: null, if: {}, then: { destination: 'https://old.example/' } }] };
+    const edited = keepRuleIds(sent, current).rules.map((r) => r.id);
+    expect(edited[0]).toBe(kept);
+    expect(edited[1]).not.toBe(foreign);
+    expect(edited[1]).toMatch(/^rul_[0-9A-Za-z]{20}$/);
+    expect(edited[2]).toMatch(/^rul_[0-9A-Za-z]{20}$/);
+    // On creation the code has no rules: every id sent is replaced.
+    expect(keepRuleIds(sent, undefined).rules.map((r) => r.id)).not.toContain(kept);
+    expect(new Set(keepRuleIds(sent, undefined).rules.map((r) => r.id)).size).toBe(3);
   });
 
   it("refuses the rule tester's malformed facts by name; null is an unknown fact", () => {
@@ -293,6 +325,9 @@ describe('smart-URL rules', () => {
     expect(tester({ scan_number: '3' })).toBe('scan_number');
     expect(tester({ at: '2026-05-06T12:00:00' })).toBe('at');
     expect(tester({ type: 'x' })).toBe('type');
+    expect(tester({ country: 'US', region: 'FR-IDF' })).toBe('region');
+    expect(tester({ country: 'fr', region: 'FR-IDF' })).toBeUndefined();
+    expect(parseTestFacts(new FieldReader({ language: 'FR-ca' }, '', true), 1).language).toBe('fr-ca');
     expect(tester({ country: null, device: null, at: '2026-05-06T12:00:00+02:00', scan_number: 3 })).toBeUndefined();
     expect(parseTestFacts(new FieldReader({ at: '2026-05-06T12:00:00+02:00', country: ' fr ' }, '', true), 1)).toMatchObject({ at: Date.UTC(2026, 4, 6, 10), country: 'FR', scanNumber: 1 });
   });

@@ -91,11 +91,18 @@ const among =
   (values: readonly string[]) =>
   (v: string): string | null =>
     values.includes(v.toLowerCase()) ? v.toLowerCase() : null;
-/** A BCP 47 language tag whose primary subtag is ISO 639-1 (`fr`, `fr-CA`, `zh-Hant-TW`), kept lower case. */
+/** A BCP 47 language tag whose primary subtag is ISO 639-1 (`fr`, `fr-CA`, `zh-Hant-TW`), in its canonical case
+ * (`fr-ca` → `fr-CA`, `ZH-hant` → `zh-Hant`); rules match it case-insensitively. */
 function language(v: string): string | null {
   if (!/^[A-Za-z]{2}(-[A-Za-z0-9]{1,8})*$/.test(v)) return null;
-  const lower = v.toLowerCase();
-  return ISO6391.validate(lower.slice(0, 2)) ? lower : null;
+  if (!ISO6391.validate(v.slice(0, 2).toLowerCase())) return null;
+  try {
+    const [canonical] = Intl.getCanonicalLocales(v);
+    // Only the case changes: a tag Intl would rewrite otherwise (a deprecated or extended form) is kept as sent.
+    return canonical && canonical.toLowerCase() === v.toLowerCase() ? canonical : v.toLowerCase();
+  } catch {
+    return null; // not well-formed BCP 47 (a repeated variant, a lone singleton)
+  }
 }
 
 const HHMM = /^([01]\d|2[0-3]):([0-5]\d)$/;
@@ -111,11 +118,27 @@ const IANA_SINGLE_NAMES = new Set(
     'Singapore Turkey UCT UTC Universal W-SU WET Zulu').split(' '),
 );
 
+/** Lower-case IANA name → its spelling, for the zones this Node's ICU lists (ICU accepts any case; stored rules keep
+ * the IANA spelling). */
+let ZONE_SPELLING: Map<string, string> | undefined;
+/**
+ * `zone` in its IANA spelling (`europe/paris` → `Europe/Paris`): the listed spelling when ICU lists the zone; for a
+ * name ICU knows only as a link (it lists `Asia/Calcutta`, not `Asia/Kolkata`), each word capitalized after `/` and
+ * `_` when the name is all one case (the links' spelling: `Asia/Kolkata`, `Europe/Kyiv`, `America/Nuuk`), else as given.
+ */
+export function timeZoneSpelling(zone: string): string {
+  ZONE_SPELLING ??= new Map([...Intl.supportedValuesOf('timeZone'), ...IANA_SINGLE_NAMES].map((z) => [z.toLowerCase(), z]));
+  const listed = ZONE_SPELLING.get(zone.toLowerCase());
+  if (listed) return listed;
+  if (zone !== zone.toLowerCase() && zone !== zone.toUpperCase()) return zone;
+  return zone.toLowerCase().replace(/(^|[/_])([a-z])/g, (_, sep: string, ch: string) => sep + ch.toUpperCase());
+}
+
 /** Whether `zone` is an IANA time zone name (`Area/Location`, `Etc/…`, or one of IANA_SINGLE_NAMES) that this Node
  * knows (Intl throws a RangeError otherwise). */
 export function isTimeZone(zone: string): boolean {
   if (!/^[A-Za-z][A-Za-z0-9_+\-/]{0,63}$/.test(zone)) return false;
-  if (zone.includes('/') ? zone.startsWith('SystemV/') : !IANA_SINGLE_NAMES.has(zone)) return false;
+  if (zone.includes('/') ? zone.toLowerCase().startsWith('systemv/') : !IANA_SINGLE_NAMES.has(timeZoneSpelling(zone))) return false;
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: zone });
     return true;
@@ -156,7 +179,7 @@ function conditions(r: FieldReader): RuleConditions {
     const to = hhmm('to');
     const timezone = t.string('timezone', { required: true, max: 64 })!;
     if (!isTimeZone(timezone)) t.fail('timezone', 'must be an IANA time zone such as "Europe/Paris"');
-    out.time = { days: days ? DAYS.filter((day) => days.includes(day)) : [...DAYS], from: from ?? '00:00', to: to ?? '00:00', timezone };
+    out.time = { days: days ? DAYS.filter((day) => days.includes(day)) : [...DAYS], from: from ?? '00:00', to: to ?? '00:00', timezone: timeZoneSpelling(timezone) };
   }
   const date = r.object('date', { nullable: false });
   if (date) {
@@ -196,6 +219,7 @@ function then(r: FieldReader): StoredRule['then'] {
 /**
  * `default_url` and `rules` of a smart-URL target (creation and `PUT …/content`). A rule keeps the `id` it is sent
  * with (so editing one rule leaves the others' ids, and their analytics, alone); a rule without one gets a new `rul_…`.
+ * Ids are the server's: keepRuleIds then replaces every id the code does not have yet.
  */
 export function parseSmartTarget(r: FieldReader): SmartTarget {
   const defaultUrl = r.url('default_url', { required: true })!;
@@ -211,7 +235,7 @@ export function parseSmartTarget(r: FieldReader): SmartTarget {
         if (ids.has(id)) rule.fail('id', `repeats '${id}'`);
       } else id = newRuleId();
       ids.add(id);
-      const cond = rule.object('if');
+      const cond = rule.object('if', { nullable: false });
       return {
         id,
         name: rule.string('name', { max: 100 }) ?? null,
@@ -220,6 +244,16 @@ export function parseSmartTarget(r: FieldReader): SmartTarget {
       };
     }),
   };
+}
+
+/**
+ * The rules to store: an id that is not one of the code's current rules (`current`: its stored target on `PUT …/content`,
+ * none on creation) is replaced by a new `rul_…`, so an id is never made up by a client nor shared with another
+ * code's rule (analytics report scans by rule id).
+ */
+export function keepRuleIds(target: SmartTarget, current: Partial<SmartTarget> | undefined): SmartTarget {
+  const known = new Set((Array.isArray(current?.rules) ? current.rules : []).map((r) => r.id));
+  return { ...target, rules: target.rules.map((r) => (known.has(r.id) ? r : { ...r, id: newRuleId() })) };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -333,7 +367,7 @@ function compileConditions(c: RuleConditions): CompiledConditions {
     oses: mask(c.os, OS_BIT),
     countries: c.country ? new Set(c.country) : null,
     regions: c.region ? new Set(c.region) : null,
-    languages: c.language ?? null,
+    languages: c.language ? c.language.map((l) => l.toLowerCase()) : null,
     time: c.time ? timeTest(c.time) : null,
   };
 }
@@ -464,12 +498,14 @@ export function parseTestFacts(r: FieldReader, nextScan: number, now = Date.now(
   const scanNumber = r.integer('scan_number', { min: 1, max: 1_000_000_000 });
   const regionCode = one('region', region, 'an ISO 3166-2 region code such as "US-CA"');
   const at = r.rfc3339('at');
+  const countryCode = one('country', country, 'an ISO 3166-1 alpha-2 country code such as "FR"');
+  if (countryCode && regionCode && !regionCode.startsWith(`${countryCode}-`)) r.fail('region', `must be a region of ${r.field('country')} (${countryCode})`);
   return {
-    country: one('country', country, 'an ISO 3166-1 alpha-2 country code such as "FR"') ?? (regionCode ? regionCode.slice(0, 2) : null),
+    country: countryCode ?? (regionCode ? regionCode.slice(0, 2) : null),
     region: regionCode,
     device: one('device', among(DEVICES), `one of ${DEVICES.join(', ')}`) as VisitorFacts['device'],
     os: one('os', among(OSES), `one of ${OSES.join(', ')}`) as VisitorFacts['os'],
-    language: one('language', language, 'a BCP 47 language tag with an ISO 639-1 language, such as "fr-CA"'),
+    language: one('language', language, 'a BCP 47 language tag with an ISO 639-1 language, such as "fr-CA"')?.toLowerCase() ?? null,
     at: at ? Date.parse(at) : now,
     scanNumber: scanNumber ?? nextScan,
   };

@@ -1,10 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ApiException } from '../../common/errors/api.exception';
-import { compileSmartTarget, DAYS, DEVICES, explain, OSES, parseSmartTarget, type SmartTarget, smartSummary } from './smart-rules';
+import { compileSmartTarget, DAYS, DEVICES, explain, keepRuleIds, OSES, parseSmartTarget, type SmartTarget, smartSummary } from './smart-rules';
 import { defineHandler } from './target-handler';
 
 class RuleTime {
-  @ApiPropertyOptional({ type: [String], enum: DAYS, example: ['mon', 'tue', 'wed', 'thu', 'fri'], description: 'Default: every day' }) days?: string[];
+  @ApiPropertyOptional({ type: [String], enum: DAYS, minItems: 1, example: ['mon', 'tue', 'wed', 'thu', 'fri'], description: 'Default: every day' }) days?: string[];
   @ApiPropertyOptional({ example: '09:00', pattern: '^([01]\\d|2[0-3]):[0-5]\\d$', description: 'Inclusive; default 00:00' }) from?: string;
   @ApiPropertyOptional({
     example: '17:30',
@@ -19,15 +19,15 @@ class RuleDate {
   @ApiPropertyOptional({ format: 'date-time', example: '2026-06-30T23:59:59Z', description: 'Inclusive; RFC 3339 with seconds and an offset' }) to?: string;
 }
 class RuleScans {
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, example: 1, description: 'Inclusive scan number (1-based)' }) from?: number;
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, example: 100, description: 'Inclusive scan number' }) to?: number;
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 1_000_000_000, example: 1, description: 'Inclusive scan number (1-based)' }) from?: number;
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 1_000_000_000, example: 100, description: 'Inclusive scan number' }) to?: number;
 }
 class RuleConditionsSchema {
-  @ApiPropertyOptional({ type: [String], example: ['FR', 'BE'], description: 'ISO 3166-1 alpha-2' }) country?: string[];
-  @ApiPropertyOptional({ type: [String], example: ['US-CA'], description: 'ISO 3166-2' }) region?: string[];
-  @ApiPropertyOptional({ type: [String], enum: DEVICES, example: ['mobile'] }) device?: string[];
-  @ApiPropertyOptional({ type: [String], enum: OSES, example: ['ios'] }) os?: string[];
-  @ApiPropertyOptional({ type: [String], example: ['fr'], description: 'BCP 47 tags with an ISO 639-1 language: `fr` matches `fr` and `fr-CA`, `de-AT` only `de-AT` (the visitor\'s first Accept-Language preference: the range with the highest q)' })
+  @ApiPropertyOptional({ type: [String], minItems: 1, maxItems: 300, example: ['FR', 'BE'], description: 'ISO 3166-1 alpha-2' }) country?: string[];
+  @ApiPropertyOptional({ type: [String], minItems: 1, maxItems: 300, example: ['US-CA'], description: 'ISO 3166-2' }) region?: string[];
+  @ApiPropertyOptional({ type: [String], enum: DEVICES, minItems: 1, example: ['mobile'] }) device?: string[];
+  @ApiPropertyOptional({ type: [String], enum: OSES, minItems: 1, example: ['ios'] }) os?: string[];
+  @ApiPropertyOptional({ type: [String], minItems: 1, maxItems: 300, example: ['fr'], description: 'BCP 47 tags with an ISO 639-1 language: `fr` matches `fr` and `fr-CA`, `de-AT` only `de-AT` (the visitor\'s first Accept-Language preference: the range with the highest q)' })
   language?: string[];
   @ApiPropertyOptional({ type: RuleTime }) time?: RuleTime;
   @ApiPropertyOptional({ type: RuleDate }) date?: RuleDate;
@@ -38,11 +38,11 @@ class SplitArmSchema {
   @ApiProperty({ type: 'integer', minimum: 1, maximum: 100, example: 50, description: 'Integer weight' }) weight!: number;
 }
 class RuleThen {
-  @ApiPropertyOptional({ example: 'https://example.com/fr', description: 'Either `destination` or `split`' }) destination?: string;
-  @ApiPropertyOptional({ type: [SplitArmSchema], maxItems: 10, description: 'Weighted A/B split, drawn per scan' }) split?: SplitArmSchema[];
+  @ApiPropertyOptional({ example: 'https://example.com/fr', description: 'Exactly one of `destination` and `split` is required' }) destination?: string;
+  @ApiPropertyOptional({ type: [SplitArmSchema], minItems: 1, maxItems: 10, description: 'Weighted A/B split, drawn per scan (exactly one of `destination` and `split`)' }) split?: SplitArmSchema[];
 }
 class SmartRule {
-  @ApiPropertyOptional({ example: 'rul_8fK2mN4pQ6rS1tU3vW5x', description: 'Set by the server; send it back to keep a rule\'s id (and its analytics) across edits' })
+  @ApiPropertyOptional({ example: 'rul_8fK2mN4pQ6rS1tU3vW5x', description: 'Set by the server; send it back (`PUT …/content`) to keep a rule\'s id and its analytics across edits. An id this code does not have (any id on creation) is replaced by a new one' })
   id?: string;
   @ApiPropertyOptional({ example: 'French speakers', maxLength: 100 }) name?: string;
   @ApiPropertyOptional({ type: RuleConditionsSchema, description: 'Every condition must hold (AND); each lists values (OR). Empty: always matches' })
@@ -69,6 +69,8 @@ export const smarturlHandler = defineHandler<SmartTarget>({
     r.only(['default_url', 'rules']);
     return parseSmartTarget(r);
   },
+  // A rule id is kept only when the code has that rule already (PUT …/content); any other is replaced by a new one.
+  resolve: (target, ctx) => Promise.resolve(keepRuleIds(target, ctx.current as Partial<SmartTarget> | undefined)),
   patch() {
     throw new ApiException('target_not_editable', 'The rules of a smarturl code change through PUT /v1/qr-codes/{id}/content');
   },

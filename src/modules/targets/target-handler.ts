@@ -36,6 +36,8 @@ export interface TargetContext {
   /** Where the target's fields are in the request (`target`, `items[2].target`, or '' for `PUT …/content`), for the
    * field an error names; `target` when not given. */
   path?: string;
+  /** `PUT …/content`: the code's target as stored before this change (none on creation). */
+  current?: StoredTarget;
 }
 
 /** A request on a path a type owns (TargetScan.ownPaths), any method. */

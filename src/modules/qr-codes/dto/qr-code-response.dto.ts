@@ -83,7 +83,7 @@ export class EmptiedTrashDto {
 
 class RuleTestArmDto {
   @ApiProperty({ example: 'https://example.com/a' }) destination!: string;
-  @ApiProperty({ example: 50 }) weight!: number;
+  @ApiProperty({ type: 'integer', example: 50 }) weight!: number;
 }
 
 /** What a scan with the tested facts would get from a smart URL's rules. */
@@ -94,7 +94,7 @@ export class RuleTestResultDto {
   destination?: string;
   @ApiPropertyOptional({ type: [RuleTestArmDto], description: 'A split rule\'s arms' })
   split?: RuleTestArmDto[];
-  @ApiPropertyOptional({ type: [Number], example: [0, 1], description: 'A split rule: the arm indexes a scan may be given (drawn by weight per scan)' })
+  @ApiPropertyOptional({ type: 'integer', isArray: true, example: [0, 1], description: 'A split rule: the arm indexes a scan may be given (drawn by weight per scan)' })
   arm_candidates?: number[];
 }
 
