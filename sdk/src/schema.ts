@@ -2291,20 +2291,10 @@ export interface components {
              */
             expires_at?: string | null;
             /**
-             * @description Dynamic codes (not GS1): once this many scans are counted, later scans are expired. null clears it.
-             * @example 1000
-             */
-            max_scans?: number | null;
-            /**
              * @description https URL an expired scan is redirected to (302); without it, the hosted 410 expired page. null clears it.
              * @example https://example.com/offer-ended
              */
             expired_url?: string | null;
-            /**
-             * @description Dynamic codes (not GS1): visitors must enter it on a hosted password page first. Write-only (stored as an argon2id hash; the code shows `has_password`). null removes it.
-             * @example open sesame
-             */
-            password?: string | null;
             /** @enum {string} */
             type: "gs1";
             /**

@@ -132,6 +132,7 @@ describe('/v1/batches', () => {
       expect(res.status).toBe(400);
       expect(res.body.error.field).toBe(field);
     }
+    expect((await http(t.origin, 'POST', '/v1/batches', { key: org.apiKey, body: { items: 'x' } })).body.error.message).toBe('items must be an array');
     const other = await createOrg(t);
     const mine = await http(t.origin, 'POST', '/v1/batches', { key: org.apiKey, body: { items: [{ target: { type: 'text', text: 'x' } }] } });
     expect((await http(t.origin, 'GET', `/v1/batches/${mine.body.id}`, { key: other.apiKey })).status).toBe(404);

@@ -161,6 +161,16 @@ describe('file, audio and video codes', () => {
       expect((await get(`/${code.short_code}/file`, { 'if-none-match': etag })).status).toBe(304);
     });
 
+    it('stops serving the bytes once the scan limit is reached, as the next scan of the page does', async () => {
+      const code = await createCode(api, org, { target: { type: 'file', file_id: files.png.id }, max_scans: 1 });
+      expect((await get(`/${code.short_code}/file`, { 'user-agent': BROWSER })).status).toBe(200);
+      expect((await get(`/${code.short_code}`, { 'user-agent': BROWSER })).status).toBe(200); // the one counted scan
+      expect((await get(`/${code.short_code}`, { 'user-agent': BROWSER })).status).toBe(410);
+      const file = await get(`/${code.short_code}/file`, { 'user-agent': BROWSER });
+      expect(file.status).toBe(410);
+      expect(file.headers.get('content-type')).toMatch(/^text\/html/);
+    });
+
     it('stops serving the bytes of an inactive (410) or trashed (404) code, and 404s other codes\' /file', async () => {
       const code = await createCode(api, org, { target: { type: 'audio', file_id: files.wav.id } });
       expect((await get(`/${code.short_code}/file`)).status).toBe(200);

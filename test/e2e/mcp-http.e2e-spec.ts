@@ -111,6 +111,16 @@ describe('MCP server over Streamable HTTP (POST /mcp)', () => {
     expect(await toolError(client, 'list_qr_codes', { sort: 'colour' })).toMatchObject({ code: 'invalid_request', field: 'sort' });
     expect(await toolError(client, 'get_qr_code_analytics', { id: 'qr_x', from: 'yesterday' })).toMatchObject({ code: 'invalid_request' });
     await expect(client.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toThrow(/Unknown tool/);
+    // arguments that are not an object: JSON-RPC invalid params (-32602), not an internal error.
+    const call = { jsonrpc: '2.0', id: 11, method: 'tools/call', params: { name: 'update_qr_code_content', arguments: 'notanobject' } };
+    const res = await fetch(`${t.origin}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${org.apiKey}` },
+      body: JSON.stringify(call),
+    });
+    const body = (await res.json()) as { error?: { code: number; message: string } };
+    expect(body.error?.code).toBe(-32602);
+    expect(body.error?.message).toMatch(/Invalid tools\/call request/);
   });
 
   it('creates GS1 codes through create_qr_code, checked like POST /v1/qr-codes', async () => {

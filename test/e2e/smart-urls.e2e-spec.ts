@@ -391,6 +391,9 @@ describe('smart URLs and link controls', () => {
       const wrong = await unlock('wrong horse');
       expect([wrong.status, wrong.headers.get('set-cookie')]).toEqual([200, null]);
       expect(await wrong.text()).toContain('The password is not right');
+      // Only a single text value is a password: the right one inside a JSON array is a wrong try.
+      const asArray = await fetch(`${scan.origin}/${c.short_code}/unlock`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ password: ['correct horse'] }) });
+      expect([asArray.status, asArray.headers.get('set-cookie')]).toEqual([200, null]);
       const right = await unlock('correct horse');
       expect(right.status).toBe(302);
       expect(right.headers.get('location')).toBe(`/${c.short_code}`);
@@ -458,6 +461,14 @@ describe('smart URLs and link controls', () => {
       const late = await fetch(`${scan.origin}/${capped.short_code}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': '198.51.100.8' }, body: 'email=ada%40example.com&consent=yes' });
       expect(late.status).toBe(410);
       expect(await late.text()).toContain('This code has expired');
+      // By count: once the one scan allowed is counted on the scan host (no worker runs here to store it), posts are refused.
+      const once = await createCode(api, org, { target: { type: 'form', title: 'Join', fields: [{ name: 'email', label: 'E-mail', type: 'email' }] }, max_scans: 1 });
+      expect((await get(`/${once.short_code}`, { ua: IPHONE })).status).toBe(200);
+      await eventually(
+        async () => (await fetch(`${scan.origin}/${once.short_code}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': '198.51.100.9' }, body: 'email=bob%40example.com&consent=yes' })).status === 410,
+        2_000,
+        'the post refused after the scan limit',
+      );
     });
 
     it('10 wrong passwords a minute per code and address → 429 page', async () => {

@@ -16,7 +16,8 @@ function flatten(errors: ValidationError[], parent = ''): Flat[] {
     const path = parent ? (/^\d+$/.test(e.property) ? `${parent}[${e.property}]` : `${parent}.${e.property}`) : e.property;
     if (e.constraints) {
       // The most basic failure first: an unknown field, then a wrong type, then a length or format.
-      const rank = (key: string) => (key === 'whitelistValidation' ? 0 : TYPE_CHECKS.has(key) ? 1 : 2);
+      // (Among the type checks, "must be an array" before what each item must be: `items: "x"` is not an array.)
+      const rank = (key: string) => (key === 'whitelistValidation' ? 0 : key === 'isArray' ? 0.5 : TYPE_CHECKS.has(key) ? 1 : 2);
       const entries = Object.entries(e.constraints).sort(([a], [b]) => rank(a) - rank(b));
       const messages = entries.map(([key, msg]) =>
         key === 'whitelistValidation' ? `Unknown field '${path}'` : msg.replace(new RegExp(`^${e.property}\\b`), path),

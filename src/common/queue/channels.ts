@@ -9,7 +9,3 @@ export const CHANNELS = {
   domainsChanged: 'scanlink:domains:changed',
 } as const;
 
-/** Redis key of a code's scan number as the scan host counts it: `scanlink:scan-number:<code id>`, kept by the scan
- * processes for codes whose number matters (a scan limit or a `scans` rule; modules/scan/scan-numbers.ts) and read by
- * the api's rule tester for "the next scan". */
-export const SCAN_NUMBER_KEY_PREFIX = 'scanlink:scan-number:';

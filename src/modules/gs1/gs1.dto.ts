@@ -1,4 +1,4 @@
-import { ApiHideProperty, ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiHideProperty, ApiProperty, ApiPropertyOptional, PickType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { Allow, IsArray, IsDefined, IsIn, IsObject, IsOptional, IsString, Length, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
 import { IsOmittable } from '../../common/errors/validation';
@@ -54,8 +54,18 @@ const LINKS_EXAMPLE = [
   { linkType: 'gs1:certificationInfo', href: 'https://brand.example/certificates', title: 'Certificates' },
 ];
 
-/** `POST /v1/qr-codes` with `type: "gs1"`: a GS1 Digital Link code. */
-export class CreateGs1QrCodeDto extends LinkControlFields {
+/** `POST /v1/qr-codes` with `type: "gs1"`: a GS1 Digital Link code. Of the link controls it documents `expires_at` and
+ * `expired_url` only; `max_scans` and `password` stay known fields (not in the schema) so that the link-control
+ * parser refuses them with a 400 that says why, rather than "unknown field". */
+export class CreateGs1QrCodeDto extends PickType(LinkControlFields, ['expires_at', 'expired_url'] as const) {
+  @ApiHideProperty()
+  @IsOptional()
+  max_scans?: unknown;
+
+  @ApiHideProperty()
+  @IsOptional()
+  password?: unknown;
+
   @ApiProperty({ enum: ['gs1'] })
   @IsIn(['gs1'], { message: "type must be 'gs1'" })
   type!: 'gs1';

@@ -5,6 +5,7 @@ import type { Environment } from '../../common/auth/api-key-format';
 import { APP_CONFIG, AppConfig } from '../../common/config/config';
 import { newId } from '../../common/ids';
 import { REDIS } from '../../common/redis/redis.provider';
+import { sharedScanCount } from '../../common/redis/scan-number-key';
 import { EventsService } from '../events/events.service';
 import { countLead, findByShortCode } from '../qr-codes/qr-codes.repository';
 import { takesLeads } from '../targets/registry';
@@ -62,7 +63,7 @@ export class LeadsService {
     if (!row || row.status === 'trashed' || row.kind !== 'dynamic' || !takesLeads(row.type)) return { status: 404 };
     if (row.status !== 'live' || !row.isActive) return { status: 410 };
     // Link controls hold for posts too: an expired form takes none, a protected one only from an unlocked browser.
-    if ((row.expiresAt !== null && Date.now() >= row.expiresAt) || (row.maxScans !== null && row.scanCount >= row.maxScans)) return { status: 'expired' };
+    if ((row.expiresAt !== null && Date.now() >= row.expiresAt) || (row.maxScans !== null && (await sharedScanCount(this.redis, row.id, row.scanCount)) >= row.maxScans)) return { status: 'expired' };
     if (row.passwordTag && !isUnlocked(this.config.appSecret, cookie, shortCode, row.id, row.passwordTag, Date.now())) return { status: 'locked' };
     return { found: { id: row.id, organizationId: row.organizationId, environment: row.environment, shortCode, target: row.target } };
   }

@@ -4,7 +4,8 @@ import { ModuleRef, Reflector } from '@nestjs/core';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
 import { EntityManager, RequestContext } from '@mikro-orm/postgresql';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { type CallToolRequest, CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+
 import { AUTH_PROPERTY, type AuthContext } from '../../common/auth/auth-context';
 import { PlanGuard } from '../../common/auth/plan.guard';
 import { ScopeGuard } from '../../common/auth/scope.guard';
@@ -21,6 +22,9 @@ import { FoldersService } from '../folders/folders.service';
 import { QrCodesService } from '../qr-codes/qr-codes.service';
 import { operationIdOf, TOOLS, type ToolDefinition, type ToolInput, type ToolServices } from './mcp-tools';
 import { operationInput, type OpenApiDocument, type OperationInput } from './tool-schemas';
+
+/** tools/call with any params: the SDK's Server validates them (see createServer). */
+const CALL_TOOL_METHOD_ONLY = CallToolRequestSchema.pick({ method: true }).passthrough();
 
 /** How a transport tells the tools who calls: the HTTP endpoint passes the request's AuthContext, stdio resolves
  * SCANLINK_API_KEY again on every call (a key revoked meanwhile stops working at once). */
@@ -88,7 +92,13 @@ export class McpService implements OnModuleInit {
       { capabilities: { tools: {} }, instructions: 'Scanlink QR codes: create, list, update, trash and restore codes, read their scan analytics, list folders, create batches.' },
     );
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: this.tools() }));
-    server.setRequestHandler(CallToolRequestSchema, (req) => this.call(req.params.name, req.params.arguments, authenticate, hooks));
+    // Registered with the method alone: the SDK's Server checks a tools/call request against CallToolRequestSchema
+    // itself and answers a malformed one (`arguments` that is not an object) with -32602 invalid params, whereas the
+    // full schema here would fail first, as an internal error (-32603) carrying zod's dump.
+    server.setRequestHandler(CALL_TOOL_METHOD_ONLY, (req) => {
+      const { params } = req as unknown as CallToolRequest;
+      return this.call(params.name, params.arguments, authenticate, hooks);
+    });
     return server;
   }
 

@@ -11,7 +11,7 @@ import { newShortCode } from '../../common/ids';
 const SHORT_CODE_PLACEHOLDER = newShortCode().replace(/./g, 'x');
 import { CHANNELS } from '../../common/queue/channels';
 import { REDIS } from '../../common/redis/redis.provider';
-import { SCAN_NUMBER_KEY_PREFIX } from '../../common/queue/channels';
+import { sharedScanCount } from '../../common/redis/scan-number-key';
 import { EventsService } from '../events/events.service';
 import { gs1Dictionary } from '../gs1/syntax-dictionary';
 import { folderExists } from '../folders/folders.repository';
@@ -177,7 +177,7 @@ export class QrCodesService {
       }
     }
     if (body.target !== undefined && handler?.pageHolding) {
-      throw new ApiException('target_not_editable', `The target of a ${code.type} code is a hosted page and cannot be changed through the API`, {
+      throw new ApiException('target_not_editable', `The target of a ${code.type} code is hosted content and cannot be changed through PATCH: replace it with PUT /v1/qr-codes/${code.id}/content`, {
         field: 'target',
       });
     }
@@ -263,7 +263,7 @@ export class QrCodesService {
     if (!handler || code.kind !== 'dynamic' || !handler.pageHolding) {
       throw new ApiException('target_not_editable', `A ${code.kind} ${code.type} code has no hosted content: change it with PATCH /v1/qr-codes/${code.id}`);
     }
-    if (body.type !== undefined && body.type !== code.type) throw ApiException.invalid('type', `type cannot change (this is a ${code.type} code); omit it`);
+    if (body.type !== undefined && body.type !== code.type) throw ApiException.invalid('type', `type must be omitted or '${code.type}' (a code's type cannot change)`);
     const fields = { ...body };
     delete fields.type;
     const target = await parseTarget(handler, new FieldReader(fields, ''), 'dynamic', { em: this.em, owner: auth, current: code.target });
@@ -284,17 +284,8 @@ export class QrCodesService {
     const code = await this.findLive(auth, id);
     const test = ruleTester(code.type);
     if (!test) throw new ApiException('rules_not_supported', `Only smart-URL codes have rules (this is a ${code.type} code)`);
-    const facts = parseTestFacts(new FieldReader(body, '', true), (await this.scansSoFar(code)) + 1);
+    const facts = parseTestFacts(new FieldReader(body, '', true), (await sharedScanCount(this.redis, code.id, Number(code.scanCount))) + 1);
     return test(code.target, facts);
-  }
-
-  /** The code's counted scans as the scan host numbers them: the total the scan processes share in Redis (kept for
-   * codes whose scan number matters, synced every 250 ms), or the stored count when it is ahead or the key is absent
-   * (the stored count lags the scan host by the worker's ingestion). */
-  private async scansSoFar(code: QrCode): Promise<number> {
-    const stored = Number(code.scanCount);
-    const shared = Number(await this.redis.get(SCAN_NUMBER_KEY_PREFIX + code.id).catch(() => null));
-    return Number.isFinite(shared) && shared > stored ? shared : stored;
   }
 
   async remove(auth: AuthContext, id: string): Promise<DeletedQrCodeDto> {

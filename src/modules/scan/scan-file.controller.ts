@@ -10,6 +10,8 @@ import { FileDeliveryService } from '../files/file-delivery.service';
 import { servedFile } from '../targets/registry';
 import type { HostedResponse } from '../hosted-pages/hosted-response';
 import { ScanCodeCache } from './scan-code-cache';
+import { isExpired } from './scan-answer';
+import { ScanHotPath } from './scan-hot-path';
 import { renderStatusPage } from '../hosted-pages/status-pages';
 
 const SHORT_CODE = /^[0-9A-Za-z]{7}$/;
@@ -27,6 +29,7 @@ export class ScanFileController {
     private readonly cache: ScanCodeCache,
     private readonly delivery: FileDeliveryService,
     private readonly sites: DomainHostCache,
+    private readonly hot: ScanHotPath,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -38,8 +41,10 @@ export class ScanFileController {
     if (!code || code.status === 'trashed') return send(reply, renderStatusPage(404));
     if (code.status !== 'live' || !code.isActive) return send(reply, renderStatusPage(410));
     // Link controls hold for the file too: an expired code serves none, a password-protected one only once unlocked.
+    // Expired as a scan decides it: by date, or by the scan number the scan processes count (the cached copy's stored
+    // count lags them by the worker's ingestion).
     const now = Date.now();
-    if ((code.expiresAt != null && now >= code.expiresAt) || (code.maxScans != null && (code.scanCount ?? 0) >= code.maxScans)) return send(reply, renderExpiredPage());
+    if (isExpired(code, { now, scansSoFar: (c) => this.hot.numbers.current(c, now) })) return send(reply, renderExpiredPage());
     if (code.passwordTag && !isUnlocked(this.config.appSecret, req.headers.cookie, shortCode, code.id, code.passwordTag, now)) {
       return send(reply, renderPasswordPage(shortCode));
     }

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { SCAN_NUMBER_KEY_PREFIX } from '../../common/queue/channels';
+import { SCAN_NUMBER_KEY_PREFIX } from '../../common/redis/scan-number-key';
 import type { CachedCode } from './scan-contract';
 
 export { SCAN_NUMBER_KEY_PREFIX };

@@ -56,7 +56,8 @@ export class ScanUnlockController {
     const tries = Number((await this.redis.get(key)) ?? 0);
     if (tries >= UNLOCK_TRIES_PER_MINUTE) return send(reply, renderTooManyTriesPage(await this.redis.ttl(key)));
     const body = req.body && typeof req.body === 'object' ? (req.body as Record<string, unknown>) : {};
-    const password = typeof body.password === 'string' ? body.password : Array.isArray(body.password) ? String(body.password[0] ?? '') : '';
+    // Only a single text value is a password: a repeated form field or a JSON array, number or object is a wrong try.
+    const password = typeof body.password === 'string' ? body.password : '';
     const hash = password ? await passwordHashOf(this.orm.em.fork(), code.id) : null;
     if (hash && password.length <= 1024 && (await passwordMatches(hash, password))) {
       const secure = req.protocol === 'https' || this.config.scanBaseUrl.startsWith('https:');

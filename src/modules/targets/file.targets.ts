@@ -52,7 +52,7 @@ function fileTarget(type: 'file' | 'audio' | 'video', accepts: readonly FileKind
       return { ...target, file: { name: file.name, content_type: file.contentType, size: Number(file.size), sha256: file.sha256 } };
     },
     patch() {
-      throw new ApiException('target_not_editable', `The target of a ${type} code cannot be changed through the API`);
+      throw new ApiException('target_not_editable', `The target of a ${type} code cannot be changed through PATCH: replace its content with PUT /v1/qr-codes/{id}/content`);
     },
     payload() {
       throw new Error(`${type} codes are dynamic only`);

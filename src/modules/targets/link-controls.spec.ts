@@ -36,7 +36,7 @@ describe('link controls', () => {
   });
 
   it('says https when an expired_url has another scheme', async () => {
-    await expect(parseLinkControls({ expired_url: 'ftp://example.com/over' }, dynamic, now)).rejects.toThrow('expired_url must be an https URL');
+    await expect(parseLinkControls({ expired_url: 'ftp://example.com/over' }, dynamic, now)).rejects.toThrow('expired_url must be an absolute https URL');
   });
 
   it.each([

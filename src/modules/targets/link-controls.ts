@@ -105,7 +105,7 @@ export async function parseLinkControls(
     if (v === null) out.expiredUrl = null;
     else {
       if (typeof v !== 'string' || v.length > 2048) throw ApiException.invalid('expired_url', 'expired_url must be an https URL of at most 2048 characters');
-      if (!v.trim().toLowerCase().startsWith('https:')) throw ApiException.invalid('expired_url', 'expired_url must be an https URL');
+      if (!v.trim().toLowerCase().startsWith('https:') || !URL.canParse(v)) throw ApiException.invalid('expired_url', 'expired_url must be an absolute https URL');
       checkHttpUrl(v, 'expired_url');
       out.expiredUrl = new URL(v).href;
     }

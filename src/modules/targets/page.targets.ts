@@ -79,7 +79,7 @@ function page(
       return read(r);
     },
     patch() {
-      throw new ApiException('target_not_editable', `The target of a ${type} code cannot be changed through the API`);
+      throw new ApiException('target_not_editable', `The target of a ${type} code cannot be changed through PATCH: replace its content with PUT /v1/qr-codes/{id}/content`);
     },
     payload() {
       throw new Error(`${type} codes are dynamic only`);
@@ -106,7 +106,7 @@ export const appstoresHandler = page(
   (r) => {
   const ios = r.url('ios_url') ?? null;
   const android = r.url('android_url') ?? null;
-  if (!ios && !android) r.fail('ios_url', 'or target.android_url is required');
+  if (!ios && !android) r.fail('ios_url', `or ${r.field('android_url')} is required`);
   return { ios_url: ios, android_url: android, fallback_url: r.url('fallback_url') ?? null };
   },
 );
