@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import Redis from 'ioredis';
-import { SCAN_NUMBER_KEY_PREFIX } from '../../src/modules/scan/scan-numbers';
+import { SCAN_NUMBER_KEY_PREFIX } from '../../src/common/redis/scan-number-key';
 import { createCode, createOrg, db, http, startApi, startScan, TestApp } from '../setup/app';
 
 /**

@@ -1,6 +1,7 @@
 import Redis from 'ioredis';
 import type { CachedCode } from '../../src/modules/scan/scan-contract';
-import { SCAN_NUMBER_KEY_PREFIX, ScanNumbers } from '../../src/modules/scan/scan-numbers';
+import { SCAN_NUMBER_KEY_PREFIX } from '../../src/common/redis/scan-number-key';
+import { ScanNumbers } from '../../src/modules/scan/scan-numbers';
 import { isolatedRedisUrl } from '../setup/app';
 
 const code = (id: string, scanCount: number): CachedCode => ({ id, organizationId: 'org_1', shortCode: 'aB3dE9x', name: 'x', type: 'url', target: {}, status: 'live', isActive: true, scanCount });

@@ -8,4 +8,3 @@ export const CHANNELS = {
    * deleted). Message: JSON {"hostname": "go.acme.example"}. Scan processes reload their host → domain map. */
   domainsChanged: 'scanlink:domains:changed',
 } as const;
-

@@ -5,7 +5,6 @@ import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-hos
 import { EntityManager, RequestContext } from '@mikro-orm/postgresql';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { type CallToolRequest, CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
-
 import { AUTH_PROPERTY, type AuthContext } from '../../common/auth/auth-context';
 import { PlanGuard } from '../../common/auth/plan.guard';
 import { ScopeGuard } from '../../common/auth/scope.guard';

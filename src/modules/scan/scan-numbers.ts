@@ -2,7 +2,6 @@ import type { Redis } from 'ioredis';
 import { SCAN_NUMBER_KEY_PREFIX } from '../../common/redis/scan-number-key';
 import type { CachedCode } from './scan-contract';
 
-export { SCAN_NUMBER_KEY_PREFIX };
 /** A shared count nobody touched for this long is dropped (and seeded again from the stored count when needed). */
 const KEY_TTL_SECONDS = 2 * 24 * 3600;
 /** Raises the key to this process's view of the total when it is missing or behind it (a key left from a time the

@@ -5,7 +5,7 @@ import { type FileKind, kindOf } from '../files/file-types';
 import { findFile } from '../files/files.repository';
 import { filePage, type StoredFileTarget } from '../hosted-pages/file-pages';
 import type { ScannedCode } from '../hosted-pages/hosted-response';
-import { defineHandler, type TargetHandler } from './target-handler';
+import { defineHandler, refuseTargetPatch, type TargetHandler } from './target-handler';
 
 export class FileTarget {
   @ApiProperty({ enum: ['file', 'audio', 'video'] }) type!: string;
@@ -51,9 +51,7 @@ function fileTarget(type: 'file' | 'audio' | 'video', accepts: readonly FileKind
       }
       return { ...target, file: { name: file.name, content_type: file.contentType, size: Number(file.size), sha256: file.sha256 } };
     },
-    patch() {
-      throw new ApiException('target_not_editable', `The target of a ${type} code cannot be changed through PATCH: replace its content with PUT /v1/qr-codes/{id}/content`);
-    },
+    patch: () => refuseTargetPatch(type),
     payload() {
       throw new Error(`${type} codes are dynamic only`);
     },

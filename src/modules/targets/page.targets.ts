@@ -1,9 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ApiException } from '../../common/errors/api.exception';
 import { type FieldReader, headerSafeUrl } from './fields';
 import { FORM_FIELD_TYPES, renderFormPage } from '../hosted-pages/form-page';
 import { appstoresPage, linkPage, menuPage, reviewPage } from '../hosted-pages/link-pages';
-import type { StoredTarget, TargetHandler } from './target-handler';
+import { refuseTargetPatch, type StoredTarget, type TargetHandler } from './target-handler';
 
 export class AppstoresTarget {
   @ApiProperty({ enum: ['appstores'] }) type!: string;
@@ -78,9 +77,7 @@ function page(
       r.only(fields);
       return read(r);
     },
-    patch() {
-      throw new ApiException('target_not_editable', `The target of a ${type} code cannot be changed through PATCH: replace its content with PUT /v1/qr-codes/{id}/content`);
-    },
+    patch: () => refuseTargetPatch(type),
     payload() {
       throw new Error(`${type} codes are dynamic only`);
     },

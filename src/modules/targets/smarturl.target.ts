@@ -1,7 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ApiException } from '../../common/errors/api.exception';
 import { compileSmartTarget, DAYS, DEVICES, explain, keepRuleIds, OSES, parseSmartTarget, type SmartTarget, smartSummary } from './smart-rules';
-import { defineHandler } from './target-handler';
+import { defineHandler, refuseTargetPatch } from './target-handler';
 
 class RuleTime {
   @ApiPropertyOptional({ type: [String], enum: DAYS, minItems: 1, example: ['mon', 'tue', 'wed', 'thu', 'fri'], description: 'Default: every day' }) days?: string[];
@@ -71,9 +70,7 @@ export const smarturlHandler = defineHandler<SmartTarget>({
   },
   // A rule id is kept only when the code has that rule already (PUT …/content); any other is replaced by a new one.
   resolve: (target, ctx) => Promise.resolve(keepRuleIds(target, ctx.current as Partial<SmartTarget> | undefined)),
-  patch() {
-    throw new ApiException('target_not_editable', 'The rules of a smarturl code change through PUT /v1/qr-codes/{id}/content');
-  },
+  patch: () => refuseTargetPatch('smarturl'),
   payload() {
     throw new Error('smarturl codes are dynamic only');
   },

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { ApiException } from '../../common/errors/api.exception';
 import type { Environment } from '../../common/auth/api-key-format';
 import type { ServedFile } from '../files/file-delivery.service';
 import type { HostedResponse, ScannedCode } from '../hosted-pages/hosted-response';
@@ -129,4 +130,10 @@ export function defineHandler<T extends object>(handler: TargetHandler<T>): Targ
 /** A stored code type typed by its shape, as the registry holds it (see defineHandler). */
 export function defineStoredType<T extends object>(type: StoredCodeType<T>): StoredCodeType {
   return type as unknown as StoredCodeType;
+}
+
+/** `patch()` of a page-holding type: its content changes through `PUT …/content`. (The qr-codes service refuses a PATCH
+ * with `target` on such a code the same way before any handler is asked.) */
+export function refuseTargetPatch(type: string): never {
+  throw new ApiException('target_not_editable', `The target of a ${type} code cannot be changed through PATCH: replace its content with PUT /v1/qr-codes/{id}/content`);
 }
