@@ -1,5 +1,5 @@
 import { TestReceiver } from '../../src/modules/webhooks/testing/receiver';
-import { createOrg, eventually, http, isolatedRedisUrl, startApi, TestApp, TestOrg } from '../setup/app';
+import { createOrg, eventually, http, isolatedDatabase, isolatedRedisUrl, startApi, TestApp, TestOrg } from '../setup/app';
 import { spawnProcess, type SpawnedProcess } from '../setup/processes';
 import { hasFamily, metricValue, parseMetrics } from '../setup/prometheus';
 
@@ -9,10 +9,12 @@ const BROWSER = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (K
 /**
  * `GET /metrics` on the three real processes (each its own registry), after a scan, a webhook delivery and a batch:
  * the counters moved on the process that did the work, labels carry route templates and never ids, and the token is
- * required.
+ * required. The file has a PostgreSQL database of its own: the counts are exact, and a worker sharing the database with
+ * other files would also run the batches their killed workers left behind.
  */
 describe('metrics on every process', () => {
-  const env = { REDIS_URL: isolatedRedisUrl(9), METRICS_TOKEN: TOKEN };
+  const env: Record<string, string> = { REDIS_URL: isolatedRedisUrl(9), METRICS_TOKEN: TOKEN };
+  let database: Awaited<ReturnType<typeof isolatedDatabase>>;
   let setup: TestApp;
   let org: TestOrg;
   let api: SpawnedProcess;
@@ -27,6 +29,8 @@ describe('metrics on every process', () => {
   };
 
   beforeAll(async () => {
+    database = await isolatedDatabase('metrics');
+    env.DATABASE_URL = database.url;
     setup = await startApi(env);
     org = await createOrg(setup, { plan: 'pro' });
     rx = await new TestReceiver().start();
@@ -36,6 +40,7 @@ describe('metrics on every process', () => {
     await Promise.all([api?.stop(), scan?.stop(), worker?.stop()]);
     await setup?.close();
     await rx?.stop();
+    await database?.drop();
   });
 
   it('needs the Bearer token when METRICS_TOKEN is set', async () => {
@@ -97,7 +102,7 @@ describe('metrics on every process', () => {
     for (const queue of ['batches', 'webhook-deliveries', 'maintenance']) {
       expect(parseMetrics(workerText).some((s) => s.name === 'scanlink_queue_jobs' && s.labels.queue === queue && s.labels.state === 'waiting')).toBe(true);
     }
-    // The batch.completed event went out to the endpoint (the worker's dispatcher, or another test's worker).
+    // The batch.completed event went out to the endpoint.
     await eventually(async () => rx.requests.some((r) => r.path === '/metrics' && r.body.includes('batch.completed')), 30_000, 'batch.completed delivered');
 
     // Bounded labels: route templates only, never a raw path or an id.

@@ -2,12 +2,14 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { Client } from 'pg';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createApiApp, createScanApp, createWorkerApp } from '../../src/app/bootstrap';
 import { AppConfig, loadConfig } from '../../src/common/config/config';
 import { AccountsService } from '../../src/modules/accounts/accounts.service';
 import type { PlanId } from '../../src/common/auth/plan';
 import { loadPlans } from '../../src/modules/accounts/plans';
+import { migrate } from '../../src/migrate';
 import { assertMatchesOpenApi } from './openapi-check';
 
 /** Tests make many requests with one key: unless a test names its own PLANS_FILE, per-minute limits are lifted (the
@@ -187,6 +189,31 @@ export async function createCode(api: TestApp, org: TestOrg, body: Record<string
   const res = await http<CreatedCode>(api.origin, 'POST', '/v1/qr-codes', { key: org.apiKey, body });
   if (res.status !== 201) throw new Error(`POST /v1/qr-codes answered ${res.status}: ${res.text}`);
   return res.body;
+}
+
+/**
+ * A PostgreSQL database of the calling test file's own, created and migrated on the test server: for a file whose
+ * assertions would see other files' rows through the shared database (the worker's sweepers resume any stalled batch
+ * and deliver any due webhook they find there). `drop()` removes it, closing whatever connections are left.
+ */
+export async function isolatedDatabase(label: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const base = process.env.DATABASE_URL;
+  if (!base) throw new Error('isolatedDatabase needs DATABASE_URL: run the tests through `npm test`.');
+  const name = `scanlink_${label.replace(/[^a-z0-9]/gi, '_').toLowerCase()}_${process.pid}_${Date.now().toString(36)}`;
+  const admin = async (sql: string) => {
+    const client = new Client({ connectionString: base });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`create database ${name}`);
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  await migrate(url.toString());
+  return { url: url.toString(), drop: () => admin(`drop database if exists ${name} with (force)`) };
 }
 
 /** REDIS_URL on another logical database: a process started with it keeps its keys and streams apart from the other
