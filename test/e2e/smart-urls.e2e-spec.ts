@@ -196,6 +196,21 @@ describe('smart URLs and link controls', () => {
       expect([bad.status, bad.body.error.field]).toEqual([400, 'rules[0].if.scans.from']);
     });
 
+    it('the very next scan after an answered edit gets the new content, on either scan process', async () => {
+      const c = await smart([]);
+      const stale: string[] = [];
+      for (let i = 0; i < 100; i++) {
+        const app = i % 2 ? scan2 : scan;
+        await locationOf(`/${c.short_code}`, { app }); // cached in that process before the edit
+        const destination = `https://edit${i}.example/`;
+        const res = await http(api.origin, 'PUT', `/v1/qr-codes/${c.id}/content`, { key: org.apiKey, body: { default_url: destination, rules: [] } });
+        expect(res.status).toBe(200);
+        const got = await locationOf(`/${c.short_code}`, { app });
+        if (got !== destination) stale.push(`edit ${i}: ${got}`);
+      }
+      expect(stale).toEqual([]);
+    });
+
     it("rule ids are the server's: a made-up id or another code's is replaced, on creation and through PUT content", async () => {
       const madeUp = 'rul_AAAAAAAAAAAAAAAAAAAA';
       const first = await smart([{ id: madeUp, name: 'Made up', then: { destination: 'https://a.example/' } }]);

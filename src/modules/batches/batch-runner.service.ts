@@ -184,7 +184,7 @@ export class BatchRunnerService {
       const kept = new Set(inserted);
       await this.creation.discard(drawn.filter((p) => !kept.has(p.code)).map((p) => p.code));
     }
-    for (const code of inserted) this.qrCodes.invalidate(code);
+    await Promise.all(inserted.map((code) => this.qrCodes.invalidate(code)));
   }
 
   /** Completes the batch once nothing is pending; emits batch.completed once (the status update decides who). */

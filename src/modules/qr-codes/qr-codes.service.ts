@@ -9,7 +9,6 @@ import type { ListEnvelope } from '../../common/http/list';
 import { newShortCode } from '../../common/ids';
 
 const SHORT_CODE_PLACEHOLDER = newShortCode().replace(/./g, 'x');
-import { CHANNELS } from '../../common/queue/channels';
 import { REDIS } from '../../common/redis/redis.provider';
 import { sharedScanCount } from '../../common/redis/scan-number-key';
 import { EventsService } from '../events/events.service';
@@ -27,6 +26,7 @@ import { assertGs1IdentifierFree, assertGs1PrefixGranted, assertRoomFor, countLi
 import { gs1Kind } from '../gs1/gs1-kind';
 import { targetDraft } from './qr-code-draft';
 import { QrCodeImagesService, type StoragePins } from './qr-code-images.service';
+import { ScanCacheInvalidator } from './scan-cache-invalidator';
 import { listQrCodes } from './qr-codes.list';
 import type { PresentableCode } from './qr-code.presenter';
 import { type CodeDraft, QrCodeCreationService } from './qr-code-creation.service';
@@ -49,6 +49,7 @@ export class QrCodesService {
     private readonly creation: QrCodeCreationService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(REDIS) private readonly redis: Redis,
+    private readonly invalidator: ScanCacheInvalidator,
   ) {
     gs1Dictionary(); // a missing or malformed GS1 Syntax Dictionary stops the process at boot, not a request later
   }
@@ -129,7 +130,7 @@ export class QrCodesService {
   /** Creates a code: prepare, then the creation service draws, stores and inserts it. */
   async create(auth: AuthContext, body: CreateQrCodeDto | CreateGs1QrCodeDto): Promise<QrCodeDto> {
     const code = await this.creation.createOne(auth, await this.prepare(auth, body));
-    this.invalidate(code);
+    await this.invalidate(code);
     return this.present(code);
   }
 
@@ -247,7 +248,7 @@ export class QrCodesService {
       await this.images.release([newImageKey !== oldImageKey ? newImageKey : null, changes.logoKey !== oldLogoKey ? changes.logoKey : null]);
       throw err;
     }
-    this.invalidate(code);
+    await this.invalidate(code);
     await this.images.release([changes.imageKey ? oldImageKey : null, changes.logoKey !== undefined && oldLogoKey !== changes.logoKey ? oldLogoKey : null]);
     return this.present(code);
   }
@@ -275,7 +276,7 @@ export class QrCodesService {
       await this.events.emit(em, auth, 'qr.updated', this.present(locked));
       Object.assign(code, locked);
     });
-    this.invalidate(code);
+    await this.invalidate(code);
     return this.present(code);
   }
 
@@ -297,7 +298,7 @@ export class QrCodesService {
       await this.events.emit(em, auth, 'qr.deleted', this.present(code));
       return code;
     });
-    this.invalidate(code);
+    await this.invalidate(code);
     return { id: code.id, object: 'qr_code', deleted: true };
   }
 
@@ -318,7 +319,7 @@ export class QrCodesService {
       // A paused GS1 code whose identifier another code took meanwhile.
       throw isGs1KeyConflict(err) ? gs1TakenError(code.gs1Key!) : err;
     });
-    this.invalidate(restored);
+    await this.invalidate(restored);
     return this.present(restored);
   }
 
@@ -353,11 +354,9 @@ export class QrCodesService {
     }
   }
 
-  /** Scan processes drop the code from their caches (docs/scan-host.md: a new destination works on the next scan). */
-  invalidate(code: Pick<QrCode, 'id' | 'shortCode' | 'domainId' | 'kind' | 'gs1Key'>): void {
-    if (code.kind !== 'dynamic') return;
-    this.redis
-      .publish(CHANNELS.qrInvalidate, JSON.stringify({ id: code.id, short_code: code.shortCode, domain_id: code.domainId, gs1_key: code.gs1Key }))
-      .catch((err: Error) => this.logger.warn(`cache invalidation publish failed: ${err.message}`));
+  /** Scan processes drop the code from their caches before the change is answered (docs/scan-host.md: a new
+   * destination works on the next scan). Never rejects. */
+  invalidate(code: Pick<QrCode, 'id' | 'shortCode' | 'domainId' | 'kind' | 'gs1Key'>): Promise<void> {
+    return this.invalidator.invalidate(code);
   }
 }

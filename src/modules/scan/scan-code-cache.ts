@@ -26,6 +26,8 @@ const SHORT_CODE = /^[0-9A-Za-z]{7}$/;
 /** A GS1 identifier (gs1_key, `/01/09506000134352/10/LOT42`): the other kind of key, for the resolver's lookups. */
 const GS1_KEY = /^\/\d{2,4}\/[^?#\s]{1,400}$/;
 const DOMAIN_ID = /^dom_[0-9A-Za-z]{16,40}$/;
+/** An acknowledgement token (qr-codes/scan-cache-invalidator.ts: 12 random bytes, base64url). */
+const ACK = /^[A-Za-z0-9_-]{16}$/;
 
 /** SET the code only if absent and only if no invalidation happened since the fill read the generation. */
 const SET_IF_UNCHANGED = `
@@ -141,17 +143,25 @@ export class ScanCodeCache implements OnModuleInit, OnApplicationShutdown {
   }
 
   private onInvalidate(message: string): void {
-    let parsed: { short_code?: unknown; domain_id?: unknown; gs1_key?: unknown };
+    let parsed: { short_code?: unknown; domain_id?: unknown; gs1_key?: unknown; ack?: unknown };
     try {
       parsed = JSON.parse(message) as typeof parsed;
     } catch {
       return;
     }
-    const { short_code: shortCode, domain_id: domainId = null, gs1_key: gs1Key } = parsed ?? {};
+    const { short_code: shortCode, domain_id: domainId = null, gs1_key: gs1Key, ack } = parsed ?? {};
     if (domainId !== null && (typeof domainId !== 'string' || !DOMAIN_ID.test(domainId))) return;
+    const dropped: Promise<void>[] = [];
     for (const key of [shortCode, gs1Key]) {
       if (typeof key !== 'string' || !(SHORT_CODE.test(key) || GS1_KEY.test(key))) continue;
-      this.invalidate(domainId, key).catch((err: Error) => this.logger.warn(`cache invalidation of a code failed in Redis: ${err.message}`));
+      dropped.push(this.invalidate(domainId, key).catch((err: Error) => this.logger.warn(`cache invalidation of a code failed in Redis: ${err.message}`)));
+    }
+    // The API answers the change once every scan process has acknowledged it (qr-codes/scan-cache-invalidator.ts):
+    // after the LRU and the shared Redis copy are both rid of the code.
+    if (typeof ack === 'string' && ACK.test(ack)) {
+      void Promise.all(dropped)
+        .then(() => this.redis.publish(CHANNELS.qrInvalidated, ack))
+        .catch((err: Error) => this.logger.warn(`cache invalidation acknowledgement failed: ${err.message}`));
     }
   }
 
