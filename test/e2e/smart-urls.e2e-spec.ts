@@ -452,6 +452,16 @@ describe('smart URLs and link controls', () => {
       // The linkset asked for by media type is refused too: an expired code's links are no longer served.
       const byAccept = await get(`/01/${gtin}`, { headers: { accept: 'application/linkset+json' } });
       expect([byAccept.status, byAccept.headers.get('location')]).toEqual([302, 'https://brand.example/recalled']);
+      // HEAD answers as GET does, and so does a link type the code does not have.
+      for (const path of [`/01/${gtin}`, `/01/${gtin}/10/LOT1`, `/01/${gtin}?linkType=gs1:defaultLink`, `/01/${gtin}?linkType=gs1:recipeInfo`]) {
+        const res = await fetch(`${scan.origin}${path}`, { method: 'HEAD', redirect: 'manual', headers: { 'user-agent': DESKTOP } });
+        expect([path, res.status, res.headers.get('location')]).toEqual([path, 302, 'https://brand.example/recalled']);
+      }
+      expect([(await get(`/01/${gtin}?linkType=gs1:recipeInfo`)).status]).toEqual([302]);
+      for (const path of [`/01/${plainGtin}`, `/01/${plainGtin}?linkType=gs1:recipeInfo`]) {
+        const res = await fetch(`${scan.origin}${path}`, { method: 'HEAD', redirect: 'manual', headers: { 'user-agent': DESKTOP } });
+        expect([path, res.status]).toEqual([path, 410]);
+      }
     });
 
     it('lead forms: an expired form takes no post; a protected one only from an unlocked browser', async () => {

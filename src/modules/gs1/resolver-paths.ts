@@ -61,15 +61,19 @@ function resolve(req: OwnPathRequest, dl: ParsedDigitalLink, found: Gs1Code[]): 
   switch (answer.status) {
     case 204:
       return { status: 204, headers: answer.headers };
-    case 307:
-      // The scan counts for the code of the most specific level found (an override belongs to its code).
-      return { status: 307, headers: { ...answer.headers, Location: answer.location }, countCodeId: answer.countable ? ownerOf(dl, active)?.id : undefined };
+    case 307: {
+      // The scan counts for the code of the most specific level found (an override belongs to its code). A redirect
+      // that is not a scan (HEAD) still serves that code: past its expiry it answers as the GET would.
+      const owner = ownerOf(dl, active)?.id;
+      return { status: 307, headers: { ...answer.headers, Location: answer.location }, ...(answer.countable ? { countCodeId: owner } : { servesCodeId: owner }) };
+    }
     case 200:
     case 300:
       // Not a scan, but the same code's links: past its expiry the linkset is refused as a redirect would be.
       return { status: answer.status, headers: answer.headers, body: JSON.stringify(answer.body), servesCodeId: ownerOf(dl, active)?.id };
     default:
-      return { status: 404, headers: answer.headers, statusPage: true };
+      // A link type the code does not have: once the code has expired, every link type gets the expired answer.
+      return { status: 404, headers: answer.headers, statusPage: true, servesCodeId: ownerOf(dl, active)?.id };
   }
 }
 
