@@ -1768,8 +1768,11 @@ export interface components {
         MenuItem: {
             /** @example Espresso */
             name: string;
-            /** @example 2.50 */
-            price?: string;
+            /**
+             * @description Shown as written: a text such as `€2.50` or `market price` (at most 50 characters), or a number
+             * @example 2.50
+             */
+            price?: (string | null) | number;
             description?: string;
         };
         MenuSection: {

@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import Redis from 'ioredis';
 import { ScanBuffer } from '../../src/modules/scan/scan-buffer';
 import { SCAN_STREAM, type ScanRecord } from '../../src/modules/scan/scan-contract';
@@ -310,6 +311,12 @@ describe('smart URLs and link controls', () => {
       const url = await createCode(api, org, { target: { type: 'url', destination: 'https://example.com' } });
       const refused = await http(api.origin, 'PUT', `/v1/qr-codes/${url.id}/content`, { key: org.apiKey, body: { destination: 'https://example.org' } });
       expect([refused.status, refused.body.error.code]).toEqual([409, 'target_not_editable']);
+      expect(refused.body.error.message).toContain(`PATCH /v1/qr-codes/${url.id}`);
+      // A static code's content is printed in it: the message does not send the user to PATCH, which refuses it too.
+      const printed = await createCode(api, org, { type: 'static', target: { type: 'text', text: 'printed' } });
+      const staticRes = await http(api.origin, 'PUT', `/v1/qr-codes/${printed.id}/content`, { key: org.apiKey, body: { text: 'other' } });
+      expect([staticRes.status, staticRes.body.error.code]).toEqual([409, 'target_not_editable']);
+      expect(staticRes.body.error.message).not.toContain('PATCH');
       const foreign = await createOrg(api, { plan: 'pro' });
       const other = await http(api.origin, 'PUT', `/v1/qr-codes/${lp.id}/content`, { key: foreign.apiKey, body: { title: 'x', links: [] } });
       expect(other.status).toBe(404);
@@ -388,7 +395,7 @@ describe('smart URLs and link controls', () => {
       expect((await get(`/${c.short_code}`)).status).toBe(410);
       for (const password of ['wrong', 'open sesame']) {
         const res = await unlock(password);
-        expect([password, res.status, res.headers.get('location'), res.headers.get('set-cookie')]).toEqual([password, 302, `/${c.short_code}`, null]);
+        expect([password, res.status, res.headers.get('location'), res.headers.get('set-cookie')]).toEqual([password, 302, `${scan.origin}/${c.short_code}`, null]);
       }
     });
 
@@ -397,6 +404,7 @@ describe('smart URLs and link controls', () => {
       const first = await get(`/${c.short_code}`, { ua: IPHONE });
       expect(first.status).toBe(200);
       expect(first.headers.get('referrer-policy')).toBe('no-referrer');
+      expect(first.headers.get('x-robots-tag')).toBe('noindex, nofollow');
       const html = await first.text();
       expect(html).toContain('<meta name="robots" content="noindex, nofollow">');
       expect(html).toContain(`action="/${c.short_code}/unlock"`);
@@ -409,9 +417,22 @@ describe('smart URLs and link controls', () => {
       // Only a single text value is a password: the right one inside a JSON array is a wrong try.
       const asArray = await fetch(`${scan.origin}/${c.short_code}/unlock`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ password: ['correct horse'] }) });
       expect([asArray.status, asArray.headers.get('set-cookie')]).toEqual([200, null]);
+      // Posted on the short URL's own host, the right password goes back to short_url; on another name of the scan
+      // host (here its loopback address), back to that host, which the cookie was set for.
+      const onShortUrlHost = await new Promise<[number | undefined, string | undefined]>((resolve, reject) => {
+        const body = new URLSearchParams({ password: 'correct horse' }).toString();
+        const headers = { host: new URL(c.short_url!).host, 'content-type': 'application/x-www-form-urlencoded', 'content-length': String(body.length) };
+        const req = request(`${scan.origin}/${c.short_code}/unlock`, { method: 'POST', headers }, (res) => {
+          res.resume();
+          resolve([res.statusCode, res.headers.location]);
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+      expect(onShortUrlHost).toEqual([302, c.short_url]);
       const right = await unlock('correct horse');
       expect(right.status).toBe(302);
-      expect(right.headers.get('location')).toBe(`/${c.short_code}`);
+      expect(right.headers.get('location')).toBe(`${scan.origin}/${c.short_code}`);
       const cookie = right.headers.get('set-cookie')!;
       expect(cookie).toMatch(new RegExp(`^scanlink_unlock_${c.short_code}=\\d+\\.[A-Za-z0-9_-]+; Path=/; Max-Age=43200; HttpOnly; SameSite=Lax`));
       const pair = cookie.split(';')[0];

@@ -6,6 +6,9 @@ import type { HostedResponse } from './hosted-response';
 const EXPIRED = page(410, 'Expired', '<h1>This code has expired</h1>\n<p class="muted">Its owner set it to stop working after a date or a number of scans.</p>');
 const EXPIRED_BODY = Buffer.from(EXPIRED.body);
 
+/** The password pages are kept out of search results by header too, for crawlers that do not read the page's meta tag. */
+const NOINDEX = { 'x-robots-tag': 'noindex, nofollow' };
+
 /** 410: the code's expiry date or scan limit has passed and it has no expired_url. */
 export function renderExpiredPage(): HostedResponse {
   return { status: EXPIRED.status, headers: { ...EXPIRED.headers }, body: EXPIRED_BODY };
@@ -36,11 +39,12 @@ ${hint}
 </div>
 <div class="actions"><button type="submit">Continue</button></div>
 </form>`,
+    NOINDEX,
   );
 }
 
 /** 429: too many wrong passwords for this code from this address in the last minute. */
 export function renderTooManyTriesPage(retryAfterSeconds: number): HostedResponse {
   const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
-  return page(429, 'Too many tries', `<h1>Too many tries</h1>\n<p>Please wait a minute before trying the password again.</p>`, { 'retry-after': String(seconds) });
+  return page(429, 'Too many tries', `<h1>Too many tries</h1>\n<p>Please wait a minute before trying the password again.</p>`, { ...NOINDEX, 'retry-after': String(seconds) });
 }

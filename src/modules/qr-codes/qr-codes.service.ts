@@ -261,8 +261,11 @@ export class QrCodesService {
   async replaceContent(auth: AuthContext, id: string, body: Record<string, unknown>): Promise<QrCodeDto> {
     const code = await this.findLive(auth, id);
     const handler = gs1Kind.owns(code) ? null : storedHandler(code.type);
-    if (!handler || code.kind !== 'dynamic' || !handler.pageHolding) {
-      throw new ApiException('target_not_editable', `A ${code.kind} ${code.type} code has no hosted content: change it with PATCH /v1/qr-codes/${code.id}`);
+    if (code.kind !== 'dynamic') {
+      throw new ApiException('target_not_editable', 'A static code has no hosted content: its content is printed in the code and cannot change');
+    }
+    if (!handler || !handler.pageHolding) {
+      throw new ApiException('target_not_editable', `A ${code.type} code has no hosted content: change its target with PATCH /v1/qr-codes/${code.id}`);
     }
     if (body.type !== undefined && body.type !== code.type) throw ApiException.invalid('type', `type must be omitted or '${code.type}' (a code's type cannot change)`);
     const fields = { ...body };

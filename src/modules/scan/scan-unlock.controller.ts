@@ -7,7 +7,7 @@ import { APP_CONFIG, AppConfig } from '../../common/config/config';
 import { clientAddressKey } from '../../common/http/client-address';
 import { REDIS } from '../../common/redis/redis.provider';
 import { DomainHostCache } from '../domains/domain-host-cache';
-import { siteKey } from '../domains/scan-site';
+import { hostnameOf, type ScanSite, siteKey } from '../domains/scan-site';
 import { passwordMatches } from '../targets/link-controls';
 import { passwordHashOf } from '../qr-codes/qr-codes.repository';
 import type { HostedResponse } from '../hosted-pages/hosted-response';
@@ -24,9 +24,9 @@ export const UNLOCK_TRIES_PER_MINUTE = 10;
 
 /**
  * `POST /{short_code}/unlock` on the scan host: the password page's form (docs/link-controls.md). A right password →
- * 302 back to `/{short_code}` with the code's unlock cookie (12 h); a wrong one → the page again (200, with the error); the 11th wrong
+ * 302 back to the short URL with the code's unlock cookie (12 h); a wrong one → the page again (200, with the error); the 11th wrong
  * try within a minute from one address for one code → the 429 page. A code without a password, or expired, → 302 back to
- * `/{short_code}` whatever the password (no password is checked). Answers never tell more than the short URL does.
+ * the short URL whatever the password (no password is checked). Answers never tell more than the short URL does.
  */
 @ApiExcludeController()
 @Controller()
@@ -40,6 +40,18 @@ export class ScanUnlockController {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
+  /**
+   * Where the browser goes back to: the code's short_url (SCAN_BASE_URL, or https on its custom domain) when the form
+   * was posted on that host, else the host the browser used (a phone on the machine's address while SCAN_BASE_URL
+   * says localhost): the unlock cookie was set for that host. The Host header reaching here is well formed (the scan
+   * host answers 400 to the others first).
+   */
+  private originOf(site: ScanSite, req: FastifyRequest): string {
+    if (site !== null) return `https://${hostnameOf(req.headers.host!)}`;
+    const base = new URL(this.config.scanBaseUrl);
+    return !req.headers.host || req.headers.host.toLowerCase() === base.host ? this.config.scanBaseUrl : `${req.protocol}://${req.headers.host}`;
+  }
+
   @Post(':shortCode/unlock')
   async unlock(@Param('shortCode') shortCode: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const site = this.sites.siteOf(req.headers.host);
@@ -49,8 +61,9 @@ export class ScanUnlockController {
     if (code.status !== 'live' || !code.isActive) return send(reply, renderStatusPage(410));
     // No password to check, or the code has expired (a scan gets the expired answer before any password page): back
     // to the short URL, which answers what a scan gets.
+    const back = `${this.originOf(site, req)}/${shortCode}`;
     const now = Date.now();
-    if (!code.passwordTag || isExpired(code, { now, scansSoFar: (c) => this.hot.numbers.current(c, now) })) return void reply.status(302).headers({ location: `/${shortCode}`, 'cache-control': 'no-store' }).send();
+    if (!code.passwordTag || isExpired(code, { now, scansSoFar: (c) => this.hot.numbers.current(c, now) })) return void reply.status(302).headers({ location: back, 'cache-control': 'no-store' }).send();
     // request.ip honours the adapter's trust-proxy setting; only an HMAC of it reaches Redis, for one minute.
     const key = `scanlink:unlock-rate:${code.id}:${clientAddressKey(this.config.appSecret, req.ip || 'unknown')}`;
     const tries = Number((await this.redis.get(key)) ?? 0);
@@ -62,7 +75,7 @@ export class ScanUnlockController {
     if (hash && password.length <= 1024 && (await passwordMatches(hash, password))) {
       const secure = req.protocol === 'https' || this.config.scanBaseUrl.startsWith('https:');
       const cookie = unlockSetCookie(shortCode, unlockCookieValue(this.config.appSecret, code.id, code.passwordTag, Date.now()), secure);
-      return void reply.status(302).headers({ location: `/${shortCode}`, 'set-cookie': cookie, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }).send();
+      return void reply.status(302).headers({ location: back, 'set-cookie': cookie, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }).send();
     }
     const [[, count], , [, ttl]] = (await this.redis.multi().incr(key).expire(key, 60, 'NX').ttl(key).exec()) as [[null, number], unknown, [null, number]];
     if (count > UNLOCK_TRIES_PER_MINUTE) return send(reply, renderTooManyTriesPage(ttl));

@@ -43,8 +43,9 @@ export class FieldReader {
     }
     if (typeof v !== 'string') this.fail(key, 'must be a string');
     const s = opts.trim === false ? v : v.trim();
-    if (s.length < (opts.min ?? (opts.required ? 1 : 0))) this.fail(key, opts.required && !s ? 'is required' : `must be at least ${opts.min} characters`);
-    if (s.length > opts.max) this.fail(key, `must be at most ${opts.max} characters`);
+    const chars = characters(s);
+    if (chars < (opts.min ?? (opts.required ? 1 : 0))) this.fail(key, opts.required && !s ? 'is required' : `must be at least ${opts.min} characters`);
+    if (chars > opts.max) this.fail(key, `must be at most ${opts.max} characters`);
     return s;
   }
 
@@ -224,4 +225,20 @@ export function headerSafeUrl(value: string): string | null {
   } catch {
     return null;
   }
+}
+
+/** Characters as a person (and PostgreSQL) counts them: code points, so an emoji is one, not two UTF-16 units. */
+export function characters(s: string): number {
+  let n = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n--;
+        i++;
+      }
+    }
+  }
+  return n;
 }

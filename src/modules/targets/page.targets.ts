@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { type FieldReader, headerSafeUrl } from './fields';
+import { characters, type FieldReader, headerSafeUrl } from './fields';
 import { FORM_FIELD_TYPES, renderFormPage } from '../hosted-pages/form-page';
 import { appstoresPage, linkPage, menuPage, reviewPage } from '../hosted-pages/link-pages';
 import { refuseTargetPatch, type StoredTarget, type TargetHandler } from './target-handler';
@@ -47,7 +47,12 @@ export class FormTarget {
 }
 class MenuItem {
   @ApiProperty({ example: 'Espresso' }) name!: string;
-  @ApiPropertyOptional({ example: '2.50' }) price?: string;
+  @ApiPropertyOptional({
+    oneOf: [{ type: 'string', maxLength: 50, nullable: true }, { type: 'number' }],
+    example: '2.50',
+    description: 'Shown as written: a text such as `€2.50` or `market price` (at most 50 characters), or a number',
+  })
+  price?: string | number | null;
   @ApiPropertyOptional() description?: string;
 }
 class MenuSection {
@@ -181,7 +186,7 @@ export const menupageHandler = page(
           if (price !== undefined && price !== null && typeof price !== 'string' && typeof price !== 'number') {
             i.fail('price', 'must be a string or a number');
           }
-          if (typeof price === 'string' && price.length > 50) i.fail('price', 'must be at most 50 characters');
+          if (typeof price === 'string' && characters(price) > 50) i.fail('price', 'must be at most 50 characters');
           return { name: i.string('name', { required: true, max: 255 }), price: price ?? null, description: i.string('description', { max: 1000 }) ?? null };
         }),
       };

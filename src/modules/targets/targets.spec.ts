@@ -1,5 +1,5 @@
 import { ApiException } from '../../common/errors/api.exception';
-import { FieldReader } from './fields';
+import { characters, FieldReader } from './fields';
 import { mergeUtm, whatsappUrl } from './link.targets';
 import { mapUrl } from './location.target';
 import { handlerFor, inferTargetType, STATIC_CAPABLE_TYPES, TARGET_TYPES } from './registry';
@@ -21,6 +21,17 @@ describe('target handlers', () => {
   it('knows every type of docs/targets.md, static only where docs/targets.md allows it', () => {
     expect(TARGET_TYPES).toEqual(expect.arrayContaining(['url', 'youtube', 'googleform', 'text', 'email', 'sms', 'wifi', 'event', 'vcard', 'whatsapp', 'telegram', 'location', 'appstores', 'review', 'linkpage', 'form', 'menupage']));
     expect(STATIC_CAPABLE_TYPES.sort()).toEqual(['email', 'event', 'location', 'sms', 'text', 'url', 'vcard', 'wifi']);
+  });
+
+  it('counts text limits in characters, an emoji being one (as the error message and PostgreSQL say)', () => {
+    expect([characters(''), characters('abc'), characters('🍣🍣'), characters('é'), characters('\ud83c')]).toEqual([0, 3, 2, 1, 1]);
+    const links = [{ title: 'a', url: 'https://a.example' }];
+    expect(parse({ type: 'linkpage', title: '🍣'.repeat(255), links }).title).toBe('🍣'.repeat(255));
+    expect(fieldOf(() => parse({ type: 'linkpage', title: '🍣'.repeat(256), links }))).toBe('target.title');
+    const menu = (price: unknown) => ({ type: 'menupage', title: 'M', sections: [{ name: 'S', items: [{ name: 'Tea', price }] }] });
+    expect(fieldOf(() => parse(menu('€'.repeat(50))))).toBeUndefined();
+    expect(fieldOf(() => parse(menu('🍣'.repeat(50))))).toBeUndefined();
+    expect(fieldOf(() => parse(menu('🍣'.repeat(51))))).toBe('target.sections[0].items[0].price');
   });
 
   it('merges UTM parameters keeping the existing query', () => {
