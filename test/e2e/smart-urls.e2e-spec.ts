@@ -264,6 +264,24 @@ describe('smart URLs and link controls', () => {
   });
 
   describe('PUT /qr-codes/{id}/content', () => {
+    it('concurrent edits of one code apply one after the other: the last answered is what stays, and each audit entry starts from the one before', async () => {
+      const lp = await createCode(api, org, { target: { type: 'linkpage', title: 'Edit 0', links: [{ title: 'Shop', url: 'https://shop.example' }] } });
+      const answers = await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          http(api.origin, 'PUT', `/v1/qr-codes/${lp.id}/content`, { key: org.apiKey, body: { title: `Edit ${i + 1}`, links: [{ title: 'Shop', url: 'https://shop.example' }] } }),
+        ),
+      );
+      expect(answers.map((a) => a.status)).toEqual(Array(12).fill(200));
+      const byTime = answers.map((a) => a.body).sort((a, b) => Date.parse(a.updated_at) - Date.parse(b.updated_at));
+      expect(new Set(byTime.map((b) => b.updated_at)).size).toBe(12);
+      const now = (await http(api.origin, 'GET', `/v1/qr-codes/${lp.id}`, { key: org.apiKey })).body;
+      expect([now.target.title, now.updated_at]).toEqual([byTime[11].target.title, byTime[11].updated_at]);
+      const log = await http(api.origin, 'GET', `/v1/audit-log?resource_id=${lp.id}&action=qr_code.updated&limit=100`, { key: org.apiKey });
+      expect(log.status).toBe(200);
+      const titles = (log.body.data as { changes: { target: [{ title: string }, { title: string }] } }[]).reverse().map((e) => [e.changes.target[0].title, e.changes.target[1].title]);
+      expect(titles).toEqual(byTime.map((b, i) => [i === 0 ? 'Edit 0' : byTime[i - 1].target.title, b.target.title]));
+    });
+
     it('edits a link page, a menu and a form; refuses non-page codes with 409', async () => {
       const lp = await createCode(api, org, { target: { type: 'linkpage', title: 'Old title', links: [{ title: 'Shop', url: 'https://shop.example' }] } });
       expect(await (await get(`/${lp.short_code}`, { app: scan2 })).text()).toContain('Old title');

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { EntityManager } from '@mikro-orm/postgresql';
+import { EntityManager, LockMode } from '@mikro-orm/postgresql';
 import type { Redis } from 'ioredis';
 import type { AuthContext } from '../../common/auth/auth-context';
 import { APP_CONFIG, AppConfig } from '../../common/config/config';
@@ -136,8 +136,12 @@ export class QrCodesService {
 
   /** A live code of the workspace and the key's environment (test or live), or 404 (foreign ids, the other
    * environment's codes, trashed and paused codes alike). */
-  async findLive(auth: AuthContext, id: string, em: EntityManager = this.em): Promise<QrCode> {
-    const code = /^s?qr_[0-9A-Za-z]+$/.test(id) ? await em.findOne(QrCode, { id, organizationId: auth.organizationId, environment: auth.environment, status: 'live' }) : null;
+  /** The live code of the workspace; `lock` (inside a transaction): its row locked for the transaction and read afresh,
+   * so that concurrent changes of one code apply one after the other, each on what the previous one left (the audit
+   * log's before values and updated_at follow their order). */
+  async findLive(auth: AuthContext, id: string, em: EntityManager = this.em, lock = false): Promise<QrCode> {
+    const where = { id, organizationId: auth.organizationId, environment: auth.environment, status: 'live' } as const;
+    const code = !/^s?qr_[0-9A-Za-z]+$/.test(id) ? null : await em.findOne(QrCode, where, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true } : {});
     if (!code) throw ApiException.notFound('QR code', id);
     return code;
   }
@@ -237,7 +241,7 @@ export class QrCodesService {
     const oldLogoKey = code.logoKey;
     try {
       await this.em.transactional(async (em) => {
-        const locked = await this.findLive(auth, id, em);
+        const locked = await this.findLive(auth, id, em, true);
         await this.images.hold(em, [changes.imageKey, changes.logoKey]);
         em.assign(locked, { ...changes, updatedAt: new Date() });
         await em.flush();
@@ -273,7 +277,7 @@ export class QrCodesService {
     const target = await parseTarget(handler, new FieldReader(fields, ''), 'dynamic', { em: this.em, owner: auth, current: code.target });
     if (sameJson(target, code.target)) return this.present(code);
     await this.em.transactional(async (em) => {
-      const locked = await this.findLive(auth, id, em);
+      const locked = await this.findLive(auth, id, em, true);
       em.assign(locked, { target, updatedAt: new Date() });
       await em.flush();
       await this.events.emit(em, auth, 'qr.updated', this.present(locked));
@@ -294,7 +298,7 @@ export class QrCodesService {
 
   async remove(auth: AuthContext, id: string): Promise<DeletedQrCodeDto> {
     const code = await this.em.transactional(async (em) => {
-      const code = await this.findLive(auth, id, em);
+      const code = await this.findLive(auth, id, em, true);
       const now = new Date();
       em.assign(code, { status: 'trashed', deletedAt: now, updatedAt: now });
       await em.flush();
