@@ -41,7 +41,8 @@ export class ScanCacheInvalidator implements OnApplicationShutdown {
   async invalidate(code: Pick<QrCode, 'id' | 'shortCode' | 'domainId' | 'kind' | 'gs1Key'>): Promise<void> {
     if (code.kind !== 'dynamic') return;
     const message = { id: code.id, short_code: code.shortCode, domain_id: code.domainId, gs1_key: code.gs1Key };
-    if (this.redis.status !== 'ready' || !(await this.subscribe())) {
+    // Without the acknowledgement subscription (not opened, or reconnecting) the acknowledgements would be lost.
+    if (this.redis.status !== 'ready' || !(await this.subscribe()) || this.subscriber?.status !== 'ready') {
       await this.publish(JSON.stringify(message));
       return;
     }
