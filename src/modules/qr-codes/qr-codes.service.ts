@@ -135,10 +135,9 @@ export class QrCodesService {
   }
 
   /** A live code of the workspace and the key's environment (test or live), or 404 (foreign ids, the other
-   * environment's codes, trashed and paused codes alike). */
-  /** The live code of the workspace; `lock` (inside a transaction): its row locked for the transaction and read afresh,
-   * so that concurrent changes of one code apply one after the other, each on what the previous one left (the audit
-   * log's before values and updated_at follow their order). */
+   * environment's codes, trashed and paused codes alike). With `lock` (inside a transaction) its row is locked for the
+   * transaction and read afresh, so that concurrent changes of one code apply one after the other, each on what the
+   * previous one left (the audit log's before values and updated_at follow their order). */
   async findLive(auth: AuthContext, id: string, em: EntityManager = this.em, lock = false): Promise<QrCode> {
     const where = { id, organizationId: auth.organizationId, environment: auth.environment, status: 'live' } as const;
     const code = !/^s?qr_[0-9A-Za-z]+$/.test(id) ? null : await em.findOne(QrCode, where, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true } : {});
