@@ -31,6 +31,9 @@ export const UNLOCK_TRIES_PER_MINUTE = 10;
 @ApiExcludeController()
 @Controller()
 export class ScanUnlockController {
+  /** SCAN_BASE_URL's host (and port), as a Host header names it. */
+  private readonly defaultHost: string;
+
   constructor(
     private readonly cache: ScanCodeCache,
     private readonly hot: ScanHotPath,
@@ -38,7 +41,9 @@ export class ScanUnlockController {
     private readonly orm: MikroORM,
     @Inject(REDIS) private readonly redis: Redis,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.defaultHost = new URL(config.scanBaseUrl).host;
+  }
 
   /**
    * Where the browser goes back to: the code's short_url (SCAN_BASE_URL, or https on its custom domain) when the form
@@ -48,8 +53,8 @@ export class ScanUnlockController {
    */
   private originOf(site: ScanSite, req: FastifyRequest): string {
     if (site !== null) return `https://${hostnameOf(req.headers.host!)}`;
-    const base = new URL(this.config.scanBaseUrl);
-    return !req.headers.host || req.headers.host.toLowerCase() === base.host ? this.config.scanBaseUrl : `${req.protocol}://${req.headers.host}`;
+    const host = req.headers.host;
+    return !host || host.toLowerCase() === this.defaultHost ? this.config.scanBaseUrl : `${req.protocol}://${host}`;
   }
 
   @Post(':shortCode/unlock')

@@ -3,7 +3,7 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional } from 'class-validator';
 import { ApiException } from '../../common/errors/api.exception';
 import type { QrKind } from './target-handler';
-import { checkHttpUrl, parseRfc3339 } from './fields';
+import { characters, checkHttpUrl, parseRfc3339 } from './fields';
 
 /**
  * Link controls of a dynamic code (docs/link-controls.md): an expiry date, a scan limit, where an expired scan goes,
@@ -114,7 +114,7 @@ export async function parseLinkControls(
     const v = body.password;
     if (v === null) out.passwordHash = null;
     else {
-      if (typeof v !== 'string' || [...v].length < 4 || [...v].length > 128) throw ApiException.invalid('password', 'password must be 4 to 128 characters');
+      if (typeof v !== 'string' || characters(v) < 4 || characters(v) > 128) throw ApiException.invalid('password', 'password must be 4 to 128 characters');
       if (CONTROL.test(v)) throw ApiException.invalid('password', 'password must not contain control characters');
       out.passwordHash = await hashPassword(v);
     }
