@@ -116,8 +116,12 @@ function adapter(opts: AdapterOptions): FastifyAdapter {
  * own JSON parser), and so are a body nested deeper than MAX_BODY_DEPTH (before any validator walks it recursively)
  * and a key named like an Object.prototype member anywhere in it (`__proto__`, `constructor`, `toString`, …: 400
  * naming the field).
+ * The api reads JSON only (and multipart file uploads, registered apart): any other Content-Type with a body is a 400
+ * before routing, so a cross-site HTML form (form-encoded or text/plain, which a browser sends without a CORS
+ * preflight) cannot sign a browser in or change anything. The scan host also reads form-encoded bodies: lead-form and
+ * password-page posts come from plain HTML forms.
  */
-function registerBodyParsers(app: NestFastifyApplication): void {
+function registerBodyParsers(app: NestFastifyApplication, forms: 'forms' | 'json-only'): void {
   const fastify = app.getHttpAdapter().getInstance();
   const { bodyLimit } = fastify.initialConfig;
   // `__proto__` and `constructor` keys are kept by the parser (as own properties of the parsed value, which JSON.parse
@@ -137,7 +141,11 @@ function registerBodyParsers(app: NestFastifyApplication): void {
       done(null, parsed);
     });
   });
-  app.useBodyParser('application/x-www-form-urlencoded', { bodyLimit }, (_req, body, done) => done(null, parseQueryString(body.toString('utf8'))));
+  if (forms === 'forms') {
+    app.useBodyParser('application/x-www-form-urlencoded', { bodyLimit }, (_req, body, done) => done(null, parseQueryString(body.toString('utf8'))));
+  } else {
+    fastify.removeContentTypeParser('text/plain');
+  }
 }
 
 /** A graceful close ends every keep-alive connection as soon as it is idle. Fastify closes the connections idle when
@@ -224,7 +232,7 @@ export async function createApiApp(config: AppConfig, opts: BootOptions = {}): P
   });
   registerApiFallbacks(fastify, config);
   registerDashboard(fastify, config);
-  registerBodyParsers(app);
+  registerBodyParsers(app, 'json-only');
   await registerMultipart(fastify);
   app.setGlobalPrefix('v1', { exclude: UNPREFIXED_PATHS });
   await mountQueueBoard(app, config.adminToken);
@@ -267,7 +275,7 @@ export async function createScanApp(config: AppConfig, opts: BootOptions = {}): 
   );
   instrument(app.getHttpAdapter().getInstance(), logger, 'scan');
   front.hotPath = app.get(ScanHotPath).handler({ version: API_VERSION, access: hotPathAccessLog(pino, logger), testGeoHeader: opts.testGeoHeader });
-  registerBodyParsers(app);
+  registerBodyParsers(app, 'forms');
   app.useGlobalPipes(createValidationPipe());
   await app.init();
   return app;

@@ -365,6 +365,9 @@ describe('analytics: uniques, time zones, filters, workspace', () => {
         ['?from=2026-10-01&to=2026-11-01&interval=hour', 'interval'],
         ['?country=FR&country=DE', 'country'],
         ['?from=2026-11-10&to=2026-11-01&timezone=Europe/Paris', 'from'],
+        // The ends of the calendar: no range may reach a year of five digits or year 0 in any zone.
+        ['?from=9998-12-31&to=9999-12-31', 'to'],
+        ['?from=0001-01-01&to=0001-01-01&timezone=Asia/Tokyo', 'from'],
       ]) {
         const res = await analytics(code.id, query);
         expect([query, res.status, res.body.error?.code, res.body.error?.field]).toEqual([query, 400, 'invalid_request', field]);
@@ -416,6 +419,10 @@ describe('analytics: uniques, time zones, filters, workspace', () => {
       expect([tooMany.status, tooMany.body.error?.field]).toEqual([400, 'qr_code_id']);
       const bad = await get('/v1/analytics?qr_code_id=nope', ws);
       expect([bad.status, bad.body.error?.field]).toEqual([400, 'qr_code_id']);
+      for (const query of ['type=bogus', 'type=__proto__', 'to=9999-12-31', 'from=9998-12-01&to=9999-12-31']) {
+        const res = await get(`/v1/analytics?${query}`, ws);
+        expect([query, res.status, res.body.error?.code, res.body.error?.field]).toEqual([query, 400, 'invalid_request', query.slice(query.lastIndexOf('&') + 1).split('=')[0]]);
+      }
       const free = await createOrg(t, { plan: 'free' });
       const onFree = await get('/v1/analytics', free);
       expect([onFree.status, onFree.body.error?.code]).toEqual([403, 'plan_restricted']);
@@ -492,6 +499,9 @@ describe('analytics: uniques, time zones, filters, workspace', () => {
         ['?country=', 400, 'country'],
         ['?colour=red', 400, 'colour'],
         ['?interval=day', 400, 'interval'],
+        ['?type=bogus', 400, 'type'],
+        ['?to=9999-12-31', 400, 'to'],
+        ['?from=9999-12-31&format=csv', 400, 'from'],
         [`?qr_code_id=${foreign.id}`, 404, undefined],
       ] as const) {
         const res = await get(`/v1/scans${query}`, ws);

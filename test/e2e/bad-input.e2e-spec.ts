@@ -118,6 +118,27 @@ describe('bad input on every documented operation', () => {
     expect(checked).toBeGreaterThan(15);
   });
 
+  it('refuses a form-encoded or text/plain body on every operation that takes one, so no cross-site HTML form reaches the API', async () => {
+    for (const type of ['application/x-www-form-urlencoded', 'text/plain']) {
+      for (const op of operations.filter((o) => o.body)) {
+        const res = await http(api.origin, op.method, urlOf(op), { key: credential(op.path), rawBody: 'name=x&email=a%40example.com', headers: { 'content-type': type } });
+        expect400(res, `${op.method} ${op.path} ${type}`);
+        expect(res.body.error.message).toMatch(/^Unsupported Content-Type/);
+      }
+    }
+    // A form-encoded sign-in with the right password: no session, no refresh cookie.
+    const email = `form-${org.organizationId.toLowerCase()}@example.com`;
+    await addMember(api, org.organizationId, email, 'viewer', 'correct horse battery');
+    const form = await http(api.origin, 'POST', '/v1/session', {
+      rawBody: `email=${encodeURIComponent(email)}&password=correct+horse+battery`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect400(form, 'form-encoded sign-in');
+    expect(form.headers.get('set-cookie')).toBeNull();
+    const json = await http(api.origin, 'POST', '/v1/session', { body: { email, password: 'correct horse battery' } });
+    expect(json.status).toBe(200);
+  });
+
   it('refuses a body nested 10,000 levels deep on every operation that takes one', async () => {
     const deep = '['.repeat(10_000) + ']'.repeat(10_000);
     for (const op of operations.filter((o) => o.body)) {

@@ -57,4 +57,20 @@ describe('/v1/tokens hardening', () => {
     expect(days).toBeGreaterThan(6.9);
     expect(days).toBeLessThan(7.1);
   });
+
+  it('creates keys asked for at the same moment, and rotates a key once when asked for it at the same moment', async () => {
+    const org = await createOrg(api, { plan: 'pro' });
+    const authorization = await session(org.organizationId);
+    const created = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => http(api.origin, 'POST', '/v1/tokens', { headers: { authorization }, body: { name: `Parallel ${i}`, scopes: ['qr:read'] } })),
+    );
+    expect(created.map((r) => [r.status, r.body.error?.code])).toEqual(Array.from({ length: 6 }, () => [201, undefined]));
+    const rotations = await Promise.all(
+      Array.from({ length: 3 }, () => http(api.origin, 'POST', '/v1/tokens/rotate', { headers: { authorization }, body: { key_id: created[0].body.id } })),
+    );
+    // One rotation; the others find the key already revoked (never "no such key").
+    expect(rotations.map((r) => r.status).sort()).toEqual([201, 400, 400]);
+    const listed = await http(api.origin, 'GET', '/v1/tokens', { headers: { authorization } });
+    expect(listed.body.data.filter((k: { name: string; revoked_at: string | null }) => k.name === 'Parallel 0' && k.revoked_at === null)).toHaveLength(1);
+  });
 });

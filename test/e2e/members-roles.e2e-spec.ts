@@ -66,14 +66,28 @@ describe('roles on every documented operation', () => {
     expect(wrong).toEqual([]);
   });
 
-  it('a viewer reads; an editor writes codes but not webhooks, keys or members', async () => {
+  it('a viewer reads; an editor writes codes but not webhooks, keys, members or custom domains', async () => {
     expect((await http(api.origin, 'GET', '/v1/qr-codes', { key: viewer })).status).toBe(200);
     expect((await http(api.origin, 'GET', '/v1/members', { key: viewer })).status).toBe(200);
     const created = await http(api.origin, 'POST', '/v1/qr-codes', { key: editor, body: { name: 'By editor', type: 'static', target: { type: 'url', destination: 'https://example.com' } } });
     expect(created.status).toBe(201);
-    for (const [method, path] of [['POST', '/v1/webhooks'], ['POST', '/v1/tokens'], ['POST', '/v1/members']]) {
-      const res = await http(api.origin, method, path, { key: editor, body: {} });
-      expect([path, res.status, res.body.error?.code]).toEqual([path, 403, 'insufficient_scope']);
+    const tag = org.organizationId.toLowerCase();
+    const owner = (await signIn(api, `owner-${tag}@example.com`)).token;
+    const domain = await http(api.origin, 'POST', '/v1/domains', { key: owner, body: { hostname: `qr-${tag.replace(/_/g, '-')}.example.org` } });
+    expect(domain.status).toBe(201);
+    const writes = [
+      ['POST', '/v1/webhooks'],
+      ['POST', '/v1/tokens'],
+      ['POST', '/v1/members'],
+      ['POST', '/v1/domains'],
+      ['PATCH', `/v1/domains/${domain.body.id}`],
+      ['POST', `/v1/domains/${domain.body.id}/verify`],
+      ['DELETE', `/v1/domains/${domain.body.id}`],
+    ];
+    for (const [method, path] of writes) {
+      const res = await http(api.origin, method, path, { key: editor, body: method === 'DELETE' || path.endsWith('/verify') ? undefined : {} });
+      expect([method, path, res.status, res.body.error?.code]).toEqual([method, path, 403, 'insufficient_scope']);
     }
+    expect((await http(api.origin, 'GET', `/v1/domains/${domain.body.id}`, { key: editor })).body.status).toBe('pending');
   });
 });

@@ -8,6 +8,7 @@ export const REQUIRED_SCOPE = 'scanlink:scope';
 export const REQUIRED_PLAN_FEATURE = 'scanlink:plan-feature';
 export const UNMETERED_ROUTE = 'scanlink:unmetered';
 export const SESSION_ROUTE = 'scanlink:session';
+export const MANAGERS_ROUTE = 'scanlink:managers';
 
 /** No credentials at all (health, docs). */
 export const Public = () => SetMetadata(PUBLIC_ROUTE, true);
@@ -20,6 +21,10 @@ export const DashboardAuth = () =>
  * such a route takes an API key or a dashboard session token. */
 export const RequiresScope = (scope: Scope) =>
   applyDecorators(SetMetadata(REQUIRED_SCOPE, scope), ApiBearerAuth('api_key'), ApiBearerAuth('dashboard_token'), ApiExtension('x-required-scope', scope));
+
+/** Beside the scope: a dashboard session must be an owner's or an admin's (an editor's session has `qr:write` for codes,
+ * not for the workspace's settings such as custom domains). An API key needs the scope alone. */
+export const ManagersOnly = () => SetMetadata(MANAGERS_ROUTE, true);
 
 /** A dashboard session token only (a signed-in member: the user's own record, switching workspace); an API key gets 401. */
 export const SessionAuth = () => applyDecorators(SetMetadata(SESSION_ROUTE, true), ApiBearerAuth('dashboard_token'));

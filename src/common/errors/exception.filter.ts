@@ -42,6 +42,7 @@ export function toEnvelope(err: unknown, requestId: string, logger: Logger): { s
     let message = (err as Error).message || 'Invalid request';
     if (fastifyCode === 'FST_ERR_CTP_INVALID_JSON' || (err instanceof SyntaxError)) message = `Malformed JSON body: ${message}`;
     if (fastifyCode === 'FST_ERR_CTP_EMPTY_JSON_BODY') message = 'Body must not be empty when Content-Type is application/json';
+    if (status === 415) message = 'Unsupported Content-Type: request bodies are JSON (Content-Type: application/json); file uploads are multipart/form-data';
     if (status === 413) message = 'The request body is larger than the limit (2 MB); nothing was read';
     if (status === 404) message = (err as Error).message?.startsWith('Cannot ') ? `Unknown route: ${(err as Error).message.replace(/^Cannot /, '')}` : message;
     return {

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { EntityManager } from '@mikro-orm/postgresql';
+import { EntityManager, LockMode } from '@mikro-orm/postgresql';
 import { ApiException } from '../../common/errors/api.exception';
 import { generateApiKey, hashApiKey, isWellFormedApiKey, keyPrefix } from '../../common/auth/api-key-format';
 import type { AuthContext } from '../../common/auth/auth-context';
@@ -68,7 +68,7 @@ export class AccountsService {
       throw ApiException.invalid('expires_in_days', 'expires_in_days must be an integer from 0 to 3650');
     }
     return this.em.transactional(async (em) => {
-      const org = await em.findOne(Organization, { id: organizationId }, { lockMode: 4 /* PESSIMISTIC_WRITE */ });
+      const org = await em.findOne(Organization, { id: organizationId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
       if (!org) throw ApiException.notFound('organization', organizationId);
       if (opts.enforceLimits) {
         const plan = this.plans[org.plan];

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from '@mikro-orm/postgresql';
+import { EntityManager, LockMode } from '@mikro-orm/postgresql';
 import { generateApiKey, hashApiKey, keyPrefix } from '../../common/auth/api-key-format';
 import { ApiException } from '../../common/errors/api.exception';
 import { CursorCodec } from '../../common/http/cursor';
@@ -42,7 +42,7 @@ export class ApiKeysService {
   /** Revokes the key and creates its replacement (same name, scopes, environment and expiry) in one transaction. */
   async rotate(organizationId: string, keyId: string): Promise<CreatedKey> {
     return this.em.transactional(async (em) => {
-      const old = await em.findOne(ApiKey, { id: keyId, organizationId }, { lockMode: 4 });
+      const old = await em.findOne(ApiKey, { id: keyId, organizationId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
       if (!old) throw ApiException.notFound('API key', keyId);
       if (old.revokedAt) throw ApiException.invalid('key_id', 'This key is already revoked; create a new one instead');
       old.revokedAt = new Date();

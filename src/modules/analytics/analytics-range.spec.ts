@@ -19,6 +19,10 @@ describe('analytics date ranges', () => {
     for (const bad of ['2026-02-29', '2026-13-01', '2026-1-01', '20261101', '2026-11-01T00:00:00Z', '']) expect(dayNumber(bad)).toBeNull();
     expect(refusal(() => parseRange({ to: '2026-02-30' }, TODAY)).field).toBe('to');
     expect(refusal(() => parseRange({ from: 'yesterday' }, TODAY)).field).toBe('from');
+    // Valid dates at the ends of the calendar: a zone's offset or the day after would leave four-digit years.
+    expect(refusal(() => parseRange({ to: '9999-12-31' }, TODAY))).toEqual({ field: 'to', message: expect.stringContaining('from 1970-01-01 to 9998-12-31') });
+    expect(refusal(() => parseRange({ from: '0001-01-01', to: '0001-01-01' }, TODAY)).field).toBe('from');
+    expect(parseRange({ from: '9998-12-31', to: '9998-12-31' }, TODAY)).toEqual({ from: dayNumber('9998-12-31'), to: dayNumber('9998-12-31') });
   });
 
   it('refuses from after to, including the default to (today)', () => {

@@ -4,6 +4,9 @@ import { ApiException } from '../../common/errors/api.exception';
 export const MAX_RANGE_DAYS = 366;
 const DAY_MS = 86_400_000;
 export const DAY_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
+/** The dates `from` and `to` may name: a range in any time zone, and the day after it, stay four-digit years. */
+export const FIRST_DAY = '1970-01-01';
+export const LAST_DAY = '9998-12-31';
 
 /** Days since the epoch of a valid YYYY-MM-DD, else null (2026-02-30 is not a date). */
 export function dayNumber(s: string): number | null {
@@ -33,7 +36,8 @@ export function parseRange(query: { from?: string; to?: string }, today: string)
     const v = query[name];
     if (v === undefined) return null;
     const n = dayNumber(v);
-    if (n === null) throw ApiException.invalid(name, `${name} must be a calendar date in the form YYYY-MM-DD (UTC), e.g. 2026-11-01`);
+    if (n === null) throw ApiException.invalid(name, `${name} must be a calendar date in the form YYYY-MM-DD, e.g. 2026-11-01`);
+    if (v < FIRST_DAY || v > LAST_DAY) throw ApiException.invalid(name, `${name} must be a date from ${FIRST_DAY} to ${LAST_DAY} (got ${v})`);
     return n;
   };
   const from = parse('from');

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiConflictResponse, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags, ApiUnprocessableEntityResponse, getSchemaPath } from '@nestjs/swagger';
 import { Auth, AuthContext } from '../../common/auth/auth-context';
-import { RequiresScope } from '../../common/auth/decorators';
+import { ManagersOnly, RequiresScope } from '../../common/auth/decorators';
 import { NoBody } from '../../common/http/no-body';
 import { CreateDomainDto, DeletedDomainDto, DomainDto, DomainListDto, ListDomainsQueryDto, UpdateDomainDto } from './domains.dto';
 import { DomainsService } from './domains.service';
@@ -16,6 +16,7 @@ export class DomainsController {
 
   @Post()
   @RequiresScope('qr:write')
+  @ManagersOnly()
   @ApiOperation({
     summary: 'Add a custom domain',
     description:
@@ -46,6 +47,7 @@ export class DomainsController {
 
   @Patch(':id')
   @RequiresScope('qr:write')
+  @ManagersOnly()
   @ApiOperation({ summary: 'Set or clear the primary domain', description: 'Only a verified domain can become primary.' })
   @ApiOkResponse({ type: DomainDto })
   @ApiUnprocessableEntityResponse({ description: 'domain_not_verified: `primary: true` on a domain that is not verified', content: envelope })
@@ -57,6 +59,7 @@ export class DomainsController {
   @NoBody()
   @HttpCode(200)
   @RequiresScope('qr:write')
+  @ManagersOnly()
   @ApiOperation({
     summary: 'Check the TXT record now',
     description: 'Looks the record up in DNS and returns the domain: `verified` when found, otherwise unchanged (or `failed` once 7 days have passed).',
@@ -70,6 +73,7 @@ export class DomainsController {
   @NoBody()
   @HttpCode(200)
   @RequiresScope('qr:write')
+  @ManagersOnly()
   @ApiOperation({ summary: 'Remove a custom domain', description: 'Refused while any code (live, trashed or paused) uses it; afterwards the host name is free.' })
   @ApiOkResponse({ type: DeletedDomainDto })
   @ApiConflictResponse({ description: 'domain_in_use: codes still use the domain', content: envelope })

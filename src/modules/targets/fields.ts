@@ -61,10 +61,10 @@ export class FieldReader {
       if (opts.required) this.fail(key, 'is required');
       return undefined;
     }
-    const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : v;
-    if (typeof n !== 'number' || !Number.isFinite(n)) this.fail(key, 'must be a number');
-    if (n < opts.min || n > opts.max) this.fail(key, `must be between ${opts.min} and ${opts.max}`);
-    return n;
+    // A JSON number: a string is refused, as `"12"`, `" 12 "` or `"0x10"` would otherwise be printed as a number.
+    if (typeof v !== 'number' || !Number.isFinite(v)) this.fail(key, 'must be a number');
+    if (v < opts.min || v > opts.max) this.fail(key, `must be between ${opts.min} and ${opts.max}`);
+    return v;
   }
 
   /** A JSON integer (a numeric string is refused: `"3"` is not 3). */
@@ -153,7 +153,8 @@ export class FieldReader {
   dateTime(key: string, opts: { required?: boolean } = {}): string | undefined {
     const s = this.string(key, { required: opts.required, max: 40 });
     if (s === undefined) return undefined;
-    if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})?$/.test(s) || Number.isNaN(Date.parse(s))) {
+    // The form here; the calendar by validator.js (strict: 2026-02-30 and 24:00 are refused, not rolled over).
+    if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})?$/.test(s) || !isISO8601(s, { strict: true, strictSeparator: true }) || Number.isNaN(Date.parse(s))) {
       this.fail(key, 'must be an ISO 8601 date-time such as 2026-05-01T18:00:00Z');
     }
     return new Date(/(Z|[+-]\d{2}:?\d{2})$/.test(s) ? s : `${s}Z`).toISOString();

@@ -81,6 +81,12 @@ describe('target handlers', () => {
     });
     expect(parse({ type: 'sms', destination: 'SMSTO:+15551234567:hello' })).toEqual({ phone: '+15551234567', message: 'hello' });
     expect(parse({ type: 'location', destination: 'geo:48.85,2.29' })).toMatchObject({ lat: 48.85, lng: 2.29 });
+    // Numbers are JSON numbers, and dates real calendar dates: nothing is coerced or rolled over into a printed code.
+    for (const lat of ['12', ' 12 ', '0x10', '']) expect([lat, fieldOf(() => parse({ type: 'location', lat, lng: 2 }, 'static'))]).toEqual([lat, 'target.lat']);
+    for (const start of ['2026-02-30T10:00:00Z', '2026-02-31T10:00', '2026-05-01T24:00:00Z']) {
+      expect([start, fieldOf(() => parse({ type: 'event', title: 'T', start, end: '2026-06-01T10:00:00Z' }, 'static'))]).toEqual([start, 'target.start']);
+    }
+    expect(parse({ type: 'event', title: 'T', start: '2026-02-28T10:00', end: '2026-02-28T12:00:00+01:00' }, 'static')).toMatchObject({ start: '2026-02-28T10:00:00.000Z', end: '2026-02-28T11:00:00.000Z' });
     expect(parse({ type: 'text', destination: 'hello' })).toEqual({ text: 'hello' });
     expect(fieldOf(() => parse({ type: 'email', destination: 'https://x.com' }))).toBe('target.destination');
     expect(fieldOf(() => parse({ type: 'vcard', destination: 'BEGIN:VCARD\r\nEND:VCARD' }, 'dynamic'))).toBe('target.destination');
