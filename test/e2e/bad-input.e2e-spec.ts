@@ -241,6 +241,11 @@ describe('bad input on every documented operation', () => {
     expect400(nul, 'target.text', 'target.text');
     const tag = await http(api.origin, 'POST', '/v1/qr-codes', { key, body: { target: { type: 'text', text: 'ok' }, tags: ['fine', 'x\u0000'] } });
     expect400(tag, 'tags[1]', 'tags[1]');
+    for (const [tags, field] of [[['fine', 'x'.repeat(51)], 'tags[1]'], [['  '], 'tags[0]']] as const) {
+      expect400(await http(api.origin, 'POST', '/v1/qr-codes', { key, body: { target: { type: 'text', text: 'ok' }, tags } }), `tags ${JSON.stringify(tags)}`, field);
+    }
+    // 50 characters, not 50 UTF-16 code units.
+    expect((await http(api.origin, 'POST', '/v1/qr-codes', { key, body: { target: { type: 'text', text: 'ok' }, tags: ['🍣'.repeat(50)] } })).status).toBe(201);
     const wifi = await http(api.origin, 'POST', '/v1/qr-codes', { key, body: { type: 'static', target: { type: 'wifi', ssid: 'x', password: '\ud800', encryption: 'WPA' } } });
     expect400(wifi, 'target.password', 'target.password');
     const batch = await http(api.origin, 'POST', '/v1/batches', { key, body: { items: [{ target: { type: 'url', destination: 'https://example.com' } }, { name: '\ud800', target: { type: 'text', text: 'x' } }] } });
