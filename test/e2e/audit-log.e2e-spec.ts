@@ -1,5 +1,6 @@
 import { randomBase62 } from '../../src/common/ids';
 import { createOrg, addKey, db, http, startApi, TestApp } from '../setup/app';
+import { pdf, upload } from '../setup/files';
 import { addMember, PASSWORD, signIn } from '../setup/members';
 
 const email = (who: string) => `${who}-${randomBase62(8).toLowerCase()}@example.com`;
@@ -79,6 +80,37 @@ describe('audit log', () => {
     const log = await http(api.origin, 'GET', `/v1/audit-log?resource_id=${made.body.id}`, { key: org.apiKey });
     expect(log.body.data.map((e: any) => e.action)).toEqual(['domain.deleted', 'domain.created']);
     expect(log.body.data[0]).toMatchObject({ actor: { type: 'api_key', id: org.keyId }, changes: { hostname: [hostname, null] }, request_id: removed.headers.get('request-id') });
+  });
+
+  it('records deletions of webhook endpoints, folders, templates and files, every secret rotation, and arrays as arrays', async () => {
+    const org = await createOrg(api, { plan: 'pro' });
+    const key = org.apiKey;
+    const hook = await http(api.origin, 'POST', '/v1/webhooks', { key, body: { url: 'https://hooks.example.com/x', events: ['*'] } });
+    expect((await http(api.origin, 'PATCH', `/v1/webhooks/${hook.body.id}`, { key, body: { events: ['qr.created'] } })).status).toBe(200);
+    for (let i = 0; i < 2; i++) expect((await http(api.origin, 'POST', `/v1/webhooks/${hook.body.id}/rotate-secret`, { key })).status).toBe(200);
+    expect((await http(api.origin, 'DELETE', `/v1/webhooks/${hook.body.id}`, { key })).status).toBe(200);
+    const hookLog = (await http(api.origin, 'GET', `/v1/audit-log?resource_id=${hook.body.id}`, { key })).body.data;
+    expect(hookLog.map((e: any) => e.action)).toEqual(['webhook_endpoint.deleted', 'webhook_endpoint.updated', 'webhook_endpoint.updated', 'webhook_endpoint.updated', 'webhook_endpoint.created']);
+    expect(hookLog[0].changes).toMatchObject({ url: ['https://hooks.example.com/x', null], secret_enc: ['[redacted]', null] });
+    // Both rotations: the secret changed each time (redacted), and when the old one stops signing (not a secret).
+    const [second, first] = [hookLog[1].changes, hookLog[2].changes];
+    expect(first).toMatchObject({ secret_enc: ['[redacted]', '[redacted]'], previous_secret_expires_at: [null, expect.stringMatching(/^\d{4}-/)] });
+    expect(second).toMatchObject({ secret_enc: ['[redacted]', '[redacted]'], previous_secret_expires_at: [first.previous_secret_expires_at[1], expect.stringMatching(/^\d{4}-/)] });
+    expect(hookLog[3].changes.events).toEqual([['*'], ['qr.created']]);
+
+    const folder = await http(api.origin, 'POST', '/v1/folders', { key, body: { name: 'Gone soon' } });
+    expect((await http(api.origin, 'DELETE', `/v1/folders/${folder.body.id}`, { key })).status).toBe(200);
+    const template = await http(api.origin, 'POST', '/v1/templates', { key, body: { name: 'Gone soon', design: { colors: { foreground: '#000000' } } } });
+    expect(template.status).toBe(201);
+    expect((await http(api.origin, 'DELETE', `/v1/templates/${template.body.id}`, { key })).status).toBe(200);
+    const file = await upload(api, org, { filename: 'Gone soon', contentType: 'application/pdf', body: pdf() });
+    expect(file.status).toBe(201);
+    expect((await http(api.origin, 'DELETE', `/v1/files/${file.body.id}`, { key })).status).toBe(200);
+    for (const [id, type, name] of [[folder.body.id, 'folder', 'Gone soon'], [template.body.id, 'template', 'Gone soon'], [file.body.id, 'file', file.body.name]]) {
+      const log = (await http(api.origin, 'GET', `/v1/audit-log?resource_id=${id}`, { key })).body.data;
+      expect([type, log.map((e: any) => e.action)]).toEqual([type, [`${type}.deleted`, `${type}.created`]]);
+      expect([type, log[0].changes.name]).toEqual([type, [name, null]]);
+    }
   });
 
   it('redacts secrets: a new API key and a webhook secret appear as "[redacted]"; a password never appears', async () => {

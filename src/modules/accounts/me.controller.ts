@@ -24,6 +24,7 @@ export class AccountDto {
 
 @ApiTags('Account')
 @ApiBearerAuth('api_key')
+@ApiBearerAuth('dashboard_token')
 @Controller('me')
 export class MeController {
   constructor(@Inject(WORKSPACE_USAGE) private readonly usage: WorkspaceUsageSource) {}

@@ -1,4 +1,4 @@
-import type { ChangeSet, EventSubscriber, FlushEventArgs } from '@mikro-orm/core';
+import type { ChangeSet, EventSubscriber, FlushEventArgs, Platform } from '@mikro-orm/core';
 import { currentAuditScope } from '../../common/audit/audit-context';
 import { AuditEntry } from './audit-entry.entity';
 import { auditValue, snake } from './audit.repository';
@@ -28,8 +28,9 @@ const IGNORED = new Set(['updatedAt', 'createdAt', 'lastUsedAt', 'scanCount', 'l
 export class AuditSubscriber implements EventSubscriber {
   onFlush(args: FlushEventArgs): void {
     const entries: AuditEntry[] = [];
+    const platform = args.em.getPlatform();
     for (const cs of args.uow.getChangeSets()) {
-      const entry = this.entryFor(cs as ChangeSet<Record<string, unknown>>);
+      const entry = this.entryFor(cs as ChangeSet<Record<string, unknown>>, platform);
       if (entry) entries.push(entry);
     }
     for (const entry of entries) {
@@ -38,7 +39,7 @@ export class AuditSubscriber implements EventSubscriber {
     }
   }
 
-  private entryFor(cs: ChangeSet<Record<string, unknown>>): AuditEntry | undefined {
+  private entryFor(cs: ChangeSet<Record<string, unknown>>, platform: Platform): AuditEntry | undefined {
     const type = RESOURCES[cs.meta.className];
     if (!type) return undefined;
     const entity = cs.entity;
@@ -46,12 +47,14 @@ export class AuditSubscriber implements EventSubscriber {
     if (!organizationId || typeof entity.id !== 'string') return undefined;
     const changes: Record<string, [unknown, unknown]> = {};
     let verb: string;
-    if (cs.type === 'create') {
-      verb = 'created';
+    if (cs.type === 'create' || cs.type === 'delete') {
+      // Every field: from null on creation, to null on deletion.
+      verb = cs.type === 'create' ? 'created' : 'deleted';
       for (const prop of cs.meta.props) {
         if (prop.kind !== 'scalar' || IGNORED.has(prop.name) || prop.name === 'id' || prop.name === 'organizationId') continue;
         const field = snake(prop.name);
-        changes[field] = [null, auditValue(field, entity[prop.name])];
+        const value = auditValue(field, entity[prop.name]);
+        changes[field] = cs.type === 'create' ? [null, value] : [value, null];
       }
     } else if (cs.type === 'update') {
       verb = 'updated';
@@ -59,25 +62,21 @@ export class AuditSubscriber implements EventSubscriber {
       for (const key of Object.keys(cs.payload ?? {})) {
         if (IGNORED.has(key)) continue;
         const field = snake(key);
-        // The original data holds JSON columns serialized; compare and record them as values.
+        // The original data holds JSON columns serialized and PostgreSQL arrays as array literals (`{a,b}`); compare
+        // and record them as values.
         let original = before[key];
-        if (typeof original === 'string' && entity[key] !== null && typeof entity[key] === 'object' && !(entity[key] instanceof Date)) {
-          try {
-            original = JSON.parse(original);
-          } catch {
-            /* a plain string after all */
-          }
+        if (typeof original === 'string' && Array.isArray(entity[key])) {
+          original = original.startsWith('{') ? platform.unmarshallArray(original) : parseJson(original);
+        } else if (typeof original === 'string' && entity[key] !== null && typeof entity[key] === 'object' && !(entity[key] instanceof Date)) {
+          original = parseJson(original);
         }
-        const was = auditValue(field, original);
-        const now = auditValue(field, entity[key]);
-        if (JSON.stringify(was) === JSON.stringify(now)) continue;
-        changes[field] = [was, now];
+        // Compared as stored, recorded as auditValue shows them: a secret that changed is "[redacted]" on both sides.
+        if (JSON.stringify(auditValue('', original)) === JSON.stringify(auditValue('', entity[key]))) continue;
+        changes[field] = [auditValue(field, original), auditValue(field, entity[key])];
       }
       if (Object.keys(changes).length === 0) return undefined;
       if (type === 'qr_code' && 'deleted_at' in changes) verb = changes.deleted_at[1] ? 'deleted' : 'restored';
       if (type === 'api_key' && 'revoked_at' in changes && changes.revoked_at[1]) verb = 'revoked';
-    } else if (cs.type === 'delete') {
-      verb = 'deleted';
     } else {
       return undefined;
     }
@@ -96,5 +95,14 @@ export class AuditSubscriber implements EventSubscriber {
       ipCountry: scope.ipCountry?.() ?? null,
     });
     return entry;
+  }
+}
+
+/** A JSON column's serialized original, or the string itself when it is not JSON. */
+function parseJson(s: string): unknown {
+  try {
+    return JSON.parse(s);
+  } catch {
+    return s;
   }
 }

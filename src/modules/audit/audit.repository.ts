@@ -4,8 +4,8 @@ import { newId } from '../../common/ids';
 
 export const REDACTED = '[redacted]';
 
-/** Field names whose values never reach the audit log. */
-const SECRET_FIELD = /secret|password|hash|token|^key$|api_key|sealed|_enc$|enc$/i;
+/** Field names whose values never reach the audit log (a time such as `previous_secret_expires_at` is not a secret). */
+const SECRET_FIELD = /^(?!.*_at$).*(?:secret|password|hash|token|^key$|api_key|sealed|_enc$|enc$)/i;
 
 export const snake = (s: string): string => s.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 

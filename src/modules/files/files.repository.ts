@@ -5,6 +5,7 @@ import type { CursorCodec } from '../../common/http/cursor';
 import type { ListEnvelope } from '../../common/http/list';
 import { pageByCreatedAt } from '../../common/http/pagination';
 import { hasPrefix } from '../../common/ids';
+import { recordAudit } from '../audit/audit.repository';
 import { UploadedFile } from './file.entity';
 
 export class FileInUseError extends Error {}
@@ -43,7 +44,10 @@ export class FilesRepository {
   /** Deletes the row; FileInUseError while a code (live, trashed or paused) names it (the foreign key from qr_codes). */
   async delete(file: UploadedFile): Promise<void> {
     try {
-      await this.em.execute('delete from files where id = ? and organization_id = ?', [file.id, file.organizationId]);
+      const gone = await this.em.execute<{ id: string }[]>('delete from files where id = ? and organization_id = ? returning id', [file.id, file.organizationId]);
+      if (gone[0]) {
+        await recordAudit(this.em, { organizationId: file.organizationId, action: 'file.deleted', resource: { type: 'file', id: file.id }, changes: { name: [file.name, null] } });
+      }
     } catch (err) {
       if (err instanceof ForeignKeyConstraintViolationException) throw new FileInUseError(file.id);
       throw err;

@@ -51,8 +51,9 @@ export class FoldersService {
   /** Codes in the folder move to no folder: qr_codes.folder_id references folders `on delete set null`. */
   async remove(auth: AuthContext, id: string): Promise<{ id: string; object: 'folder'; deleted: true }> {
     const folder = await this.find(auth, id);
-    await this.em.execute('delete from folders where id = ? and organization_id = ?', [id, auth.organizationId]);
-    this.em.getUnitOfWork().unsetIdentity(folder);
+    // Through the unit of work, so the audit log records the deletion in the same transaction.
+    this.em.remove(folder);
+    await this.em.flush();
     return { id, object: 'folder', deleted: true };
   }
 }

@@ -128,7 +128,12 @@ export class MembersService {
         organizationId: auth.organizationId,
         action: 'member.invited',
         resource: { type: 'member', id: id! },
-        changes: { email: [null, user.email], role: [existing?.role ?? null, body.role], status: [existing?.status ?? null, 'invited'] },
+        // A new invitation: every field from null; a renewed one: only what changed (the role), else nothing but the new link.
+        changes: existing
+          ? existing.role === body.role
+            ? {}
+            : { role: [existing.role, body.role] }
+          : { email: [null, user.email], role: [null, body.role], status: [null, 'invited'] },
       });
       return { member: (await findMembership(em, auth.organizationId, id!))!, token, orgName: org.name };
     });
@@ -208,14 +213,18 @@ export class MembersService {
         throw ApiException.invalid('password', 'This account already has a password: sign in with it, or change it with PATCH /v1/users/me');
       }
       await em.execute(`update memberships set status = 'active', invitation_expires_at = null, updated_at = now() where id = ?`, [row.id]);
+      const name = body.name?.trim() ? body.name.trim() : user.name;
       await recordAudit(em, {
         organizationId: row.organization_id,
         action: 'member.joined',
         resource: { type: 'member', id: row.id },
-        changes: { status: ['invited', 'active'], ...(passwordHash !== undefined ? { password: [null, 'set'] } : {}) },
+        changes: {
+          status: ['invited', 'active'],
+          ...(passwordHash !== undefined ? { password: [null, 'set'] } : {}),
+          ...(name !== user.name ? { name: [user.name, name] } : {}),
+        },
         actor: { type: 'user', id: user.id, email: user.email },
       });
-      const name = body.name?.trim() ? body.name.trim() : user.name;
       await em.execute('update users set name = ?, password_hash = coalesce(?, password_hash), updated_at = now() where id = ?', [
         name,
         passwordHash ?? null,

@@ -179,7 +179,14 @@ export class SessionsService {
       const bearer = req.headers.authorization;
       if (bearer) userId = (await this.tokens.verify(bearer)).userId;
     }
-    if (!row && !userId) throw new ApiException('unauthorized', 'No session to end: send the refresh cookie or a session token');
+    if (!row && !userId) {
+      throw new ApiException(
+        'unauthorized',
+        all
+          ? 'No session to end: send the refresh cookie or a valid session token'
+          : 'No session to end: this request carries no valid refresh cookie, which names the session; to end every session of the user, send ?all=true with a session token',
+      );
+    }
     if (all && userId) await revokeUserSessions(em, userId);
     else if (row) await revokeFamily(em, row.family_id);
     this.clearRefreshCookie(reply);

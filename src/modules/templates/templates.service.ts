@@ -98,8 +98,9 @@ export class TemplatesService {
   /** Codes created from the template keep their design (they hold a copy). */
   async remove(auth: AuthContext, id: string): Promise<{ id: string; object: 'template'; deleted: true }> {
     const template = await this.find(auth, id);
-    await this.em.execute('delete from templates where id = ? and organization_id = ?', [id, auth.organizationId]);
-    this.em.getUnitOfWork().unsetIdentity(template);
+    // Through the unit of work, so the audit log records the deletion in the same transaction.
+    this.em.remove(template);
+    await this.em.flush();
     return { id, object: 'template', deleted: true };
   }
 }

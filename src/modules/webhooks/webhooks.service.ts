@@ -178,8 +178,10 @@ export class WebhooksService {
 
   async remove(auth: AuthContext, id: string): Promise<DeletedWebhookEndpointDto> {
     const endpoint = await this.find(auth, id);
-    // Its delivery records go with it (on delete cascade); archived events stay until their 30 days are over.
-    await this.em.nativeDelete(WebhookEndpoint, { id: endpoint.id, organizationId: auth.organizationId, environment: auth.environment });
+    // Its delivery records go with it (on delete cascade); archived events stay until their 30 days are over. Removed
+    // through the unit of work, so the audit log records the deletion in the same transaction.
+    this.em.remove(endpoint);
+    await this.em.flush();
     return { id: endpoint.id, object: 'webhook_endpoint' as const, deleted: true as const };
   }
 
