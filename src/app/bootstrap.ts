@@ -7,7 +7,7 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppConfig } from '../common/config/config';
 import { setRateLimitHeaders } from '../common/auth/api-key.guard';
-import { parseTrustProxy, STRICT_TRANSPORT_SECURITY, type TrustProxy } from '../common/http/client-address';
+import { parseTrustProxy, SECURITY_HEADERS, STRICT_TRANSPORT_SECURITY, type TrustProxy } from '../common/http/client-address';
 import { createValidationPipe } from '../common/errors/validation';
 import { assertDepth, assertNoPrototypeKeys } from '../common/errors/input-rules';
 import { docUrl, setDocsBaseUrl } from '../common/errors/error-codes';
@@ -58,8 +58,17 @@ const httpLogger = new Logger('HTTP');
 function frameworkError(err: Error, request: FastifyRequest, reply: FastifyReply): void {
   const id = String(request.id);
   const { status, body } = toEnvelope(err, id, httpLogger);
-  void reply.code(status).header('Request-Id', id).header('Scanlink-Version', API_VERSION).header('Content-Type', 'application/json; charset=utf-8').send(body);
+  void reply.code(status).headers({ ...ANSWER_HEADERS, 'Request-Id': id, 'Scanlink-Version': API_VERSION, 'Content-Type': 'application/json; charset=utf-8' });
+  if (request.protocol === 'https') void reply.header('Strict-Transport-Security', STRICT_TRANSPORT_SECURITY);
+  void reply.send(body);
 }
+
+/** What every answer of both hosts carries unless a route sets its own (docs/security.md): no MIME sniffing, the
+ * referrer policy, and one Cache-Control (`no-store` for anything that does not say otherwise). */
+const ANSWER_HEADERS: Readonly<Record<string, string>> = { ...SECURITY_HEADERS, 'Cache-Control': 'no-store' };
+const ANSWER_HEADER_LINES = Object.entries(ANSWER_HEADERS)
+  .map(([name, value]) => `${name}: ${value}\r\n`)
+  .join('');
 
 const CLIENT_ERRORS: Record<string, [number, string]> = {
   HPE_HEADER_OVERFLOW: [431, 'The request line or headers are too large'],
@@ -76,7 +85,7 @@ function clientError(err: NodeJS.ErrnoException, socket: Duplex): void {
   if (socket.writable) {
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-        `Request-Id: ${id}\r\nScanlink-Version: ${API_VERSION}\r\nConnection: close\r\n\r\n${body}`,
+        `${ANSWER_HEADER_LINES}Request-Id: ${id}\r\nScanlink-Version: ${API_VERSION}\r\nConnection: close\r\n\r\n${body}`,
     );
   }
   socket.destroy(err);
@@ -175,12 +184,11 @@ function instrument(fastify: FastifyInstance, logger: PinoLoggerService, process
     done();
   });
   // Security headers on every answer Fastify writes (the scan host's hot path writes its own, precomputed): nosniff,
-  // a referrer policy, HSTS when the request arrived over https (directly, or per X-Forwarded-Proto from a trusted
+  // a referrer policy, one Cache-Control (no-store unless the route set one), HSTS when the request arrived over https (directly, or per X-Forwarded-Proto from a trusted
   // proxy: Fastify's request.protocol honours TRUST_PROXY), and on the api's HTML (Swagger UI, the error reference,
   // Bull Board) a CSP that forbids framing. A route's own value is kept.
   fastify.addHook('onSend', (req, reply, payload, done) => {
-    if (!reply.hasHeader('x-content-type-options')) void reply.header('X-Content-Type-Options', 'nosniff');
-    if (!reply.hasHeader('referrer-policy')) void reply.header('Referrer-Policy', 'strict-origin-when-cross-origin');
+    for (const [name, value] of Object.entries(ANSWER_HEADERS)) if (!reply.hasHeader(name)) void reply.header(name, value);
     if (req.protocol === 'https' && !reply.hasHeader('strict-transport-security')) void reply.header('Strict-Transport-Security', STRICT_TRANSPORT_SECURITY);
     if (processName === 'api' && String(reply.getHeader('content-type') ?? '').startsWith('text/html')) {
       const csp = reply.getHeader('content-security-policy');

@@ -41,6 +41,13 @@ describe('every error in the envelope', () => {
     expect(body.error.code).toBe('invalid_request');
     expect(body.error.request_id).toMatch(/^req_/);
     expect(res.headers['request-id']).toBe(body.error.request_id);
+    // The headers every answer of both hosts carries, errors before routing included.
+    expect([what, res.headers['x-content-type-options'], res.headers['referrer-policy'], res.headers['cache-control']]).toEqual([
+      what,
+      'nosniff',
+      'strict-origin-when-cross-origin',
+      'no-store',
+    ]);
   };
 
   it('malformed percent-encoding, over-long path parameters and oversized URLs', async () => {
@@ -51,6 +58,21 @@ describe('every error in the envelope', () => {
       expectEnvelope(await raw(origin, `/x?y=${'a'.repeat(100_000)}`), 431, `${origin} long URL`);
     }
     expectEnvelope(await raw(scan.origin, '/abcdefg/%E0%A4%A'), 400, 'scan host, sub-path with bad encoding');
+  });
+
+  it('one Cache-Control on answers that set none themselves: JSON, errors, health, the API reference', async () => {
+    for (const [origin, path] of [
+      [api.origin, '/health'],
+      [api.origin, '/health/ready'],
+      [api.origin, '/v1/me'],
+      [api.origin, '/docs/openapi.json'],
+      [api.origin, '/docs/errors'],
+      [scan.origin, '/health'],
+      [scan.origin, '/images/nothing-here.png'],
+    ]) {
+      const res = await raw(origin, path);
+      expect([origin, path, res.headers['cache-control'], res.headers['x-content-type-options']]).toEqual([origin, path, 'no-store', 'nosniff']);
+    }
   });
 
   it('oversized headers', async () => {

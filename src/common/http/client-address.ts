@@ -26,6 +26,12 @@ export function clientIp(req: IncomingMessage, trust: TrustProxy): string | unde
 /** `Strict-Transport-Security` on every answer to a request that arrived over https (one year). */
 export const STRICT_TRANSPORT_SECURITY = 'max-age=31536000';
 
+/** The headers every answer of both hosts carries (docs/security.md): no MIME sniffing and the referrer policy. */
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'strict-origin-when-cross-origin',
+};
+
 /**
  * Whether the request arrived over https: TLS on the socket itself, or `X-Forwarded-Proto: https` (its last entry, the
  * nearest proxy's) from a peer TRUST_PROXY trusts. The same rule as Fastify's `request.protocol` with the same trust

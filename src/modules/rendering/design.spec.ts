@@ -267,8 +267,18 @@ describe('design.frame', () => {
     expect(() => parseDesign({ frame })).toThrow(expect.objectContaining({ code: 'invalid_request', extras: expect.objectContaining({ field }), message: expect.stringMatching(message) }));
   });
 
-  it('does not check the colours of a frame whose style is none', () => {
-    expect(parseDesign({ frame: { style: 'none', color: '#ffffff' } }).frame?.style).toBe('none');
+  it('does not check the colours of a frame whose style is none: style none removes the frame, text and colours too', () => {
+    expect(parseDesign({ frame: { style: 'none', color: '#ffffff' } }).frame).toBeNull();
+    expect(parseDesign({ frame: { text: 'Hi there' } }).frame).toBeNull();
+    const boxed = parseDesign({ frame: { style: 'box', text: 'Hello' } });
+    const removed = parseDesign({ frame: { style: 'none' } }, { base: boxed });
+    expect(removed.frame).toBeNull();
+    expect(presentDesign(removed, false).frame).toMatchObject({ style: 'none', text: null });
+    expect(parseDesign({ frame: { style: 'box' } }, { base: removed }).frame).toMatchObject({ style: 'box', text: 'Scan me' });
+  });
+
+  it.each(['\u200b', 'Scan\u00adme', '\ufeff', 'Scan \u202eem'])('refuses frame text %j holding invisible formatting characters', (text) => {
+    expect(() => parseDesign({ frame: { style: 'box', text } })).toThrow(expect.objectContaining({ extras: expect.objectContaining({ field: 'design.frame.text' }) }));
   });
 });
 

@@ -203,6 +203,8 @@ export function parseDesign(input: unknown, opts: { base?: Design; field?: strin
   let frame = base.frame ? { ...base.frame } : null;
   if (obj.frame === null) frame = null;
   else if (obj.frame !== undefined) frame = parseFrame(obj.frame, `${root}.frame`, frame);
+  // `style: "none"` removes the frame, its text and colours with it (a later style starts from the defaults).
+  if (frame?.style === 'none') frame = null;
 
   let errorCorrection: ErrorCorrection;
   if (obj.error_correction !== undefined) {
@@ -238,6 +240,9 @@ function parseFrame(value: unknown, field: string, base: Frame | null): Frame {
     }
     if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(f.text)) throw invalid(tf, `${tf} must not contain control characters or line breaks`);
     if (f.text.trim() === '') throw invalid(tf, `${tf} must not be blank`);
+    // Format characters draw nothing or reorder what is drawn (zero-width space, soft hyphen, byte order mark, bidi
+    // overrides): a band of them would print empty or read differently from what was typed.
+    if (/\p{Cf}/u.test(f.text)) throw invalid(tf, `${tf} must not contain invisible formatting characters (zero-width or bidirectional controls)`);
     const missing = missingGlyphs(f.text);
     if (missing.length) {
       throw invalid(tf, `${tf} has characters the frame font cannot draw: ${missing.slice(0, 5).map((c) => JSON.stringify(c)).join(', ')}`);

@@ -33,7 +33,8 @@ export function parseImageRequest(
   }
   let size = DEFAULT_SIZE;
   if (format === 'png' || format === 'webp' || (format === 'svg' && opts.svgSize !== 'ignored')) {
-    size = query.size === undefined ? DEFAULT_SIZE : Number(query.size);
+    // Decimal digits only: Number() would also read `0x100`, `1e3`, ` 500` and `1000.0`.
+    size = query.size === undefined ? DEFAULT_SIZE : /^\d{1,5}$/.test(query.size) ? Number(query.size) : NaN;
     if (!Number.isInteger(size) || size < PNG_MIN_SIZE || size > PNG_MAX_SIZE) {
       throw ApiException.invalid('size', `size must be an integer from ${PNG_MIN_SIZE} to ${PNG_MAX_SIZE}`);
     }

@@ -1,5 +1,5 @@
 import type { IncomingMessage, OutgoingHttpHeader, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { STRICT_TRANSPORT_SECURITY } from '../../common/http/client-address';
+import { SECURITY_HEADERS, STRICT_TRANSPORT_SECURITY } from '../../common/http/client-address';
 import { type ScanSite, siteKey } from '../domains/scan-site';
 import type { OwnPathAnswer, OwnPaths } from '../targets/target-handler';
 import type { OwnPathBasis } from './own-path-memo';
@@ -37,10 +37,7 @@ function setOnce(headers: OutgoingHttpHeaders, name: string, value: OutgoingHttp
 }
 
 /** Headers every answer of the scan host carries unless the answer sets its own (hosted pages: `no-referrer`). */
-export const SCAN_SECURITY_HEADERS: Readonly<Record<string, string>> = {
-  'X-Content-Type-Options': 'nosniff',
-  'Referrer-Policy': 'strict-origin-when-cross-origin',
-};
+export const SCAN_SECURITY_HEADERS = SECURITY_HEADERS;
 
 export interface OwnPathResult {
   answer: OwnPathAnswer;

@@ -132,7 +132,7 @@ export class DownloadQueryDto {
   @IsOmittable() @IsIn(['svg', 'png', 'webp', 'pdf'], { message: 'format must be one of svg, png, webp, pdf' })
   format?: string;
   @ApiPropertyOptional({ type: 'integer', minimum: 100, maximum: 4000, default: 1000, description: 'Pixels: the PNG or WebP width (a frame makes the image taller), ignored for svg and pdf (vectors)' })
-  @IsOmittable() @IsString({ message: 'size must be an integer from 100 to 4000' })
+  @IsOmittable() @Matches(/^\d+$/, { message: 'size must be an integer from 100 to 4000' })
   size?: string;
   @ApiPropertyOptional({ type: 'number', minimum: 10, maximum: 1000, default: 50, description: 'pdf: the printed width in millimetres of the symbol with its quiet zone (a frame adds to it)' })
   @IsOmittable() @IsString({ message: 'print_mm must be a number from 10 to 1000 (millimetres)' })
