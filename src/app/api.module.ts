@@ -26,6 +26,8 @@ import { FilesApiModule } from '../modules/files/files-api.module';
 import { FilesService } from '../modules/files/files.service';
 import { MetricsModule } from '../modules/metrics/metrics.module';
 import { TemplatesApiModule } from '../modules/templates/templates-api.module';
+import { ImagesModule } from '../modules/images/images.module';
+import { ImagesService } from '../modules/images/images.service';
 import { McpApiModule } from '../modules/mcp/mcp-api.module';
 import { CoreModule } from './core.module';
 import { outboxModule } from './outbox';
@@ -39,7 +41,7 @@ export class ApiModule {
       module: ApiModule,
       imports: [CoreModule.forRoot(config, { statementTimeout: true }), outboxModule(), HealthModule, AccountsApiModule.forRoot({ imports: [FilesApiModule], usage: FilesService }), TokensApiModule, MembersApiModule, AuditApiModule, QrCodesApiModule, FoldersApiModule, BatchesApiModule, EventsApiModule, WebhooksApiModule, AnalyticsApiModule, DomainsApiModule,
         FilesApiModule,
-        TemplatesApiModule,
+        TemplatesApiModule.forRoot({ imports: [ImagesModule], logos: ImagesService }),
         MetricsModule,
         McpApiModule,
         // Every queue, for the queue dashboard (queue-board.ts).

@@ -151,6 +151,9 @@ describe('file, audio and video codes', () => {
       const past = await get(`/${code.short_code}/file`, { range: `bytes=${bytes.length + 5}-` });
       expect(past.status).toBe(416);
       expect(past.headers.get('content-range')).toBe(`bytes */${bytes.length}`);
+      // The error envelope, without the file's name.
+      expect(past.headers.get('content-disposition')).toBeNull();
+      expect(await past.json()).toMatchObject({ error: { code: 'invalid_request', message: expect.stringContaining(`${bytes.length} bytes`), request_id: past.headers.get('request-id') } });
       const garbage = await get(`/${code.short_code}/file`, { range: 'pages=1-2' });
       expect(garbage.status).toBe(200);
       const head = await get(`/${code.short_code}/file`, {}, 'HEAD');

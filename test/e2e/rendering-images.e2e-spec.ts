@@ -148,7 +148,7 @@ describe('Logo intake (ImagesService.prepareLogo)', () => {
     return err!.message;
   };
 
-  it('leaves no logo behind when a request is refused, and a batch fetches its logo once for every item', async () => {
+  it('leaves no logo behind when a request is refused; a batch checks its logo when accepted and fetches it once for all its items', async () => {
     const apiDir = mkdtempSync(join(tmpdir(), 'scanlink-logo-api-'));
     // Their own Redis database: no other test file's worker takes this batch (it could not fetch from 127.0.0.1).
     const env = { STORAGE_DIR: apiDir, LOGO_ALLOW_HOSTS: '127.0.0.1', REDIS_URL: isolatedRedisUrl(12) };
@@ -178,12 +178,15 @@ describe('Logo intake (ImagesService.prepareLogo)', () => {
         body: { design: { logo }, items: [1, 2, 3].map((n) => ({ target: { type: 'url', destination: `https://example.com/b/${n}` } })) },
       });
       expect(batch.status).toBe(202);
+      // Once when the batch is accepted (checked, not stored: a logo every item would refuse is a 400 up front)...
+      expect(logoHits() - before).toBe(1);
       const done = await eventually(async () => {
         const res = await http(api.origin, 'GET', `/v1/batches/${batch.body.id}`, { key: org.apiKey });
         return res.body.status !== 'processing' ? res.body : undefined;
       }, 30_000, 'the batch');
       expect(done).toMatchObject({ status: 'completed', completed_count: 3, error_count: 0 });
-      expect(logoHits() - before).toBe(1);
+      // ...and once for every item of the run, not once per item.
+      expect(logoHits() - before).toBe(2);
       expect(pngs()).toHaveLength(1);
     } finally {
       await worker.close();

@@ -48,11 +48,22 @@ describe('/v1/templates', () => {
       [{ name: 'x' }, 'design'],
       [{ design: {} }, 'name'],
       [{ name: 'x', design: {}, colour: 1 }, 'colour'],
+      // Logos as a code's creation checks them: no private address, only real images.
+      [{ name: 'x', design: { logo: { url: 'http://169.254.169.254/latest/' } } }, 'design.logo.url'],
+      [{ name: 'x', design: { logo: { url: `data:image/png;base64,${Buffer.from('<html>').toString('base64')}` } } }, 'design.logo.url'],
     ] as const) {
       const res = await http(t.origin, 'POST', '/v1/templates', { key: org.apiKey, body });
-      expect(res.status).toBe(400);
-      expect(res.body.error.field).toBe(field);
+      expect([JSON.stringify(body).slice(0, 80), res.status, res.body.error?.field]).toEqual([JSON.stringify(body).slice(0, 80), 400, field]);
     }
+    const ok = await http(t.origin, 'POST', '/v1/templates', { key: org.apiKey, body: { name: 'Plain', design: {} } });
+    const patched = await http(t.origin, 'PATCH', `/v1/templates/${ok.body.id}`, { key: org.apiKey, body: { design: { logo: { url: 'http://127.0.0.1/x.png' } } } });
+    expect([patched.status, patched.body.error?.field]).toEqual([400, 'design.logo.url']);
+    // A batch whose design every item would refuse is refused before it is accepted.
+    const batch = await http(t.origin, 'POST', '/v1/batches', {
+      key: org.apiKey,
+      body: { design: { logo: { url: 'http://127.0.0.1/x.png' } }, items: [{ target: { type: 'text', text: 'a' } }] },
+    });
+    expect([batch.status, batch.body.error?.field]).toEqual([400, 'design.logo.url']);
   });
 
   it('keeps templates to their workspace and environment, and checks scopes', async () => {

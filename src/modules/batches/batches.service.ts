@@ -38,7 +38,7 @@ export class BatchesService {
   /** Accepts the batch: its design (a template's, the body's over it) resolved once, the plan's room for its dynamic
    * items (and, apart, its dynamic GS1 items) checked and reserved until the batch finishes, every item stored pending with a reserved id. */
   async create(auth: AuthContext, body: CreateBatchDto): Promise<BatchDto> {
-    const design = body.design || body.template_id ? await this.qrCodes.designOf(auth, { design: body.design, template_id: body.template_id }) : null;
+    const design = body.design || body.template_id ? await this.qrCodes.checkedDesignOf(auth, { design: body.design, template_id: body.template_id }) : null;
     const dynamicCount = body.items.filter((i) => itemKind(i) === 'dynamic').length;
     const gs1Count = body.items.filter((i) => isDynamicGs1Item(i)).length;
     await assertQueueReachable(this.queue, 'Batch processing');

@@ -1,3 +1,4 @@
+import { docUrl } from '../../common/errors/error-codes';
 import { Readable } from 'node:stream';
 import { Inject, Injectable } from '@nestjs/common';
 import { create as contentDisposition } from 'content-disposition';
@@ -74,7 +75,10 @@ export class FileDeliveryService {
     const ifRange = req.headers['if-range'];
     const plan = planRange(file.size, req.headers.range, typeof ifRange === 'string' ? ifRange : undefined, etag);
     if (plan.status === 416) {
-      void reply.status(416).header('Content-Range', `bytes */${file.size}`).header('Content-Type', 'text/plain; charset=utf-8').send('Range Not Satisfiable');
+      // In the error envelope, as every error answer; not the file's, so without its name, type or validator.
+      for (const h of ['Content-Disposition', 'ETag', 'Content-Security-Policy']) void reply.removeHeader(h);
+      const error = { code: 'invalid_request', message: `The requested range is not satisfiable: the file has ${file.size} bytes`, doc_url: docUrl('invalid_request'), request_id: String(req.id) };
+      void reply.status(416).header('Content-Range', `bytes */${file.size}`).header('Content-Type', 'application/json; charset=utf-8').header('Cache-Control', 'no-store').send({ error });
       return true;
     }
     const length = plan.range ? plan.range.end - plan.range.start + 1 : file.size;

@@ -78,6 +78,11 @@ export class QrCodeImagesService implements OnModuleDestroy {
     return design.logo ? this.images.prepareLogo(design.logo.url, (key) => this.pin(pins, key)) : null;
   }
 
+  /** Checks the design's logo as prepareLogo would (a 400 on `design.logo.url`), storing nothing. */
+  async checkLogo(design: Design): Promise<void> {
+    if (design.logo) await this.images.loadLogo(design.logo.url);
+  }
+
   /** Draws the code's SVG, pins and stores it; returns its key. */
   async store(payload: string, design: Design, logoKey: string | null, pins: StoragePins): Promise<string> {
     const svg = await this.rendering.renderSvg(payload, design, await this.logo(design, logoKey));

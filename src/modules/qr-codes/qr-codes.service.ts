@@ -127,6 +127,14 @@ export class QrCodesService {
     return parseDesign(body.design ?? (base ? undefined : {}), { base });
   }
 
+  /** A batch's design, resolved once for all its items and checked as a code's, its logo too (fetched or decoded,
+   * not stored): a logo every item would refuse is a 400 before the batch is accepted. */
+  async checkedDesignOf(auth: AuthContext, body: { design?: Record<string, unknown> | null; template_id?: string | null }): Promise<Design> {
+    const design = await this.designOf(auth, body);
+    await this.images.checkLogo(design);
+    return design;
+  }
+
   /** Creates a code: prepare, then the creation service draws, stores and inserts it. */
   async create(auth: AuthContext, body: CreateQrCodeDto | CreateGs1QrCodeDto): Promise<QrCodeDto> {
     const code = await this.creation.createOne(auth, await this.prepare(auth, body));

@@ -1,11 +1,12 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/postgresql';
 import type { AuthContext } from '../../common/auth/auth-context';
 import { ApiException } from '../../common/errors/api.exception';
 import { CursorCodec } from '../../common/http/cursor';
 import { pageByCreatedAt } from '../../common/http/pagination';
 import { lockOrganization } from '../accounts/organizations.repository';
-import { parseDesign, presentFrame, storedDesign } from '../rendering/design';
+import { type Design, parseDesign, presentFrame, storedDesign } from '../rendering/design';
+import { LOGO_CHECK, type LogoCheck } from './logo-check';
 import { Template } from './template.entity';
 import { MAX_TEMPLATES, type CreateTemplateDto, type ListTemplatesQueryDto, type TemplateDto, type UpdateTemplateDto } from './templates.dto';
 import { TEMPLATE_ID } from './templates.repository';
@@ -37,12 +38,19 @@ export class TemplatesService {
   constructor(
     private readonly em: EntityManager,
     private readonly cursors: CursorCodec,
+    @Inject(LOGO_CHECK) private readonly logos: LogoCheck,
   ) {}
+
+  /** The design validated exactly as a code's: its logo too (a template whose logo every code would refuse is a 400). */
+  private async checkedDesign(design: Design, before?: Design): Promise<Design> {
+    if (design.logo && design.logo.url !== before?.logo?.url) await this.logos.loadLogo(design.logo.url);
+    return design;
+  }
 
   /** At most MAX_TEMPLATES per workspace (both environments, like custom domains): the workspace row is locked while
    * counting, so concurrent creations cannot pass the limit together. */
   async create(auth: AuthContext, body: CreateTemplateDto): Promise<TemplateDto> {
-    const design = parseDesign(body.design);
+    const design = await this.checkedDesign(parseDesign(body.design));
     const template = await this.em.transactional(async (em) => {
       await lockOrganization(em, auth.organizationId);
       const current = await em.count(Template, { organizationId: auth.organizationId });
@@ -78,7 +86,8 @@ export class TemplatesService {
   /** `design` merges over the stored design field by field, as PATCH /v1/qr-codes/{id} does for a code's design. */
   async update(auth: AuthContext, id: string, body: UpdateTemplateDto): Promise<TemplateDto> {
     const template = await this.find(auth, id);
-    const design = body.design === undefined ? undefined : parseDesign(body.design, { base: storedDesign(template.design) });
+    const stored = storedDesign(template.design);
+    const design = body.design === undefined ? undefined : await this.checkedDesign(parseDesign(body.design, { base: stored }), stored);
     let changed = false;
     if (body.name !== undefined && body.name !== template.name) {
       template.name = body.name;
