@@ -166,6 +166,12 @@ describe('API foundation', () => {
       expect(again.headers.get('idempotent-replayed')).toBe('true');
       const list = await http(t.origin, 'GET', '/v1/folders', { key: org.apiKey });
       expect(list.body.data).toHaveLength(1);
+      // The same parameters in another key order are the same request.
+      const code = { name: 'Ordered', target: { type: 'url', destination: 'https://example.com/o' } };
+      const codeHeaders = { 'idempotency-key': 'create-code-1' };
+      const made = await http(t.origin, 'POST', '/v1/qr-codes', { key: org.apiKey, rawBody: JSON.stringify(code), headers: codeHeaders });
+      const reordered = await http(t.origin, 'POST', '/v1/qr-codes', { key: org.apiKey, rawBody: JSON.stringify({ target: { destination: code.target.destination, type: 'url' }, name: code.name }), headers: codeHeaders });
+      expect([made.status, reordered.status, reordered.headers.get('idempotent-replayed'), reordered.body.id]).toEqual([201, 201, 'true', made.body.id]);
       const conflict = await http(t.origin, 'POST', '/v1/folders', { key: org.apiKey, body: { name: 'Twice' }, headers });
       expect(conflict.status).toBe(409);
       expect(conflict.body.error.code).toBe('idempotency_conflict');

@@ -88,6 +88,9 @@ describe('Webhook endpoints (/v1/webhooks)', () => {
       const dup = await create(org.apiKey, { url: rx.url('/dup'), events: ['qr.updated', 'qr.updated', 'lead.captured'], source: 'zapier' });
       expect(dup.body.events).toEqual(['qr.updated', 'lead.captured']);
       expect(dup.body.source).toBe('zapier');
+      // More entries than there are event types, all duplicates: still one type.
+      const many = await create(org.apiKey, { url: rx.url('/many'), events: Array.from({ length: 12 }, () => 'qr.created') });
+      expect([many.status, many.body.events]).toEqual([201, ['qr.created']]);
     });
 
     it.each([

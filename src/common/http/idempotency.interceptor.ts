@@ -2,6 +2,7 @@ import { CallHandler, ExecutionContext, HttpStatus, Inject, Injectable, NestInte
 import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
 import { Reflector } from '@nestjs/core';
 import { createHash } from 'node:crypto';
+import stableStringify from 'safe-stable-stringify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { from, Observable, of, throwError } from 'rxjs';
@@ -67,7 +68,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
     if (this.redis.status !== 'ready') return throwError(() => ApiException.unavailable('Idempotent request handling'));
     const reply = http.getResponse<FastifyReply>();
     const redisKey = `idem:${owner}:${createHash('sha256').update(key).digest('hex')}`;
-    const fingerprint = createHash('sha256').update(`${req.method} ${req.url.split('?')[0]}\n${JSON.stringify(req.body ?? null)}`).digest('hex');
+    // The parameters, not the bytes: the same body with its keys in another order is the same request (stable JSON).
+    const fingerprint = createHash('sha256').update(`${req.method} ${req.url.split('?')[0]}\n${stableStringify(req.body ?? null)}`).digest('hex');
     const status = this.reflector.get<number | undefined>(HTTP_CODE_METADATA, context.getHandler()) ?? HttpStatus.CREATED;
     const save = (value: Stored) => this.redis.set(redisKey, this.box.seal(JSON.stringify(value), redisKey), 'EX', TTL_SECONDS);
 

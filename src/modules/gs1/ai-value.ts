@@ -33,6 +33,9 @@ export function checkAiValue(entry: AiEntry, value: unknown, field: string): voi
   const maxTotal = entry.components.reduce((n, c) => n + c.max, 0);
   const minTotal = entry.components.reduce((n, c) => n + (c.optional ? 0 : c.min), 0);
   const lengthRule = minTotal === maxTotal ? `exactly ${maxTotal}` : `${minTotal} to ${maxTotal}`;
+  // Too long is a length error before any component's check runs on a slice of it (a 15-digit GTIN is not a
+  // wrong check digit of its first 14).
+  if (value.length > maxTotal) fail('GS1_VALUE_FORMAT', `the value must have ${lengthRule} characters`);
   let pos = 0;
   for (const component of entry.components) {
     if (pos === value.length && component.optional) break;

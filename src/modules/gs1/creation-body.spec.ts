@@ -37,6 +37,8 @@ describe('canonicalizeCreationParts', () => {
     ['a wrong GTIN check digit', { primary_key: gtin('09520123456789') }, 'GS1_CHECK_DIGIT', 'primary_key.value'],
     ['a wrong GTIN-13 check digit', { primary_key: gtin('9520123456789') }, 'GS1_CHECK_DIGIT', 'primary_key.value'],
     ['a GTIN of 11 digits', { primary_key: gtin('95201234567') }, 'GS1_VALUE_FORMAT', 'primary_key.value'],
+    // 15 digits whose first 14 have a wrong check digit: a length error, not a check digit error on a value never sent.
+    ['a GTIN of 15 digits', { primary_key: gtin('123456789012345') }, 'GS1_VALUE_FORMAT', 'primary_key.value'],
     ['letters in a GTIN', { primary_key: gtin('0952012345678A') }, 'GS1_VALUE_FORMAT', 'primary_key.value'],
     ['an unknown primary key AI', { primary_key: { ai: '89', value: 'X' } }, 'GS1_UNKNOWN_AI', 'primary_key.ai'],
     ['an AI that is no primary key', { primary_key: { ai: '10', value: 'X' } }, 'GS1_INVALID_PRIMARY_KEY', 'primary_key.ai'],

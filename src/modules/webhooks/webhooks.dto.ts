@@ -18,7 +18,7 @@ export class CreateWebhookDto {
   @ApiProperty({ type: [String], enum: SUBSCRIBABLE, example: ['qr.created', 'qr.scanned'], description: 'Event types, or ["*"] for all' })
   @IsArray({ message: eventsMessage })
   @ArrayNotEmpty({ message: eventsMessage })
-  @ArrayMaxSize(SUBSCRIBABLE.length, { message: eventsMessage })
+  @ArrayMaxSize(100, { message: 'events may list at most 100 entries (duplicates are dropped)' })
   @IsIn(SUBSCRIBABLE, { each: true, message: eventsMessage })
   events!: string[];
 
@@ -46,7 +46,7 @@ export class UpdateWebhookDto {
   @IsOmittable()
   @IsArray({ message: eventsMessage })
   @ArrayNotEmpty({ message: eventsMessage })
-  @ArrayMaxSize(SUBSCRIBABLE.length, { message: eventsMessage })
+  @ArrayMaxSize(100, { message: 'events may list at most 100 entries (duplicates are dropped)' })
   @IsIn(SUBSCRIBABLE, { each: true, message: eventsMessage })
   events?: string[];
 
