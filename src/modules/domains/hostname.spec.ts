@@ -41,6 +41,9 @@ describe('normalizeHostname', () => {
     [`${'a.'.repeat(130)}example`, '253'],
     ['ab\u0000.com', 'not a valid domain name'],
     ['SCAN.scanlink.example', "service's own hosts"],
+    ['go.localhost', 'not a public domain name'],
+    ['printer.local', 'not a public domain name'],
+    ['x.invalid', 'not a public domain name'],
   ])('refuses %j (%s)', (input, why) => {
     const res = ok(input);
     expect('error' in res && res.error).toContain(why);

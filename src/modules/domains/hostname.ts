@@ -5,12 +5,17 @@ const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 /** Characters that make the value a URL, a host with a port, an IPv6 literal or a path rather than a host name. */
 const NOT_A_HOST = /[/\\:@?#[\]%\s]/;
 
+/** Special-use names (RFC 6761, RFC 6762) that only ever resolve locally, or never: no visitor's phone can reach a
+ * scan URL there (`*.localhost` is the local scan host's own). */
+const LOCAL_ONLY_TLDS = new Set(['localhost', 'local', 'invalid']);
+
 export type HostnameCheck = { hostname: string } | { error: string };
 
 /**
  * A custom domain's host name as it is stored and compared: lower case, IDNA (UTS #46, as in WHATWG URLs) to
  * punycode, no trailing dot. Refuses URLs, IP literals (also the forms URL parsers read as IPv4, like `0x7f.1`),
- * single-label names, labels that are not letters, digits and inner hyphens, and the service's own hosts.
+ * single-label names, labels that are not letters, digits and inner hyphens, the service's own hosts, and names under
+ * `.localhost`, `.local` and `.invalid`.
  */
 export function normalizeHostname(input: string, ownHosts: readonly string[]): HostnameCheck {
   if (input.length === 0) return { error: 'hostname must not be empty' };
@@ -31,6 +36,9 @@ export function normalizeHostname(input: string, ownHosts: readonly string[]): H
     return { error: `hostname '${input}' is not a valid domain name (labels of letters, digits and inner hyphens, at most 63 characters)` };
   }
   if (ownHosts.includes(ascii)) return { error: `hostname '${ascii}' is one of the service's own hosts` };
+  if (LOCAL_ONLY_TLDS.has(labels[labels.length - 1])) {
+    return { error: `hostname '${ascii}' is not a public domain name (.${labels[labels.length - 1]} names never resolve on the internet)` };
+  }
   return { hostname: ascii };
 }
 
