@@ -1,4 +1,4 @@
-import createClient, { type Client } from 'openapi-fetch';
+import createClient, { type Client, defaultPathSerializer } from 'openapi-fetch';
 import { ScanlinkError } from './errors';
 import type { components, paths } from './schema';
 
@@ -62,7 +62,23 @@ interface Result<T> {
   response: Response;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Waits `ms`, or less when the request is cancelled meanwhile (the caller's `signal`). */
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+  });
+
+/** Path parameters as openapi-fetch writes them, once checked: an empty id, `.` or `..` would make another URL (dot
+ * segments collapse), so that `get('')` would read the list; such an id is refused before anything is sent. */
+function pathSerializer(pathname: string, pathParams: Record<string, unknown>): string {
+  for (const [name, value] of Object.entries(pathParams)) {
+    if (value === '' || value === '.' || value === '..' || value === undefined || value === null) {
+      throw new ScanlinkError({ status: 0, code: 'invalid_request', field: name, message: `${name} must be a Scanlink id such as qr_…, not ${JSON.stringify(value ?? null)}. Nothing was sent.` });
+    }
+  }
+  return defaultPathSerializer(pathname, pathParams);
+}
 
 /** `Retry-After` in milliseconds (seconds or an HTTP date), or undefined. */
 function retryAfterMs(res: Response | undefined): number | undefined {
@@ -119,12 +135,9 @@ export class ListIterator<T> implements AsyncIterable<T> {
   }
 }
 
-export interface DownloadParams {
-  /** `svg` (default) or `png`. */
-  format?: 'svg' | 'png';
-  /** Pixels, 100–4000 (PNG only; ignored for SVG). */
-  size?: number;
-}
+/** A download's query, as the API documents it: `format` (`svg` default, `png`, `webp`, `pdf`), `size` (pixels,
+ * 100–4000, PNG and WebP), `print_mm` (PDF: the symbol's printed width, 10–1000). */
+export type DownloadParams = QueryOf<'/v1/qr-codes/{id}/download', 'get'>;
 
 /**
  * The Scanlink API client. Every method returns the API's object (typed from its OpenAPI document) or throws
@@ -136,31 +149,35 @@ export interface DownloadParams {
 export class Scanlink {
   /** The generated openapi-fetch client (paths under `/v1`), with this client's authentication and retries. */
   readonly api: Client<paths>;
-  private readonly credential: string | undefined;
+  private readonly apiKey: string | undefined;
+  private readonly token: string | undefined;
   private readonly maxRetries: number;
   private readonly maxRetryDelayMs: number;
   private readonly fetchImpl: (request: Request) => Promise<Response>;
 
   constructor(options: ScanlinkOptions = {}) {
-    this.credential = options.apiKey ?? options.token;
+    this.apiKey = options.apiKey;
+    this.token = options.token;
     this.maxRetries = Math.max(0, options.maxRetries ?? 2);
     this.maxRetryDelayMs = options.maxRetryDelayMs ?? 60_000;
     this.fetchImpl = options.fetch ?? ((request) => globalThis.fetch(request));
     // The generated paths carry `/v1`; the base URL names it too (it is the API_BASE_URL), so it is taken off here.
     const baseUrl = (options.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, '').replace(/\/v1$/, '');
-    this.api = createClient<paths>({ baseUrl, fetch: (request) => this.send(request) });
+    this.api = createClient<paths>({ baseUrl, fetch: (request) => this.send(request), pathSerializer });
   }
 
   /** Authentication, an Idempotency-Key per POST (the same on each retry) and retries of 429/503/network errors. */
   private async send(request: Request): Promise<Response> {
-    if (!this.credential) {
+    // API key management takes the session token; everything else the API key (or the token when there is no key).
+    const credential = /\/v1\/tokens(\/|\?|$)/.test(new URL(request.url).pathname) ? (this.token ?? this.apiKey) : (this.apiKey ?? this.token);
+    if (!credential) {
       throw new ScanlinkError({
         status: 0,
         code: 'missing_credentials',
         message: 'No credentials: pass an API key (new Scanlink({ apiKey: "qr_live_…" })) or a dashboard session token ({ token }). Nothing was sent.',
       });
     }
-    request.headers.set('authorization', `Bearer ${this.credential}`);
+    request.headers.set('authorization', `Bearer ${credential}`);
     if (request.method === 'POST' && !request.headers.has('idempotency-key')) request.headers.set('idempotency-key', globalThis.crypto.randomUUID());
     for (let attempt = 0; ; attempt++) {
       let res: Response | undefined;
@@ -168,6 +185,8 @@ export class Scanlink {
       try {
         res = await this.fetchImpl(request.clone());
       } catch (err) {
+        // A request the caller cancelled (its `signal`) is not a network error: no retry, the abort is thrown as is.
+        if (request.signal.aborted) throw err;
         failure = err;
       }
       const retriable = res === undefined || res.status === 429 || res.status === 503;
@@ -177,7 +196,8 @@ export class Scanlink {
         throw new ScanlinkError({ status: 0, code: 'connection_error', message: `Could not reach the API at ${new URL(request.url).origin}: ${(failure as Error)?.message ?? failure}`, cause: failure });
       }
       await res?.body?.cancel().catch(() => undefined);
-      await sleep(wait);
+      await sleep(wait, request.signal);
+      if (request.signal.aborted) throw request.signal.reason;
     }
   }
 
@@ -197,7 +217,7 @@ export class Scanlink {
       new ListIterator(async (cursor) => unwrap(await this.api.GET('/v1/qr-codes', { params: { query: { ...params, cursor } } }))),
     /** The image bytes (SVG or PNG). */
     download: async (id: string, params: DownloadParams = {}): Promise<Uint8Array> =>
-      new Uint8Array(unwrap(await this.api.GET('/v1/qr-codes/{id}/download', { params: { path: { id }, query: params as never }, parseAs: 'arrayBuffer' })) as ArrayBuffer),
+      new Uint8Array(unwrap(await this.api.GET('/v1/qr-codes/{id}/download', { params: { path: { id }, query: params }, parseAs: 'arrayBuffer' })) as ArrayBuffer),
   };
 
   readonly folders = {
@@ -217,7 +237,7 @@ export class Scanlink {
       new ListIterator(async (cursor) => unwrap(await this.api.GET('/v1/batches', { params: { query: { ...params, cursor } } }))),
     /** The ZIP of the batch's images plus manifest.csv (a batch still processing is a 422 `batch_processing`). */
     download: async (id: string, params: DownloadParams = {}): Promise<Uint8Array> =>
-      new Uint8Array(unwrap(await this.api.GET('/v1/batches/{id}/download', { params: { path: { id }, query: params as never }, parseAs: 'arrayBuffer' })) as ArrayBuffer),
+      new Uint8Array(unwrap(await this.api.GET('/v1/batches/{id}/download', { params: { path: { id }, query: params }, parseAs: 'arrayBuffer' })) as ArrayBuffer),
     /** Polls `get` until the batch is no longer `processing` (`completed` or `failed`); throws after `timeoutMs`. */
     waitForCompletion: async (id: string, options: { intervalMs?: number; timeoutMs?: number } = {}): Promise<Batch> => {
       const until = Date.now() + (options.timeoutMs ?? 10 * 60_000);

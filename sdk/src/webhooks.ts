@@ -44,9 +44,12 @@ export function verifyWebhook(rawBody: string | Buffer | Uint8Array, signatureHe
   const expected = createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest();
   const matches = signatures.some((s) => timingSafeEqual(Buffer.from(s, 'hex'), expected));
   if (!matches) throw new ScanlinkSignatureError('signature_mismatch', 'No v1 signature matches: wrong secret, or the body was changed');
+  let event: unknown;
   try {
-    return JSON.parse(body.toString('utf8')) as WebhookEvent;
+    event = JSON.parse(body.toString('utf8'));
   } catch {
     throw new ScanlinkSignatureError('invalid_body', 'The signed body is not JSON');
   }
+  if (event === null || typeof event !== 'object' || Array.isArray(event)) throw new ScanlinkSignatureError('invalid_body', 'The signed body is not a JSON object (an event)');
+  return event as WebhookEvent;
 }

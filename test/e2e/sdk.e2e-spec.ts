@@ -1,7 +1,9 @@
+import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Scanlink, ScanlinkError, ScanlinkSignatureError, verifyWebhook, type QrCode } from '../../sdk/src';
 import { randomGtin } from '../../src/modules/gs1/testing/random-gtin';
+import { DashboardAuthService } from '../../src/modules/tokens/dashboard-auth.service';
 import { TestReceiver, waitFor } from '../../src/modules/webhooks/testing/receiver';
 import { createOrg, http, startApi, startWorker, TEST_WORKER_WEBHOOKS, TestApp, TestOrg } from '../setup/app';
 import { assertMatchesOpenApi } from '../setup/openapi-check';
@@ -132,6 +134,34 @@ describe('@scanlink/sdk', () => {
     expect(sent).toHaveLength(4); // one attempt each
   });
 
+  it('refuses an empty, "." or ".." id before sending anything, rather than reading another URL', async () => {
+    const scanlink = client();
+    for (const call of [() => scanlink.qrCodes.get(''), () => scanlink.qrCodes.get('.'), () => scanlink.webhooks.get('..'), () => scanlink.folders.delete(''), () => scanlink.analytics.get('..', {})]) {
+      expect(await call().catch((e: ScanlinkError) => [e.constructor.name, e.status, e.code, e.field])).toEqual(['ScanlinkError', 0, 'invalid_request', 'id']);
+    }
+    expect(sent).toHaveLength(0);
+  });
+
+  it('uses the session token for API key management and the API key elsewhere when given both', async () => {
+    const token = await api.app.get(DashboardAuthService).mint({ organizationId: org.organizationId, email: 'o@example.com', emailVerified: true, expiresInSeconds: 600 });
+    const both = client({ token });
+    expect((await both.tokens.list().toArray()).length).toBeGreaterThan(0);
+    expect((await both.me()).key_prefix).not.toBe('');
+    expect(sent.map((s) => s.path.split('?')[0])).toEqual(['/v1/tokens', '/v1/me']);
+  });
+
+  it('does not retry a request the caller cancelled: the abort is thrown at once', async () => {
+    injected = [new Response('{}', { status: 503, headers: { 'content-type': 'application/json', 'retry-after': '5' } })];
+    const started = Date.now();
+    const err = await client({ maxRetries: 3 })
+      .api.GET('/v1/me', { signal: AbortSignal.timeout(300) })
+      .catch((e: unknown) => e);
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(err).not.toBeInstanceOf(ScanlinkError);
+    expect((err as Error).name).toMatch(/AbortError|TimeoutError/);
+    expect(sent).toHaveLength(1);
+  });
+
   it('refuses to send a request without an API key or token', async () => {
     const anonymous = new Scanlink({ baseUrl: `${api.origin}/v1`, fetch: recordingFetch });
     const err = (await anonymous.qrCodes.list().toArray().catch((e: unknown) => e)) as ScanlinkError;
@@ -230,6 +260,12 @@ describe('@scanlink/sdk', () => {
       expect(verifyWebhook(delivery.body, header, endpoint.secret, { now: t + 301, toleranceSeconds: 600 }).id).toBe(event.id);
       expect(refusal(() => verifyWebhook(delivery.body, undefined, endpoint.secret))).toBe('missing_header');
       expect(refusal(() => verifyWebhook(delivery.body, 'v1=abc', endpoint.secret))).toBe('malformed_header');
+      // A validly signed body that is not an event object.
+      const signed = (body: string) => {
+        const ts = Math.floor(Date.now() / 1000);
+        return `t=${ts},v1=${createHmac('sha256', endpoint.secret).update(`${ts}.${body}`).digest('hex')}`;
+      };
+      for (const body of ['null', '5', '[1]']) expect([body, refusal(() => verifyWebhook(body, signed(body), endpoint.secret))]).toEqual([body, 'invalid_body']);
 
       // A test ping through the SDK, then its delivery record in the endpoint's deliveries.
       const ping = await scanlink.webhooks.test(endpoint.id);
