@@ -30,6 +30,34 @@ describe('batches at work', () => {
       return res.body.status !== 'processing' ? res.body : undefined;
     }, 60_000, `batch ${id}`);
 
+  it("never stores an item's link-control password in plain text: sealed while it waits, gone once the item is done", async () => {
+    const password = `pw-${Date.now()}-secret`;
+    const res = await http(t.origin, 'POST', '/v1/batches', {
+      key: org.apiKey,
+      body: {
+        items: [
+          { name: 'locked', target: { type: 'url', destination: 'https://example.com/locked' }, password },
+          { name: 'static', type: 'static', target: { type: 'text', text: 'x' }, password: 'abcd1234' },
+          { name: 'number', target: { type: 'url', destination: 'https://example.com/n' }, password: 1234 },
+        ],
+      },
+    });
+    expect(res.status).toBe(202);
+    const rows = async () => (await db(t).execute<{ idx: number; request: string }[]>('select idx, request::text as request from batch_items where batch_id = ? order by idx', [res.body.id])).map((r) => r.request);
+    for (const stored of await rows()) expect(stored).not.toMatch(new RegExp(`${password}|abcd1234`));
+    const done = await finished(t, res.body.id, org.apiKey);
+    expect(done.items.map((i: { status: string; error: string | null }) => [i.status, i.error])).toEqual([
+      ['completed', null],
+      ['failed', 'password applies to dynamic codes only'],
+      ['failed', 'password must be 4 to 128 characters'],
+    ]);
+    for (const stored of await rows()) expect(JSON.parse(stored)).not.toHaveProperty('password');
+    const code = await http(t.origin, 'GET', `/v1/qr-codes/${done.items[0].qr_code_id}`, { key: org.apiKey });
+    expect(code.body.has_password).toBe(true);
+    const hash = (await db(t).execute<{ password_hash: string }[]>('select password_hash from qr_codes where id = ?', [code.body.id]))[0].password_hash;
+    expect(hash).toMatch(/^\$argon2id\$/);
+  });
+
   it('reserves the capacity of an accepted batch until it finishes', async () => {
     // An api on its own Redis: no worker runs this batch until the test lets one.
     const redis = isolatedRedisUrl(3);

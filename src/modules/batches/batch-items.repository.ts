@@ -54,7 +54,8 @@ export async function lockClaimed(em: EntityManager, batchId: string, claim: str
 export async function recordOutcomes(em: EntityManager, batchId: string, outcomes: ItemOutcome[]): Promise<void> {
   if (outcomes.length === 0) return;
   await em.execute(
-    `update batch_items b set status = v.status, error = v.error, gs1_code = v.gs1_code, claim = null, claimed_until = null
+    // A settled item's link-control password (sealed while it waited) goes: nothing of it stays in the row.
+    `update batch_items b set status = v.status, error = v.error, gs1_code = v.gs1_code, claim = null, claimed_until = null, request = b.request - 'password'
        from json_to_recordset(?::json) as v(idx integer, status text, error text, gs1_code text)
       where b.batch_id = ? and b.idx = v.idx`,
     [JSON.stringify(outcomes), batchId],

@@ -1,3 +1,4 @@
+import { SecretBox } from '../../common/crypto/secret-box';
 import { ApiException } from '../../common/errors/api.exception';
 import { parseCreateBody } from '../qr-codes/dto/create-body';
 import { gs1Kind } from '../gs1/gs1-kind';
@@ -46,3 +47,29 @@ export function itemError(err: unknown): { error: string; gs1_code: string | nul
   const field = err.extras.field;
   return { error: field && !err.message.includes(field) ? `${field}: ${err.message}` : err.message, gs1_code: err.extras.gs1_code ?? null };
 }
+
+/** The key under which an item's link-control password waits, sealed, in `batch_items.request`. */
+const SEALED_PASSWORD = 'sealed';
+
+/** `batch_items` never holds a plain password (link controls: write-only, argon2id at rest). Hashing 1,000 of them
+ * would hold the POST for half a minute, so a string `password` is kept sealed (AES-256-GCM under APP_SECRET, bound to
+ * its item) until the worker creates the item, which hashes it as POST /v1/qr-codes does; recordOutcomes then removes
+ * it from the row. Anything else (null, a number) stays as sent, for the item's own 400. */
+export function sealItemPassword(item: Record<string, unknown>, box: SecretBox, aad: string): Record<string, unknown> {
+  if (typeof item.password !== 'string') return item;
+  return { ...item, password: { [SEALED_PASSWORD]: box.seal(item.password, aad) } };
+}
+
+/** The item as sent: its sealed password opened (one that does not open stays an object, refused as any non-string). */
+export function openItemPassword(request: Record<string, unknown>, box: SecretBox, aad: string): Record<string, unknown> {
+  const p = request.password;
+  if (!isObject(p) || Object.keys(p).length !== 1 || typeof p[SEALED_PASSWORD] !== 'string') return request;
+  try {
+    return { ...request, password: box.open(p[SEALED_PASSWORD], aad) };
+  } catch {
+    return request;
+  }
+}
+
+export const itemPasswordAad = (batchId: string, idx: number): string => `${batchId}:${idx}`;
+export const itemPasswordBox = (appSecret: string): SecretBox => new SecretBox(appSecret, 'batch-item-passwords');

@@ -3,6 +3,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { RequestContext } from '@mikro-orm/core';
 import type { AuthContext } from '../../common/auth/auth-context';
+import type { SecretBox } from '../../common/crypto/secret-box';
 import { APP_CONFIG, AppConfig } from '../../common/config/config';
 import { batchItems } from '../../common/metrics/metrics';
 import { findOrganization } from '../accounts/organizations.repository';
@@ -18,7 +19,7 @@ import { QrCodesService } from '../qr-codes/qr-codes.service';
 import { storedDesign, type Design } from '../rendering/design';
 import { Batch } from './batch.entity';
 import { ClaimedItem, claimItems, ItemOutcome, lockClaimed, pendingLeft, recordOutcomes, releaseItems } from './batch-items.repository';
-import { isDynamicGs1Item, itemBody, itemError, itemKind } from './batch-request';
+import { isDynamicGs1Item, itemBody, itemError, itemKind, itemPasswordAad, itemPasswordBox, openItemPassword } from './batch-request';
 import { presentBatch } from './batch.presenter';
 
 /** Items a worker claims, prepares, draws and inserts together: one transaction, one capacity check, one multi-row
@@ -46,7 +47,12 @@ export class BatchRunnerService {
     private readonly events: EventsService,
     @Inject(PLAN_CATALOG) private readonly plans: PlanCatalog,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.passwords = itemPasswordBox(config.appSecret);
+  }
+
+  /** Opens items' sealed link-control passwords (batch-request.ts sealItemPassword). */
+  private readonly passwords: SecretBox;
 
   /** Works on the batch until no pending item is left, then completes it (whichever worker gets there first). */
   async run(batchId: string): Promise<void> {
@@ -117,7 +123,8 @@ export class BatchRunnerService {
         continue;
       }
       try {
-        prepared.push({ item, draft: await this.qrCodes.prepare(auth, await itemBody(item.request), { design }) });
+        const request = openItemPassword(item.request, this.passwords, itemPasswordAad(batch.id, item.idx));
+        prepared.push({ item, draft: await this.qrCodes.prepare(auth, await itemBody(request), { design }) });
       } catch (err) {
         failed(item, err);
       }

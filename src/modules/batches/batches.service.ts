@@ -1,8 +1,10 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectQueue } from '@nestjs/bull';
 import { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Queue } from 'bull';
 import type { AuthContext } from '../../common/auth/auth-context';
+import { APP_CONFIG, type AppConfig } from '../../common/config/config';
+import type { SecretBox } from '../../common/crypto/secret-box';
 import { CursorCodec } from '../../common/http/cursor';
 import { pageByCreatedAt } from '../../common/http/pagination';
 import { ApiException } from '../../common/errors/api.exception';
@@ -14,7 +16,7 @@ import { assertRoomFor } from '../qr-codes/qr-code-limits';
 import { QrCodesService } from '../qr-codes/qr-codes.service';
 import { Batch, BatchItem } from './batch.entity';
 import { BatchItemRow, presentBatch } from './batch.presenter';
-import { isDynamicGs1Item, isStaticItem, itemKind, itemType } from './batch-request';
+import { isDynamicGs1Item, isStaticItem, itemKind, itemPasswordAad, itemPasswordBox, itemType, sealItemPassword } from './batch-request';
 import { BatchRunnerService, CHUNK_SIZE } from './batch-runner.service';
 import type { BatchDto, CreateBatchDto, ListBatchesQueryDto } from './batches.dto';
 
@@ -33,7 +35,13 @@ export class BatchesService {
     private readonly qrCodes: QrCodesService,
     private readonly runner: BatchRunnerService,
     @InjectQueue(QUEUES.batches) private readonly queue: Queue,
-  ) {}
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.passwords = itemPasswordBox(config.appSecret);
+  }
+
+  /** Seals items' link-control passwords while they wait (batch-request.ts sealItemPassword). */
+  private readonly passwords: SecretBox;
 
   /** Accepts the batch: its design (a template's, the body's over it) resolved once, the plan's room for its dynamic
    * items (and, apart, its dynamic GS1 items) checked and reserved until the batch finishes, every item stored pending with a reserved id. */
@@ -51,7 +59,14 @@ export class BatchesService {
     const items = body.items.map((item, idx) =>
       this.em.create(
         BatchItem,
-        { batchId: batch.id, idx, name: typeof item.name === 'string' ? item.name : null, type: itemType(item), request: item, qrCodeId: newId(isStaticItem(item) ? 'sqr' : 'qr') },
+        {
+          batchId: batch.id,
+          idx,
+          name: typeof item.name === 'string' ? item.name : null,
+          type: itemType(item),
+          request: sealItemPassword(item, this.passwords, itemPasswordAad(batch.id, idx)),
+          qrCodeId: newId(isStaticItem(item) ? 'sqr' : 'qr'),
+        },
         { persist: false },
       ),
     );
