@@ -289,7 +289,7 @@ describe('bad input on every documented operation', () => {
     expect(page.body.error.field).toMatch(/^target\.links\[0\]\.url$/);
   });
 
-  it('refuses bad strings in a lead-form post on the scan host (form-encoded and JSON) with 400, storing nothing', async () => {
+  it('refuses bad strings in a lead-form post on the scan host with 400 (the form page for a browser, the envelope for JSON), storing nothing', async () => {
     const scan = await startScan();
     try {
       const form = await http(api.origin, 'POST', '/v1/qr-codes', {
@@ -298,15 +298,28 @@ describe('bad input on every documented operation', () => {
       });
       expect(form.status).toBe(201);
       const path = `/${form.body.short_code}`;
+      // A browser's post: the form again (HTML, 400), the message under the field.
       const encoded = await http(scan.origin, 'POST', path, {
-        rawBody: 'name=a%00b&consent=on',
+        rawBody: 'name=a%00b&consent=on&constructor=x&toString=y',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
       });
-      expect400(encoded, 'form-encoded NUL', 'name');
+      expect([encoded.status, encoded.headers.get('content-type')]).toEqual([400, 'text/html; charset=utf-8']);
+      expect(encoded.text).toMatch(/aria-invalid="true"[^>]*name="name"|name="name"[^>]*aria-invalid="true"/);
+      expect(encoded.text).toContain('Remove the invisible control characters from this field.');
+      // Prototype-named keys are ignored like any unknown key: the same post without the NUL is a lead.
+      const stored = await http(scan.origin, 'POST', path, { rawBody: 'name=ab&consent=on&constructor=x&toString=y', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      expect(stored.status).toBe(200);
+      // A scripted JSON post: the API's envelope, naming the field.
       const json = await http(scan.origin, 'POST', path, { body: { name: '\ud800', consent: 'on' } });
       expect400(json, 'JSON lone surrogate', 'name');
       const code = await http(api.origin, 'GET', `/v1/qr-codes/${form.body.id}`, { key: org.apiKey });
-      expect(code.body.target.summary.lead_count).toBe(0);
+      expect(code.body.target.summary.lead_count).toBe(1);
+      // A form field cannot be named like an Object.prototype member: no post could carry it.
+      const reserved = await http(api.origin, 'POST', '/v1/qr-codes', {
+        key: org.apiKey,
+        body: { target: { type: 'form', title: 'T', fields: [{ name: 'constructor', label: 'C', type: 'text' }], consent_text: 'OK' } },
+      });
+      expect400(reserved, 'field named constructor', 'target.fields[0].name');
     } finally {
       await scan.close();
     }

@@ -18,11 +18,19 @@ const form: FormDefinition = {
 describe('checkLead', () => {
   it('stores typed, normalized values and ignores unknown keys', () => {
     expect(
-      checkLead(form, { name: ' Ada ', email: 'ada@example.com', phone: '+44 (20) 7946-0958', guests: '2.5', day: '2026-02-28', note: 'a\r\nb\u0000', terms: 'yes', consent: 'yes', website: '', extra: 'x' }),
+      checkLead(form, { name: ' Ada ', email: 'ada@example.com', phone: '+44 (20) 7946-0958', guests: '2.5', day: '2026-02-28', note: 'a\r\nb', terms: 'yes', consent: 'yes', website: '', extra: 'x' }),
     ).toEqual({ outcome: 'valid', fields: { name: 'Ada', email: 'ada@example.com', phone: '+442079460958', guests: 2.5, day: '2026-02-28', note: 'a\nb', terms: true } });
     expect(checkLead(form, { name: ['First', 'Second'], terms: 'on', consent: 'on' })).toEqual({
       outcome: 'valid',
       fields: { name: 'First', email: null, phone: null, guests: null, day: null, note: null, terms: true },
+    });
+  });
+
+  it('refuses a value holding control characters: the form again, the message under that field, the value shown without them', () => {
+    const r = checkLead(form, { name: 'A\u0001B', note: 'x\u0000y', terms: 'yes', consent: 'yes' });
+    expect(r).toMatchObject({
+      outcome: 'invalid',
+      state: { values: { name: 'AB', note: 'xy' }, errors: { name: expect.stringMatching(/control characters/), note: expect.stringMatching(/control characters/) } },
     });
   });
 

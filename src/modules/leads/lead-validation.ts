@@ -14,14 +14,15 @@ export type LeadCheck =
   | { outcome: 'valid'; fields: Record<string, LeadValue> };
 
 // NUL cannot be stored in jsonb; other C0 controls (except tab and line breaks) have no business in a form value.
-const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g;
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+const CONTROLS = new RegExp(CONTROL.source, 'g');
 
 /** A posted value as one string (the first of repeated keys, '' for anything else), line breaks as LF: browsers
  * submit a textarea's line breaks as CRLF. */
 function posted(body: Record<string, unknown>, name: string): string {
   const raw = Object.prototype.hasOwnProperty.call(body, name) ? body[name] : undefined;
   const first = Array.isArray(raw) ? raw[0] : raw;
-  return typeof first === 'string' ? first.replace(/\r\n?/g, '\n').replace(CONTROL, '') : '';
+  return typeof first === 'string' ? first.replace(/\r\n?/g, '\n') : '';
 }
 
 function isDate(s: string): boolean {
@@ -38,6 +39,7 @@ const isTicked = (raw: string): boolean => TICKED.has(raw.trim().toLowerCase());
 
 /** One field's stored value, or the message shown under it. */
 function check(f: FormField, raw: string): { value: LeadValue } | { error: string } {
+  if (CONTROL.test(raw)) return { error: 'Remove the invisible control characters from this field.' };
   if (f.type === 'checkbox') {
     const ticked = isTicked(raw);
     return f.required && !ticked ? { error: 'Tick this box to continue.' } : { value: ticked };
@@ -75,7 +77,7 @@ export function checkLead(form: FormDefinition, body: Record<string, unknown>): 
   for (const f of form.fields) {
     const raw = posted(body, f.name);
     // A checkbox is shown again ticked only if it was ticked ("no" is not).
-    values[f.name] = f.type === 'checkbox' ? (isTicked(raw) ? 'yes' : '') : raw.slice(0, FIELD_MAX_LENGTH * 2);
+    values[f.name] = f.type === 'checkbox' ? (isTicked(raw) ? 'yes' : '') : raw.replace(CONTROLS, '').slice(0, FIELD_MAX_LENGTH * 2);
     const result = check(f, raw);
     if ('error' in result) errors[f.name] = result.error;
     else fields[f.name] = result.value;

@@ -6,7 +6,7 @@ import type { HostedResponse } from '../hosted-pages/hosted-response';
 import { renderStatusPage } from '../hosted-pages/status-pages';
 import { formDefinition, renderFormPage, renderThankYouPage, renderTooManyRequestsPage } from '../hosted-pages/form-page';
 import { renderExpiredPage, renderPasswordPage } from '../hosted-pages/link-control-pages';
-import { assertCleanStrings } from '../../common/errors/input-rules';
+import { assertCleanStrings, isPrototypeName } from '../../common/errors/input-rules';
 import { DomainHostCache } from '../domains/domain-host-cache';
 import { checkLead } from './lead-validation';
 import { LeadsService } from './leads.service';
@@ -44,9 +44,13 @@ export class LeadsController {
     const code = lookup.found;
     const form = formDefinition(code.target);
     if (!form) return renderStatusPage(404);
-    const body = req.body && typeof req.body === 'object' ? (req.body as Record<string, unknown>) : {};
-    // The API's string rule (a 400 naming the field): this route reads the raw body, which no pipe sees.
-    assertCleanStrings(body);
+    const raw = req.body && typeof req.body === 'object' ? (req.body as Record<string, unknown>) : {};
+    // A browser's form post (form-encoded) gets HTML back: keys named like Object.prototype members are ignored like
+    // any other unknown key, and a field holding control characters is a 400 with the form again, the message under
+    // that field (checkLead). A scripted JSON post gets the API's string rule: a 400 envelope naming the field.
+    const json = String(req.headers['content-type'] ?? '').toLowerCase().startsWith('application/json');
+    if (json) assertCleanStrings(raw);
+    const body = json ? raw : Object.fromEntries(Object.entries(raw).filter(([k]) => !isPrototypeName(k)));
     const result = checkLead(form, body);
     if (result.outcome === 'bot') return renderThankYouPage(code.target);
     if (result.outcome === 'invalid') return renderFormPage(code, result.state, 400) ?? renderStatusPage(404);

@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { isPrototypeName } from '../../common/errors/input-rules';
 import { characters, type FieldReader, headerSafeUrl } from './fields';
 import { FORM_FIELD_TYPES, renderFormPage } from '../hosted-pages/form-page';
 import { appstoresPage, linkPage, menuPage, reviewPage } from '../hosted-pages/link-pages';
@@ -151,7 +152,8 @@ export const formHandler = page(
       f.only(['name', 'label', 'type', 'required']);
       const name = f.string('name', { required: true, max: 40 })!;
       if (!/^[a-z][a-z0-9_]*$/.test(name)) f.fail('name', 'must start with a letter and use only a-z, 0-9 and _');
-      if (['consent', 'website', 'company_website'].includes(name)) f.fail('name', 'is reserved');
+      // The page's own inputs, and names of Object.prototype members (`constructor`): no post could carry those.
+      if (['consent', 'website', 'company_website'].includes(name) || isPrototypeName(name)) f.fail('name', 'is reserved');
       if (names.has(name)) f.fail('name', `repeats '${name}'`);
       names.add(name);
       return {
