@@ -72,9 +72,16 @@ export function isDependencyDown(err: unknown): boolean {
   if (err instanceof ConnectionException) return true;
   if (!(err instanceof Error)) return false;
   if (err.name === 'MaxRetriesPerRequestError') return true;
-  const code = (err as { code?: unknown }).code;
+  const { code, sqlState } = err as { code?: unknown; sqlState?: unknown };
   if (typeof code === 'string' && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN'].includes(code)) return true;
-  return /^(Connection is closed|Stream isn't writeable|Reached the max retries per request limit)/.test(err.message);
+  // PostgreSQL going away or not there yet: class 08 (connection exception), 57P01–57P03 (admin or crash shutdown,
+  // "the database system is starting up": a restart or failover), 53300 (too many connections). MikroORM wraps the
+  // driver's error and keeps its SQLSTATE as `code` and `sqlState`.
+  const state = typeof sqlState === 'string' ? sqlState : typeof code === 'string' ? code : '';
+  if (/^08[0-9A-Z]{3}$/.test(state) || ['57P01', '57P02', '57P03', '53300'].includes(state)) return true;
+  if (err.cause && err.cause !== err && isDependencyDown(err.cause)) return true;
+  // Knex prefixes the statement to the driver's message: "select … - Connection terminated unexpectedly".
+  return /^(Connection is closed|Stream isn't writeable|Reached the max retries per request limit)/.test(err.message) || /Connection terminated (unexpectedly|due to connection timeout)/.test(err.message);
 }
 
 /** PostgreSQL's query_canceled (57014): statement_timeout fired, or the api cancelled the statement of a client that
