@@ -2563,8 +2563,9 @@ export interface components {
             /**
              * @description The target type (url, text, email, sms, wifi, event, vcard, location, whatsapp, …)
              * @example url
+             * @enum {string}
              */
-            type: string;
+            type: "url" | "youtube" | "googleform" | "googledoc" | "googlemaps" | "facebook" | "instagram" | "linkedin" | "twitter" | "tiktok" | "spotify" | "pinterest" | "snapchat" | "soundcloud" | "paypal" | "zoom" | "calendly" | "text" | "email" | "sms" | "wifi" | "event" | "vcard" | "location" | "whatsapp" | "telegram" | "appstores" | "review" | "linkpage" | "form" | "menupage" | "file" | "audio" | "video" | "smarturl" | "gs1";
             /** @example aB3dE9x */
             short_code: string;
             /**

@@ -18,10 +18,10 @@ class ErrorBodyDto {
   @ApiPropertyOptional({ example: 'name', description: 'The offending field' }) field?: string;
   @ApiPropertyOptional({ type: [String], example: ['name'] }) fields?: string[];
   @ApiPropertyOptional({ example: 'GS1_CHECK_DIGIT', description: 'GS1 Digital Link refusals: GS1_CHECK_DIGIT, GS1_UNKNOWN_AI, GS1_QUALIFIER_ORDER, GS1_VALUE_FORMAT, …, GS1_IDENTIFIER_TAKEN, GS1_IDENTIFIER_RETIRED, GS1_IDENTIFIER_IMMUTABLE, NOT_ENTITLED (docs/gs1.md)' }) gs1_code?: string;
-  @ApiPropertyOptional({ example: 250, description: 'Plan limit' }) limit?: number;
-  @ApiPropertyOptional({ example: 250 }) current_count?: number;
-  @ApiPropertyOptional({ example: 1073000000, description: 'Storage quotas: what the workspace uses now, in the limit\'s unit (bytes or files)' }) current?: number;
-  @ApiPropertyOptional({ example: 1 }) requested?: number;
+  @ApiPropertyOptional({ type: 'integer', example: 250, description: 'Plan limit' }) limit?: number;
+  @ApiPropertyOptional({ type: 'integer', example: 250 }) current_count?: number;
+  @ApiPropertyOptional({ type: 'integer', example: 1073000000, description: 'Storage quotas: what the workspace uses now, in the limit\'s unit (bytes or files)' }) current?: number;
+  @ApiPropertyOptional({ type: 'integer', example: 1 }) requested?: number;
   @ApiPropertyOptional({ example: 'plus' }) plan_id?: string;
   @ApiPropertyOptional({ example: 'http://localhost:3000/docs/errors#invalid_request', description: 'The error code\'s section of the error reference (DOCS_BASE_URL)' })
   doc_url?: string;

@@ -75,6 +75,10 @@ describe('GS1 Digital Link codes', () => {
       expect(res.status).toBe(201);
       expect(res.body.target.primary_key).toEqual({ ai: '01', value: gtin });
       expect(res.body.name).toBe(`${scanOrigin}/01/${gtin}`);
+      // Listed by its type, as the response names it.
+      const listed = await http(api.origin, 'GET', '/v1/qr-codes?type=gs1&limit=100', { key: org.apiKey });
+      expect([listed.status, listed.body.data.map((c: { id: string }) => c.id)]).toEqual([200, expect.arrayContaining([res.body.id])]);
+      expect(listed.body.data.every((c: { type: string }) => c.type === 'gs1')).toBe(true);
     });
 
     it('creates a static code for the customer resolver on the free plan, uncapped, encoding https://<domain>/01/…', async () => {

@@ -1,5 +1,5 @@
 import { ApiException } from '../../common/errors/api.exception';
-import { TARGET_TYPES } from '../targets/registry';
+import { CODE_TYPES } from '../qr-codes/code-kinds';
 import { dayNumber, dayString, MAX_RANGE_DAYS, parseRange, type RequestedRange } from './analytics-range';
 
 /** Series intervals; `day` is the default. */
@@ -130,7 +130,7 @@ export function parseWorkspaceFilters(raw: Record<string, unknown>): WorkspaceFi
   const tag = single(raw, 'tag');
   if (tag !== undefined && (tag.trim() === '' || tag.length > 100)) throw ApiException.invalid('tag', 'tag must be a tag name (1–100 characters)');
   const type = single(raw, 'type');
-  if (type !== undefined && !TARGET_TYPES.includes(type)) throw ApiException.invalid('type', `type must be one of ${TARGET_TYPES.join(', ')}`);
+  if (type !== undefined && !CODE_TYPES.includes(type)) throw ApiException.invalid('type', `type must be one of ${CODE_TYPES.join(', ')}`);
   return { folderId, tag, type, codeIds };
 }
 

@@ -49,7 +49,7 @@ export class BatchItemRequestDto extends LinkControlFields {
   @ApiPropertyOptional({ maxLength: 255, example: 'Table 1' }) name?: string;
   @ApiPropertyOptional({ enum: ['dynamic', 'static'], description: 'As on single creation; default dynamic' }) type?: 'dynamic' | 'static';
   @ApiPropertyOptional({ type: String, nullable: true, example: 'fld_4bX9kQ2mT7vLp1sZ8nYc' }) folder_id?: string | null;
-  @ApiPropertyOptional({ type: [String], maxItems: 10 }) tags?: string[];
+  @ApiPropertyOptional({ type: 'array', items: { type: 'string', maxLength: 50 }, maxItems: 10 }) tags?: string[];
   @ApiPropertyOptional({ type: String, nullable: true, description: 'As on single creation (dynamic codes)' }) domain_id?: string | null;
 }
 
@@ -98,9 +98,9 @@ export class BatchSummaryDto {
   @ApiProperty({ example: 'batch_4bX9kQ2mT7vLp1sZ8nYc' }) id!: string;
   @ApiProperty({ enum: ['batch'] }) object!: 'batch';
   @ApiProperty({ enum: ['processing', 'completed', 'failed'] }) status!: string;
-  @ApiProperty() total_count!: number;
-  @ApiProperty() completed_count!: number;
-  @ApiProperty() error_count!: number;
+  @ApiProperty({ type: 'integer' }) total_count!: number;
+  @ApiProperty({ type: 'integer' }) completed_count!: number;
+  @ApiProperty({ type: 'integer' }) error_count!: number;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
 }
 

@@ -139,7 +139,7 @@ export class CreateGs1QrCodeDto extends PickType(LinkControlFields, ['expires_at
   @IsFolderIdField()
   folder_id?: string | null;
 
-  @ApiPropertyOptional({ type: [String], maxItems: 10, example: ['retail'] })
+  @ApiPropertyOptional({ type: 'array', items: { type: 'string', maxLength: 50 }, maxItems: 10, example: ['retail'] })
   @IsTagsField()
   tags?: string[];
 }

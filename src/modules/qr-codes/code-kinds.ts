@@ -1,5 +1,5 @@
 import { gs1Kind } from '../gs1/gs1-kind';
-import { storedHandler } from '../targets/registry';
+import { storedHandler, TARGET_TYPES } from '../targets/registry';
 import { defineStoredType, type OwnPaths, type StoredCodeType } from '../targets/target-handler';
 
 /**
@@ -9,6 +9,8 @@ import { defineStoredType, type OwnPaths, type StoredCodeType } from '../targets
  * type name.
  */
 const OWN_KINDS = [gs1Kind];
+/** Every type a stored code may have: the target types and the kinds with a body of their own. */
+export const CODE_TYPES: readonly string[] = [...TARGET_TYPES, ...OWN_KINDS.map((k) => k.type)];
 const OWN_PATHS: OwnPaths[] = OWN_KINDS.map(defineStoredType).flatMap((k) => (k.scan.ownPaths ? [k.scan.ownPaths] : []));
 
 /** What a stored code's type answers (payload, encoded URL, response `target`, scan): its kind's or its target handler's. */

@@ -10,7 +10,7 @@ import type { QrKind, QrStatus } from './qr-code.entity';
 import type { PresentableCode } from './qr-code.presenter';
 import { folderExists } from '../folders/folders.repository';
 import type { QrCodeDto } from './dto/qr-code-response.dto';
-import { TARGET_TYPES } from '../targets/registry';
+import { CODE_TYPES } from './code-kinds';
 
 /** Sort key → column (and the property holding it, for the next cursor). Every one has an index
  * (organization_id, status, environment, <column>, id), so each page is a range of one index read in its order: no sort
@@ -77,7 +77,7 @@ export async function listQrCodes(
     params.push(query.tag);
   }
   if (query.type !== undefined && query.type !== '') {
-    if (!TARGET_TYPES.includes(query.type)) throw ApiException.invalid('type', `type must be one of ${TARGET_TYPES.join(', ')}`);
+    if (!CODE_TYPES.includes(query.type)) throw ApiException.invalid('type', `type must be one of ${CODE_TYPES.join(', ')}`);
     where.push('type = ?');
     params.push(query.type);
   }

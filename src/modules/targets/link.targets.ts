@@ -109,7 +109,8 @@ function linkHandler(type: string, staticCapable: boolean): TargetHandler {
     },
     patch(current, r) {
       r.only(['destination', 'utm']);
-      const destination = r.has('destination') ? r.url('destination', { required: true })! : (current.destination as string);
+      // Sent as null is not omitted: a link code cannot lose its destination (400 "is required").
+      const destination = r.input.destination !== undefined ? r.url('destination', { required: true })! : (current.destination as string);
       const utm = readUtm(r, current.utm as Utm | null);
       return { type, target: { destination, utm: utm === undefined ? (current.utm ?? null) : utm } };
     },

@@ -135,6 +135,13 @@ describe('target handlers', () => {
     expect(h.patch(current, new FieldReader({ label: 'Home' })).target).toMatchObject({ lat: 1, lng: 2, label: 'Home' });
   });
 
+  it("refuses a PATCH that sends a link code's destination as null (null is not omitted)", () => {
+    const h = handlerFor('url');
+    const current = parse({ type: 'url', destination: 'https://example.com/a' });
+    expect(fieldOf(() => h.patch(current, new FieldReader({ destination: null }, 'target')))).toBe('target.destination');
+    expect(h.patch(current, new FieldReader({ utm: { source: 'x' } }, 'target')).target).toMatchObject({ destination: 'https://example.com/a' });
+  });
+
   it('builds map links per app', () => {
     expect(mapUrl({ lat: 1, lng: 2, map_app: 'google' })).toBe('https://www.google.com/maps/search/?api=1&query=1,2');
     expect(mapUrl({ lat: 1, lng: 2, map_app: 'apple', label: 'A B' })).toBe('https://maps.apple.com/?ll=1,2&q=A%20B');

@@ -72,7 +72,7 @@ export class WebhookEndpointDto {
   @ApiProperty({ enum: ENDPOINT_STATUSES, example: 'enabled' }) status!: string;
   @ApiProperty({ enum: ['manual', 'gone', 'sustained_failures'], nullable: true, example: null }) disabled_reason!: string | null;
   @ApiProperty({ enum: ENDPOINT_SOURCES, example: 'api' }) source!: string;
-  @ApiProperty({ example: 0, description: 'Failed attempts in a row; reset by a success or by re-enabling' }) consecutive_failures!: number;
+  @ApiProperty({ type: 'integer', example: 0, description: 'Failed attempts in a row; reset by a success or by re-enabling' }) consecutive_failures!: number;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
   @ApiProperty({ format: 'date-time' }) updated_at!: string;
 }
@@ -108,9 +108,9 @@ export class WebhookDeliveryDto {
   @ApiProperty({ enum: EVENT_TYPES, example: 'ping' }) event_type!: string;
   @ApiProperty({ enum: DELIVERY_STATUSES, example: 'succeeded' }) status!: string;
   @ApiProperty({ example: 1, description: 'Attempts made so far (at most 7)' }) attempts!: number;
-  @ApiProperty({ type: Number, nullable: true, example: 200, description: 'HTTP status of the last attempt; null when no response' }) status_code!: number | null;
+  @ApiProperty({ type: 'integer', nullable: true, example: 200, description: 'HTTP status of the last attempt; null when no response' }) status_code!: number | null;
   @ApiProperty({ type: String, nullable: true, example: 'ok', description: 'First 2 KB of the last response body' }) response_body!: string | null;
-  @ApiProperty({ type: Number, nullable: true, example: 42 }) latency_ms!: number | null;
+  @ApiProperty({ type: 'integer', nullable: true, example: 42 }) latency_ms!: number | null;
   @ApiProperty({ type: String, nullable: true, example: null, description: 'Why the last attempt failed' }) error!: string | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true, example: null, description: 'When the next attempt is due (pending/retrying only)' })
   next_attempt_at!: string | null;

@@ -3,6 +3,7 @@ import { Gs1TargetResponseDto } from '../../gs1/gs1.dto';
 import { ListEnvelopeDto } from '../../../common/http/list';
 import { DesignResponseDto } from '../../rendering/design.dto';
 import { MAX_SCANS_LIMIT } from '../../targets/link-controls';
+import { CODE_TYPES } from '../code-kinds';
 
 class UtmDto {
   @ApiPropertyOptional({ example: 'qr' }) source?: string;
@@ -18,7 +19,7 @@ export class QrCodeDto {
   @ApiProperty({ enum: ['qr_code'] }) object!: string;
   @ApiProperty({ enum: ['dynamic', 'static'] }) kind!: string;
   @ApiProperty({ example: 'Spring menu' }) name!: string;
-  @ApiProperty({ example: 'url', description: 'The target type (url, text, email, sms, wifi, event, vcard, location, whatsapp, …)' }) type!: string;
+  @ApiProperty({ enum: CODE_TYPES, example: 'url', description: 'The target type (url, text, email, sms, wifi, event, vcard, location, whatsapp, …)' }) type!: string;
   @ApiProperty({ example: 'aB3dE9x' }) short_code!: string;
   @ApiProperty({
     type: String,
@@ -50,7 +51,7 @@ export class QrCodeDto {
   @ApiProperty({ type: String, nullable: true, example: 'http://localhost:3001/images/3f2a9c1b.svg' }) image_url!: string | null;
   @ApiProperty({ example: '/v1/qr-codes/qr_4bX9kQ2mT7vLp1sZ8nYc/download' }) download_url!: string;
   @ApiProperty() is_active!: boolean;
-  @ApiProperty({ type: Number, nullable: true, description: 'null for static codes' }) scan_count!: number | null;
+  @ApiProperty({ type: 'integer', nullable: true, description: 'null for static codes' }) scan_count!: number | null;
   @ApiProperty({ type: UtmDto, nullable: true, description: 'null unless set on a dynamic url code' }) utm!: UtmDto | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true, example: null, description: 'Link control: scans after this instant are expired (null: never; always null for static codes)' })
   expires_at!: string | null;

@@ -47,7 +47,7 @@ export class CreateQrCodeDto extends LinkControlFields {
   @IsFolderIdField()
   folder_id?: string | null;
 
-  @ApiPropertyOptional({ type: [String], maxItems: 10, example: ['spring', 'menu'], description: 'Max 10, each max 50 characters; trimmed, duplicates removed' })
+  @ApiPropertyOptional({ type: 'array', items: { type: 'string', maxLength: 50 }, maxItems: 10, example: ['spring', 'menu'], description: 'Max 10, each max 50 characters; trimmed, duplicates removed' })
   @IsTagsField()
   tags?: string[];
 
@@ -85,7 +85,7 @@ export class UpdateQrCodeDto extends Gs1PatchFields {
   @IsFolderIdField()
   folder_id?: string | null;
 
-  @ApiPropertyOptional({ type: [String], maxItems: 10 })
+  @ApiPropertyOptional({ type: 'array', items: { type: 'string', maxLength: 50 }, maxItems: 10 })
   @IsTagsField()
   tags?: string[];
 

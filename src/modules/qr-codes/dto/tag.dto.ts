@@ -6,7 +6,7 @@ import { ListEnvelopeDto } from '../../../common/http/list';
 export class TagDto {
   @ApiProperty({ enum: ['tag'] }) object!: 'tag';
   @ApiProperty({ example: 'spring', description: 'The tag, exactly as stored on the codes (pass it as `tag` to `GET /v1/qr-codes`)' }) name!: string;
-  @ApiProperty({ example: 12, description: 'Live codes of this environment carrying the tag' }) qr_code_count!: number;
+  @ApiProperty({ type: 'integer', example: 12, description: 'Live codes of this environment carrying the tag' }) qr_code_count!: number;
 }
 
 export class TagListDto extends ListEnvelopeDto {
