@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import type { Redis } from 'ioredis';
 import { parseArgs } from 'node:util';
 import { type EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { AppConfig, loadConfig } from './common/config/config';
@@ -19,13 +20,26 @@ import { createRedis } from './common/redis/redis.provider';
 import { createStorage } from './modules/images/storage/storage.factory';
 import { findGs1Conflicts, grantPrefix, isCompanyPrefix, listPrefixes, revokePrefix } from './modules/qr-codes/gs1-ownership.repository';
 
-async function publishInvalidations(config: AppConfig, codes: PausedCode[]): Promise<void> {
+/** Redis, reachable now (a PING answered), or a service_unavailable refusal before anything is written: a change the
+ * scan processes are not told about would keep serving paused codes until their cache entries expire. */
+async function reachableRedis(config: AppConfig): Promise<Redis> {
   // Warnings to stderr: stdout carries only the command's JSON.
   const redis = createRedis(config.redisUrl, 'cli', (m) => process.stderr.write(`${m}\n`));
   try {
-    for (const c of codes) await redis.publish(CHANNELS.qrInvalidate, JSON.stringify({ id: c.id, short_code: c.short_code, domain_id: c.domain_id, gs1_key: c.gs1_key }));
-  } finally {
+    await redis.ping();
+    return redis;
+  } catch (err) {
     redis.disconnect();
+    throw new CommandError('service_unavailable', `Redis is unreachable (${(err as Error).message}); nothing was changed`);
+  }
+}
+
+/** Tells the scan processes to drop the paused codes. After the commit, a failure is a warning, not a failed command. */
+async function publishInvalidations(redis: Redis, codes: PausedCode[]): Promise<void> {
+  try {
+    for (const c of codes) await redis.publish(CHANNELS.qrInvalidate, JSON.stringify({ id: c.id, short_code: c.short_code, domain_id: c.domain_id, gs1_key: c.gs1_key }));
+  } catch (err) {
+    process.stderr.write(`warning: the plan changed, but the scan processes were not told (${(err as Error).message}); they drop the paused codes when their cache entries expire (SCAN_CACHE_TTL_SECONDS)\n`);
   }
 }
 
@@ -119,8 +133,11 @@ export async function runCommand(command: string, flags: Flags, config: AppConfi
   const accounts = new AccountsService(orm.em.fork() as never, plans);
   switch (command) {
     case 'org:create': {
+      // Every flag checked before anything is written: a refused --env or --scopes leaves no workspace behind.
+      const environment = env(flags);
+      const keyScopes = accounts.validateScopes(scopes(flags));
       const org = await accounts.createOrganization({ name: required(flags, 'name'), plan: plan(flags), email: required(flags, 'email') });
-      const { key, secret } = await accounts.createKey(org.id, { name: 'Default key', scopes: scopes(flags), environment: env(flags) });
+      const { key, secret } = await accounts.createKey(org.id, { name: 'Default key', scopes: keyScopes, environment });
       // The e-mail's user (created when new) becomes the workspace's owner.
       await ensureOwner(orm.em.fork() as never, org.id, org.ownerEmail);
       return { organization_id: org.id, key_id: key.id, api_key: secret };
@@ -155,16 +172,24 @@ export async function runCommand(command: string, flags: Flags, config: AppConfi
     case 'org:plan': {
       const org = await accounts.getOrganization(required(flags, 'org'));
       const next = plan(flags);
-      const em = orm.em.fork();
-      await setPlan(em, org.id, next);
-      const paused = await pauseAboveLimit(em, org.id, plans[next].dynamic_qr_limit, plans[next].gs1_limit);
-      await recordAudit(
-        em,
-        { organizationId: org.id, action: 'organization.plan_changed', resource: { type: 'organization', id: org.id }, changes: { plan: [org.plan, next] } },
-        ...paused.map((p) => ({ organizationId: org.id, action: 'qr_code.paused', resource: { type: 'qr_code', id: p.id }, changes: { status: ['live', 'paused'] as [unknown, unknown] } })),
-      );
-      if (paused.length) await publishInvalidations(config, paused);
-      return { organization_id: org.id, plan: next, paused: paused.map((p) => p.id) };
+      const redis = await reachableRedis(config);
+      try {
+        // The plan, the pauses and their audit entries: all of them or none.
+        const paused = await orm.em.fork().transactional(async (em) => {
+          await setPlan(em, org.id, next);
+          const codes = await pauseAboveLimit(em, org.id, plans[next].dynamic_qr_limit, plans[next].gs1_limit);
+          await recordAudit(
+            em,
+            { organizationId: org.id, action: 'organization.plan_changed', resource: { type: 'organization', id: org.id }, changes: { plan: [org.plan, next] } },
+            ...codes.map((p) => ({ organizationId: org.id, action: 'qr_code.paused', resource: { type: 'qr_code', id: p.id }, changes: { status: ['live', 'paused'] as [unknown, unknown] } })),
+          );
+          return codes;
+        });
+        if (paused.length) await publishInvalidations(redis, paused);
+        return { organization_id: org.id, plan: next, paused: paused.map((p) => p.id) };
+      } finally {
+        redis.disconnect();
+      }
     }
     case 'trash:empty': {
       const org = await accounts.getOrganization(required(flags, 'org'));

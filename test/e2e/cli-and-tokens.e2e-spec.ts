@@ -1,14 +1,14 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { SCOPES } from '../../src/common/auth/scopes';
-import { createOrg, http, startApi, TestApp } from '../setup/app';
+import { createOrg, db, http, startApi, TestApp } from '../setup/app';
 
 const ROOT = join(__dirname, '..', '..');
 
 /** Runs the operator CLI from source, as `npm run -s cli` runs it compiled. */
-function cli(args: string[]): { status: number | null; json: any; stdout: string } {
+function cli(args: string[], env: Record<string, string> = {}): { status: number | null; json: any; stdout: string } {
   const r = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'ts-node', 'dist', 'bin.js'), '--transpile-only', '-P', join(ROOT, 'tsconfig.json'), join(ROOT, 'src', 'cli.ts'), ...args], {
-    env: { ...process.env, LOG_LEVEL: 'silent' },
+    env: { ...process.env, LOG_LEVEL: 'silent', ...env },
     encoding: 'utf8',
     timeout: 60_000,
   });
@@ -55,6 +55,27 @@ describe('operator CLI', () => {
     const bad = cli(['nope']);
     expect(bad.status).not.toBe(0);
     expect(bad.json.error).toBeDefined();
+  });
+
+  it("leaves nothing behind when a flag is refused, and holds names to the API's string rule", async () => {
+    const name = `Half-${Date.now()}`;
+    for (const extra of [['--env', 'staging'], ['--scopes', 'nope:scope']]) {
+      const refused = cli(['org:create', '--name', name, '--plan', 'pro', '--email', 'half@acme.test', ...extra]);
+      expect([extra[0], refused.status === 0, refused.json?.error?.code]).toEqual([extra[0], false, extra[0] === '--env' ? 'usage' : 'invalid_request']);
+    }
+    const rows = await db(t).execute<{ n: string }[]>('select count(*) as n from organizations where name = ?', [name]);
+    expect(Number(rows[0].n)).toBe(0);
+    const control = cli(['org:create', '--name', 'ctl\u001bname', '--plan', 'pro', '--email', 'ctl@acme.test']);
+    expect([control.status === 0, control.json?.error?.code, control.json?.error?.field]).toEqual([false, 'invalid_request', 'name']);
+    const org = await createOrg(t, { plan: 'pro' });
+    const key = cli(['key:create', '--org', org.organizationId, '--name', 'a\u0001b']);
+    expect([key.status === 0, key.json?.error?.field]).toEqual([false, 'name']);
+    // org:plan with Redis unreachable: refused before anything changes (the scan processes could not be told).
+    const code = await http(t.origin, 'POST', '/v1/qr-codes', { key: org.apiKey, body: { target: { type: 'url', destination: 'https://example.com/p' } } });
+    const downgrade = cli(['org:plan', '--org', org.organizationId, '--plan', 'free'], { REDIS_URL: 'redis://127.0.0.1:1' });
+    expect([downgrade.status === 0, downgrade.json?.error?.code]).toEqual([false, 'service_unavailable']);
+    expect((await http(t.origin, 'GET', '/v1/me', { key: org.apiKey })).body.plan).toBe('pro');
+    expect((await http(t.origin, 'GET', `/v1/qr-codes/${code.body.id}`, { key: org.apiKey })).status).toBe(200);
   });
 
   it('org:plan to free pauses every live dynamic code (its limit is 0); trash:empty never touches paused codes', async () => {

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { EntityManager, LockMode } from '@mikro-orm/postgresql';
 import { ApiException } from '../../common/errors/api.exception';
+import { assertCleanStrings } from '../../common/errors/input-rules';
 import { generateApiKey, hashApiKey, isWellFormedApiKey, keyPrefix } from '../../common/auth/api-key-format';
 import type { AuthContext } from '../../common/auth/auth-context';
 import { isScope, Scope, SCOPES } from '../../common/auth/scopes';
@@ -37,6 +38,8 @@ export class AccountsService {
 
   async createOrganization(input: { name: string; plan: PlanId; email: string; emailVerified?: boolean }): Promise<Organization> {
     if (!input.name?.trim() || input.name.length > 255) throw ApiException.invalid('name', 'name must be 1 to 255 characters');
+    // The API's string rule, for callers no pipe guards (the CLI): no control characters, one line.
+    assertCleanStrings({ name: input.name, email: input.email }, '', { singleLineFields: true });
     if (!(PLAN_IDS as readonly string[]).includes(input.plan)) {
       throw ApiException.invalid('plan', `plan must be one of ${PLAN_IDS.join(', ')}`);
     }
@@ -64,6 +67,7 @@ export class AccountsService {
     if (environment !== 'live' && environment !== 'test') throw ApiException.invalid('environment', "environment must be 'live' or 'test'");
     const name = input.name ?? 'API key';
     if (typeof name !== 'string' || name.length < 1 || name.length > 255) throw ApiException.invalid('name', 'name must be 1 to 255 characters');
+    assertCleanStrings({ name }, '', { singleLineFields: true });
     if (input.expiresInDays !== undefined && (!Number.isInteger(input.expiresInDays) || input.expiresInDays < 0 || input.expiresInDays > 3650)) {
       throw ApiException.invalid('expires_in_days', 'expires_in_days must be an integer from 0 to 3650');
     }
