@@ -42,6 +42,21 @@ describe('loadConfig', () => {
   it('trusts no proxy unless TRUST_PROXY names one', () => {
     expect(loadConfig(base).trustProxy).toBe('');
     expect(loadConfig({ ...base, TRUST_PROXY: '10.0.0.0/8' }).trustProxy).toBe('10.0.0.0/8');
+    expect(loadConfig({ ...base, TRUST_PROXY: 'loopback, 10.0.0.0/8' }).trustProxy).toBe('loopback, 10.0.0.0/8');
+    expect(() => loadConfig({ ...base, TRUST_PROXY: 'not_an_ip!!' })).toThrow(/Invalid configuration:\n  TRUST_PROXY must be/);
+  });
+
+  it('reads the empty values docker/compose.yaml passes for unset variables as unset', () => {
+    const c = loadConfig({ ...base, MAIL_FROM: '', S3_FORCE_PATH_STYLE: '', DASHBOARD_JWKS_URL: '' });
+    expect(c.mailFrom).toBe('Scanlink <no-reply@scanlink.local>');
+    expect(c.dashboardJwksUrl).toBeUndefined();
+    expect(() => loadConfig({ ...base, DASHBOARD_JWT_SECRET: '', DASHBOARD_JWKS_URL: '' })).toThrow(/DASHBOARD_JWT_SECRET or DASHBOARD_JWKS_URL is required/);
+  });
+
+  it('stops on a bad LOG_FORMAT or PASSWORD_HASH_CONCURRENCY, which other modules read', () => {
+    expect(() => loadConfig({ ...base, LOG_FORMAT: 'xml' })).toThrow(/LOG_FORMAT must be pretty or json/);
+    for (const bad of ['abc', '1.5', '0']) expect(() => loadConfig({ ...base, PASSWORD_HASH_CONCURRENCY: bad })).toThrow(/PASSWORD_HASH_CONCURRENCY/);
+    expect(() => loadConfig({ ...base, LOG_FORMAT: 'json', PASSWORD_HASH_CONCURRENCY: '2' })).not.toThrow();
   });
 
   it('requires DATABASE_URL and REDIS_URL', () => {

@@ -14,6 +14,7 @@ import {
   validateSync,
 } from 'class-validator';
 import { parseDnsServers } from './dns-servers';
+import { parseTrustProxy } from '../http/client-address';
 
 const toInt = ({ value }: { value: unknown }) =>
   value === undefined || value === '' ? undefined : /^-?\d+$/.test(String(value)) ? Number(value) : value;
@@ -42,17 +43,17 @@ class EnvironmentVariables {
   @Transform(emptyIsUnset) @IsUrl(urlOpts) @IsOptional() S3_ENDPOINT?: string;
   @Transform(emptyIsUnset) @IsString() @IsOptional() S3_ACCESS_KEY_ID?: string;
   @Transform(emptyIsUnset) @IsString() @IsOptional() S3_SECRET_ACCESS_KEY?: string;
-  @IsIn(['true', 'false', '1', '0']) @IsOptional() S3_FORCE_PATH_STYLE?: string;
+  @Transform(emptyIsUnset) @IsIn(['true', 'false', '1', '0']) @IsOptional() S3_FORCE_PATH_STYLE?: string;
   @IsString() @IsOptional() LOGO_ALLOW_HOSTS?: string;
   @Transform(toInt) @IsInt() @Min(1) @IsOptional() FILE_MAX_BYTES?: number;
   @IsString() @IsOptional() LOCAL_DATA_DIR?: string;
   // docker/compose.yaml passes `${SMTP_URL:-}` and the S3 variables as empty strings when unset: empty means unset.
   @Transform(emptyIsUnset) @IsString() @Matches(/^smtps?:\/\//, { message: 'SMTP_URL must be an smtp:// or smtps:// URL' }) @IsOptional()
   SMTP_URL?: string;
-  @IsString() @IsOptional() MAIL_FROM?: string;
-  @IsString() @MinLength(16, { message: 'DASHBOARD_JWT_SECRET must be at least 16 characters' }) @IsOptional()
+  @Transform(emptyIsUnset) @IsString() @IsOptional() MAIL_FROM?: string;
+  @Transform(emptyIsUnset) @IsString() @MinLength(16, { message: 'DASHBOARD_JWT_SECRET must be at least 16 characters' }) @IsOptional()
   DASHBOARD_JWT_SECRET?: string;
-  @IsUrl(urlOpts) @IsOptional() DASHBOARD_JWKS_URL?: string;
+  @Transform(emptyIsUnset) @IsUrl(urlOpts) @IsOptional() DASHBOARD_JWKS_URL?: string;
   @IsString() @IsOptional() DASHBOARD_JWT_ISSUER?: string;
   @IsString() @IsOptional() DASHBOARD_JWT_AUDIENCE?: string;
   @Transform(emptyIsUnset) @IsUrl(urlOpts) @IsOptional() OIDC_ISSUER_URL?: string;
@@ -82,6 +83,10 @@ class EnvironmentVariables {
   @Transform(toInt) @IsInt() @Min(1) @IsOptional() LEAD_RATE_LIMIT_PER_HOUR?: number;
   @IsString() @IsOptional() DOMAIN_DNS_SERVERS?: string;
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) @IsOptional() LOG_LEVEL?: string;
+  /** Read by the logger (logging/logger.ts usePretty); checked here so that a typo stops the process. */
+  @Transform(emptyIsUnset) @IsIn(['pretty', 'json'], { message: 'LOG_FORMAT must be pretty or json' }) @IsOptional() LOG_FORMAT?: string;
+  /** Read by members/passwords.ts; checked here so that a typo stops the process. */
+  @Transform(toInt) @IsInt() @Min(1) @Max(64) @IsOptional() PASSWORD_HASH_CONCURRENCY?: number;
 }
 
 export interface AppConfig {
@@ -201,6 +206,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   if (missing.length > 0) throw new ConfigError(`Invalid configuration:\n${missing.join('\n')}`);
   const oidcError = checkOidc(raw, nodeEnv);
   if (oidcError) throw new ConfigError(`Invalid configuration:\n  ${oidcError}`);
+  try {
+    parseTrustProxy(raw.TRUST_PROXY ?? '');
+  } catch (err) {
+    throw new ConfigError(
+      `Invalid configuration:\n  TRUST_PROXY must be true, false, or comma-separated IP addresses, CIDR ranges or the names loopback, linklocal, uniquelocal (${(err as Error).message})`,
+    );
+  }
   const dnsServers = parseDnsServers(raw.DOMAIN_DNS_SERVERS ?? '');
   if ('error' in dnsServers) throw new ConfigError(`Invalid configuration:\n  ${dnsServers.error}`);
   const localDataDir = resolve(raw.LOCAL_DATA_DIR ?? '.local');

@@ -31,6 +31,10 @@ describe('plans', () => {
     ['not json', /not valid JSON/],
     ['{"gold": {}}', /unknown plan "gold"/],
     ['{"pro": {"qr": 1}}', /unknown key "pro.qr"/],
+    ['{"pro": {"constructor": 1}}', /unknown key "pro.constructor"/],
+    ['{"pro": {"toString": 1}}', /unknown key "pro.toString"/],
+    ['{"pro": {"hasOwnProperty": "x"}}', /unknown key "pro.hasOwnProperty"/],
+    ['{"pro": {"__proto__": {"x": 1}}}', /unknown key "pro.__proto__"/],
     ['{"pro": {"dynamic_qr_limit": -1}}', /bad value/],
     ['[]', /must hold an object/],
   ])('refuses a malformed file (%s)', (content, message) => {

@@ -53,7 +53,8 @@ export function loadPlans(file?: string): PlanCatalog {
         throw new ConfigError(`PLANS_FILE ${file}: "${planId}" must be an object`);
       }
       for (const [key, value] of Object.entries(figures)) {
-        const check = KEY_CHECKS[key as keyof typeof KEY_CHECKS];
+        // Own keys only: `constructor`, `toString` or `__proto__` are unknown keys, not Object.prototype's members.
+        const check = Object.hasOwn(KEY_CHECKS, key) ? KEY_CHECKS[key as keyof typeof KEY_CHECKS] : undefined;
         if (!check) throw new ConfigError(`PLANS_FILE ${file}: unknown key "${planId}.${key}"`);
         if (!check(value)) throw new ConfigError(`PLANS_FILE ${file}: bad value for "${planId}.${key}": ${JSON.stringify(value)}`);
       }
