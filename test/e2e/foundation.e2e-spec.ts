@@ -172,6 +172,9 @@ describe('API foundation', () => {
       const made = await http(t.origin, 'POST', '/v1/qr-codes', { key: org.apiKey, rawBody: JSON.stringify(code), headers: codeHeaders });
       const reordered = await http(t.origin, 'POST', '/v1/qr-codes', { key: org.apiKey, rawBody: JSON.stringify({ target: { destination: code.target.destination, type: 'url' }, name: code.name }), headers: codeHeaders });
       expect([made.status, reordered.status, reordered.headers.get('idempotent-replayed'), reordered.body.id]).toEqual([201, 201, 'true', made.body.id]);
+      // A blank name is no name.
+      const blank = await http(t.origin, 'POST', '/v1/folders', { key: org.apiKey, body: { name: '   ' } });
+      expect([blank.status, blank.body.error?.field]).toEqual([400, 'name']);
       const conflict = await http(t.origin, 'POST', '/v1/folders', { key: org.apiKey, body: { name: 'Twice' }, headers });
       expect(conflict.status).toBe(409);
       expect(conflict.body.error.code).toBe('idempotency_conflict');

@@ -117,6 +117,7 @@ describe('POST /v1/qr-codes', () => {
     ['static whatsapp', { type: 'static', target: { type: 'whatsapp', phone: '+15551234567' } }, 'type'],
     ['11 tags', { target: { type: 'text', text: 'x' }, tags: Array.from({ length: 11 }, (_, i) => `t${i}`) }, 'tags'],
     ['51-char tag', { target: { type: 'text', text: 'x' }, tags: ['x'.repeat(51)] }, 'tags[0]'],
+    ['blank name', { target: { type: 'text', text: 'x' }, name: '   ' }, 'name'],
     ['non-string tag', { target: { type: 'text', text: 'x' }, tags: [1] }, 'tags'],
     ['bad email', { target: { type: 'email', email: 'not-an-email' } }, 'target.email'],
     ['bad phone', { target: { type: 'sms', phone: 'call me' } }, 'target.phone'],

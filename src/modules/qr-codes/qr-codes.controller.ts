@@ -210,7 +210,7 @@ export class QrCodesController {
       'when no rule matches. Omitted facts are unknown (conditions on them do not match); `at` defaults to now, `scan_number` to the next scan. ' +
       'Rules only: a paused, expired or password-protected code still shows what its rules would choose. A code that is not a smart URL → 422 rules_not_supported.',
   })
-  @ApiBody({ type: RuleTestBodyDto, examples: { france: { value: { country: 'FR', device: 'mobile', language: 'fr-FR', at: '2026-06-01T09:30:00Z' } } } })
+  @ApiBody({ type: RuleTestBodyDto, required: false, examples: { france: { value: { country: 'FR', device: 'mobile', language: 'fr-FR', at: '2026-06-01T09:30:00Z' } } } })
   @ApiOkResponse({ type: RuleTestResultDto })
   testRules(@Auth() auth: AuthContext, @Param('id') id: string, @Body() body: Record<string, unknown> | undefined): Promise<Record<string, unknown>> {
     // No body at all: every fact unknown. A body of JSON `null` (or any non-object) is refused like elsewhere.

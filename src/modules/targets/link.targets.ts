@@ -128,7 +128,8 @@ function linkHandler(type: string, staticCapable: boolean): TargetHandler {
 export const urlHandler = linkHandler('url', true);
 export const linkHandlers = LINK_TYPES.map((t) => linkHandler(t, false));
 
-const WHATSAPP_LINK = /^https:\/\/(wa\.me|api\.whatsapp\.com|web\.whatsapp\.com|chat\.whatsapp\.com|(www\.)?whatsapp\.com)\//i;
+/** A WhatsApp link that names someone or something: `https://wa.me/` alone opens nothing. */
+const WHATSAPP_LINK = /^https:\/\/(wa\.me|api\.whatsapp\.com|web\.whatsapp\.com|chat\.whatsapp\.com|(www\.)?whatsapp\.com)\/[^?#\s]/i;
 
 export function whatsappUrl(t: StoredTarget): string {
   if (typeof t.destination === 'string') return t.destination;
@@ -174,7 +175,8 @@ function telegramDestination(r: FieldReader): string {
   if (user && !/^https?:/i.test(raw)) return `https://t.me/${user[1]}`;
   const phone = normalizePhone(raw);
   if (phone && /^\+?[\d\s().-]+$/.test(raw)) return `https://t.me/+${phone.replace(/^\+/, '')}`;
-  if (/^(https?:\/\/)?(t\.me|telegram\.me)\//i.test(raw)) {
+  // A t.me link with a path (a user, a channel, a +phone): `https://t.me/` alone opens nothing.
+  if (/^(https?:\/\/)?(t\.me|telegram\.me)\/[^?#\s/]/i.test(raw)) {
     const url = /^https?:\/\//i.test(raw) ? raw : `https://${raw}`;
     return checkHttpUrl(url, r.field('destination'));
   }

@@ -58,12 +58,15 @@ describe('target handlers', () => {
     expect(parse({ type: 'telegram', destination: '+1 555 123 4567' })).toEqual({ destination: 'https://t.me/+15551234567' });
     expect(parse({ type: 'telegram', destination: 't.me/joinchat/abc' })).toEqual({ destination: 'https://t.me/joinchat/abc' });
     expect(fieldOf(() => parse({ type: 'telegram', destination: 'https://evil.example.com' }))).toBe('target.destination');
+    for (const empty of ['https://t.me/', 't.me/', 'https://t.me/?start=x']) expect([empty, fieldOf(() => parse({ type: 'telegram', destination: empty }))]).toEqual([empty, 'target.destination']);
   });
 
   it('builds wa.me links', () => {
     expect(whatsappUrl(parse({ type: 'whatsapp', phone: '+1 555 123 4567', message: 'Hi there' }))).toBe('https://wa.me/15551234567?text=Hi%20there');
     expect(parse({ type: 'whatsapp', destination: 'https://wa.me/15551234567' })).toEqual({ destination: 'https://wa.me/15551234567' });
     expect(fieldOf(() => parse({ type: 'whatsapp', destination: 'https://example.com' }))).toBe('target.destination');
+    for (const empty of ['https://wa.me/', 'https://wa.me/?text=hi']) expect([empty, fieldOf(() => parse({ type: 'whatsapp', destination: empty }))]).toEqual([empty, 'target.destination']);
+    expect(parse({ type: 'whatsapp', destination: 'https://wa.me/message/ABC123' })).toEqual({ destination: 'https://wa.me/message/ABC123' });
   });
 
   it('parses pre-encoded destinations of structured types', () => {

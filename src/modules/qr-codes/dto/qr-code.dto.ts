@@ -20,7 +20,7 @@ export class CreateQrCodeDto extends LinkControlFields {
   target!: Record<string, unknown>;
 
   @ApiPropertyOptional({ maxLength: 255, example: 'Spring menu', description: 'Default: `Campaign <code>` (dynamic) or `Static <code>` (static)' })
-  @IsOmittable() @IsString() @Length(1, 255)
+  @IsOmittable() @IsString() @Length(1, 255) @Matches(/\S/, { message: 'name must not be blank' })
   name?: string;
 
   @ApiPropertyOptional({
@@ -65,7 +65,7 @@ export class CreateQrCodeDto extends LinkControlFields {
 
 export class UpdateQrCodeDto extends Gs1PatchFields {
   @ApiPropertyOptional({ maxLength: 255 })
-  @IsOmittable() @IsString() @Length(1, 255)
+  @IsOmittable() @IsString() @Length(1, 255) @Matches(/\S/, { message: 'name must not be blank' })
   name?: string;
 
   @ApiPropertyOptional({
