@@ -104,6 +104,40 @@ describe('dashboard: QR codes', () => {
     expect(violations).toEqual([]);
   });
 
+  it('creates a review page (links by platform), and renames a static code with a design preview', async () => {
+    // A workspace of its own: the other tests count the codes of theirs.
+    const own = await freshOwner(stack);
+    const { page } = await stack.signedIn(own);
+    const codeByName = async (name: string) => {
+      const res = await http(stack.api.origin, 'GET', `/v1/qr-codes?search=${encodeURIComponent(name)}`, { key: own.org.apiKey });
+      return res.body.data[0];
+    };
+    await page.goto(`${stack.appUrl}/codes/new`);
+    await page.getByLabel('Type').selectOption('review');
+    await page.getByLabel('Name', { exact: true }).fill('Reviews');
+    await page.getByLabel('Page title (required)').fill('Review us');
+    await page.getByLabel('Review links (required)').fill('google | https://g.page/r/abc');
+    await page.getByRole('button', { name: 'Create the code' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Reviews' }).waitFor();
+    expect((await codeByName('Reviews')).target).toMatchObject({ review_page: { title: 'Review us', links: [{ platform: 'google', url: 'https://g.page/r/abc' }] } });
+
+    const made = await http(stack.api.origin, 'POST', '/v1/qr-codes', { key: own.org.apiKey, body: { name: 'Printed text', type: 'static', target: { type: 'text', text: 'hello' } } });
+    const previews: number[] = [];
+    page.on('response', (r) => {
+      if (r.url().includes('/v1/qr-codes/preview')) previews.push(r.status());
+    });
+    await page.goto(`${stack.appUrl}/codes/${made.body.id}`);
+    await page.getByRole('tab', { name: 'Settings' }).click();
+    expect(await page.getByLabel('Tags').count()).toBe(0);
+    await page.getByLabel('Name', { exact: true }).fill('Printed text, renamed');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByText('Changes saved').waitFor();
+    expect((await codeByName('Printed text, renamed')).id).toBe(made.body.id);
+    await page.getByRole('tab', { name: 'Design' }).click();
+    await eventually(async () => (previews.length > 0 ? true : undefined), 10_000, 'a design preview');
+    expect(previews.every((s) => s === 200)).toBe(true);
+  });
+
   it('re-points the code in Settings; the scan host redirects to the new destination', async () => {
     const { page } = watched;
     const code = await codeByName('Spring menu');

@@ -34,6 +34,24 @@ describe('dashboard: invitations, roles and workspaces', () => {
     await page.getByRole('button', { name: 'Accept the invitation' }).click();
     await page.getByRole('heading', { level: 1, name: 'QR codes' }).waitFor();
     await page.locator('.who .role', { hasText: '(viewer)' }).waitFor();
+    // Screens for admins and owners are not offered; opened anyway, they say so and request nothing (no 403).
+    await page.getByRole('button', { name: 'Menu' }).click(); // 375 px: the navigation is behind the menu button
+    const nav = page.getByRole('navigation', { name: 'Main' });
+    await nav.getByRole('link', { name: 'Members', exact: true }).waitFor();
+    expect([await nav.getByRole('link', { name: 'API keys', exact: true }).count(), await nav.getByRole('link', { name: 'Audit log', exact: true }).count()]).toEqual([0, 0]);
+    expect(await nav.getByRole('link', { name: 'Members', exact: true }).count()).toBe(1);
+    const refused: string[] = [];
+    page.on('response', (r) => {
+      if (r.status() === 403) refused.push(r.url());
+    });
+    await page.goto(`${stack.appUrl}/audit`);
+    await page.getByText('Only admins and owners can read it.').waitFor();
+    expect(await page.getByRole('table', { name: 'Audit log' }).count()).toBe(0);
+    await page.goto(`${stack.appUrl}/api-keys`);
+    await page.getByText('Only admins and owners manage API keys.').waitFor();
+    expect(refused).toEqual([]);
+    await page.goto(`${stack.appUrl}/codes`);
+    await page.getByRole('heading', { level: 1, name: 'QR codes' }).waitFor();
     // No create button on the list; the create screen says why and its button is disabled.
     expect(await page.getByRole('link', { name: 'Create a code' }).count()).toBe(0);
     await page.getByText('Viewers cannot create codes').waitFor();

@@ -103,3 +103,6 @@ export function useLoad<T>(load: () => Promise<T>, deps: readonly unknown[]): { 
   }, [...deps, tick]);
   return { data, error, loading, reload: () => setTick((t) => t + 1), setData };
 }
+
+/** An empty first page: what a list screen loads for a member whose role may not read it (nothing is requested). */
+export const emptyPage = <T,>(): Promise<Page<T>> => Promise.resolve({ data: [], has_more: false, next_cursor: null });

@@ -5,7 +5,7 @@ import { ErrorState, Loading } from './States';
 import { WorkspaceSwitcher } from './WorkspaceSwitcher';
 
 /** Every screen of the signed-in app, in navigation order. */
-export const NAV: ReadonlyArray<{ to: string; label: string }> = [
+export const NAV: ReadonlyArray<{ to: string; label: string; managers?: true }> = [
   { to: '/codes', label: 'QR codes' },
   { to: '/analytics', label: 'Analytics' },
   { to: '/batches', label: 'Batches' },
@@ -15,9 +15,9 @@ export const NAV: ReadonlyArray<{ to: string; label: string }> = [
   { to: '/domains', label: 'Domains' },
   { to: '/webhooks', label: 'Webhooks' },
   { to: '/events', label: 'Events' },
-  { to: '/api-keys', label: 'API keys' },
+  { to: '/api-keys', label: 'API keys', managers: true },
   { to: '/members', label: 'Members' },
-  { to: '/audit', label: 'Audit log' },
+  { to: '/audit', label: 'Audit log', managers: true },
   { to: '/trash', label: 'Trash' },
 ];
 
@@ -26,7 +26,7 @@ export const NAV: ReadonlyArray<{ to: string; label: string }> = [
  * disclosure on a phone) and the main region. Sends signed-out visitors to sign-in, keeping where they were going.
  */
 export function AppShell() {
-  const { status, me, session, signOut, restoreError, restore } = useSession();
+  const { status, me, session, signOut, restoreError, restore, canManage } = useSession();
   const location = useLocation();
   const navigate = useNavigate();
   const [menuOpen, setMenuOpen] = useState(false);
@@ -87,7 +87,7 @@ export function AppShell() {
       <div className="layout">
         <nav id="main-nav" aria-label="Main" className={`sidenav${menuOpen ? ' open' : ''}`}>
           <ul>
-            {NAV.map((n) => (
+            {NAV.filter((n) => !n.managers || canManage).map((n) => (
               <li key={n.to}>
                 <NavLink to={n.to}>{n.label}</NavLink>
               </li>

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { api, call, rawJson, type Schemas } from '../../api/client';
 import { asApiError, fieldErrors } from '../../api/errors';
-import { usePagedList } from '../../api/paging';
+import { emptyPage, usePagedList } from '../../api/paging';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { DataTable } from '../../components/DataTable';
 import { CheckboxField, FormError, SelectField, TextField } from '../../components/FormField';
@@ -19,7 +19,8 @@ const SCOPES = ['qr:read', 'qr:write', 'analytics:read', 'webhooks:read', 'webho
 export default function ApiKeys() {
   const { canManage } = useSession();
   const toast = useToast();
-  const list = usePagedList((cursor) => call(api.GET('/v1/tokens', { params: { query: { cursor, limit: 25 } } })), '');
+  // Editors and viewers are told what they cannot do; nothing is requested for them (the API would answer 403).
+  const list = usePagedList((cursor) => (canManage ? call(api.GET('/v1/tokens', { params: { query: { cursor, limit: 25 } } })) : emptyPage<ApiKey>()), String(canManage));
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState<Set<string>>(new Set(['qr:read', 'qr:write']));
   const [environment, setEnvironment] = useState<'live' | 'test'>('live');

@@ -1,6 +1,6 @@
 import { useState } from 'react';
-import { api, call } from '../../api/client';
-import { usePagedList } from '../../api/paging';
+import { api, call, type Schemas } from '../../api/client';
+import { emptyPage, usePagedList } from '../../api/paging';
 import { PagedTable } from '../../components/DataTable';
 import { TextField } from '../../components/FormField';
 import { useSession } from '../../components/session-context';
@@ -42,14 +42,17 @@ export default function Audit() {
       ...(dayBound(filters.from, false) ? { from: dayBound(filters.from, false) } : {}),
       ...(dayBound(filters.to, true) ? { to: dayBound(filters.to, true) } : {}),
     };
-    return call(api.GET('/v1/audit-log', { params: { query } }));
-  }, JSON.stringify(filters));
+    // Editors and viewers are told what they cannot do; nothing is requested for them (the API would answer 403).
+    return canManage ? call(api.GET('/v1/audit-log', { params: { query } })) : emptyPage<Schemas['AuditEntryDto']>();
+  }, JSON.stringify(filters) + String(canManage));
   const set = (k: keyof Filters) => (e: { target: { value: string } }) => setDraft({ ...draft, [k]: e.target.value });
 
   return (
     <>
       <PageHeader title="Audit log" />
       <p className="hint">Every change made through the API, the dashboard, the MCP server or the command line, kept 365 days.{!canManage && ' Only admins and owners can read it.'}</p>
+      {canManage && (
+        <>
       <form
         className="filters"
         aria-label="Filter the audit log"
@@ -110,6 +113,8 @@ export default function Audit() {
           { key: 'request', header: 'Request', render: (a) => <span className="hint">{a.request_id}</span> },
         ]}
       />
+        </>
+      )}
     </>
   );
 }

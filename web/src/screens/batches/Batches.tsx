@@ -8,7 +8,7 @@ import { FormError } from '../../components/FormField';
 import { useSession } from '../../components/session-context';
 import { Empty, ErrorState, Loading, PageHeader, Pager } from '../../components/States';
 import { cleanDesign, DESIGN_FIELDS, DesignEditor, type Design } from '../codes/DesignEditor';
-import { lineOfItemField, MAX_ITEMS, parseBatchCsv, type ParsedCsv } from './batch-csv';
+import { inferType, lineOfItemField, MAX_ITEMS, parseBatchCsv, type ParsedCsv } from './batch-csv';
 
 type Batch = Schemas['BatchDto'];
 const PREVIEW_ROWS = 20;
@@ -149,7 +149,7 @@ function NewBatch() {
                 onChange={setDesign}
                 templateId={templateId}
                 onTemplateChange={setTemplateId}
-                previewBody={{ type: parsed.rows[0].item.type as 'dynamic' | 'static' | undefined, target: parsed.rows[0].item.target }}
+                previewBody={{ type: parsed.rows[0].item.type as 'dynamic' | 'static' | undefined, target: { ...parsed.rows[0].item.target, type: inferType(parsed.rows[0].item.target) } }}
                 errors={designErrors}
               />
             </details>

@@ -46,7 +46,8 @@ const isHttpUrl = (v: string) => {
   }
 };
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-const inferType = (t: Record<string, unknown>): string | undefined =>
+/** The target type the API infers for a batch item without `type` (a preview needs it named). */
+export const inferType = (t: Record<string, unknown>): string | undefined =>
   typeof t.type === 'string' ? t.type : 'ssid' in t ? 'wifi' : 'title' in t && 'start' in t ? 'event' : 'email' in t ? 'email' : 'phone' in t ? 'sms' : 'text' in t ? 'text' : 'destination' in t ? 'url' : undefined;
 
 /** Turns one CSV record (header → value) into a batch item, checking what the API would refuse. */

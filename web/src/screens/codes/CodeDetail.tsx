@@ -192,7 +192,8 @@ function Settings({ code: c, onSaved }: { code: QrCode; onSaved: (c: QrCode) => 
       const body: Record<string, unknown> = {
         name,
         folder_id: folderId || null,
-        tags: tags.split(',').map((t) => t.trim()).filter(Boolean),
+        // A static code takes a new name, folder and design only (its tags cannot change: 422 code_not_editable).
+        ...(c.kind === 'dynamic' && { tags: tags.split(',').map((t) => t.trim()).filter(Boolean) }),
         ...(editable && { target: newTarget }),
         ...(c.kind === 'dynamic' ? linkControlBody(controls, true) : {}),
       };
@@ -223,7 +224,7 @@ function Settings({ code: c, onSaved }: { code: QrCode; onSaved: (c: QrCode) => 
         </p>
       )}
       <FolderSelect value={folderId} onChange={setFolderId} error={errors.fields.folder_id} />
-      <TextField label="Tags" value={tags} onChange={(e) => setTags(e.target.value)} hint="Comma-separated" error={errors.fields.tags} disabled={!canEdit} />
+      {c.kind === 'dynamic' && <TextField label="Tags" value={tags} onChange={(e) => setTags(e.target.value)} hint="Comma-separated" error={errors.fields.tags} disabled={!canEdit} />}
       {c.kind === 'dynamic' && <LinkControlFields value={controls} onChange={setControls} errors={errors.fields} hasPassword={c.has_password} />}
       {canEdit && (
         <button type="submit" className="button" disabled={busy}>
@@ -247,7 +248,8 @@ function DesignTab({ code: c, onSaved }: { code: QrCode; onSaved: (c: QrCode) =>
   }));
   const [errors, setErrors] = useState<{ fields: Record<string, string>; general?: string }>({ fields: {} });
   const [busy, setBusy] = useState(false);
-  const target = c.target as Record<string, unknown>;
+  // The response's own fields (`editable`, `summary`) are not part of a creation body: the preview would refuse them.
+  const { editable: _editable, summary: _summary, ...previewTarget } = c.target as Record<string, unknown>;
   const save = async () => {
     setBusy(true);
     setErrors({ fields: {} });
@@ -264,7 +266,7 @@ function DesignTab({ code: c, onSaved }: { code: QrCode; onSaved: (c: QrCode) =>
   return (
     <>
       <FormError message={errors.general} />
-      <DesignEditor design={design} onChange={setDesign} previewBody={{ type: c.kind, ...(c.kind === 'static' && { target: { ...target, type: c.type } }) }} errors={errors.fields} />
+      <DesignEditor design={design} onChange={setDesign} previewBody={{ type: c.kind, ...(c.kind === 'static' && { target: { ...previewTarget, type: c.type } }) }} errors={errors.fields} />
       {canEdit && (
         <button type="button" className="button" disabled={busy} onClick={save}>
           Save the design

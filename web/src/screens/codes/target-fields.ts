@@ -110,7 +110,7 @@ export function fieldsFor(type: string): FieldDef[] {
     case 'review':
       return [
         t('review_page.title', 'Page title', 'text', { required: true }),
-        t('review_page.links', 'Review links', 'lines', { required: true, hint: 'One per line: Title | https://…' }),
+        t('review_page.links', 'Review links', 'lines', { required: true, hint: 'One per line: Platform | https://… (Google | https://g.page/r/…)' }),
         t('review_page.feedback_email', 'Feedback e-mail', 'email'),
       ];
     case 'linkpage':
@@ -143,10 +143,11 @@ const lines = (v: unknown) =>
     .map((l) => l.trim())
     .filter(Boolean);
 
-function linkList(v: unknown) {
+/** `Title | https://…` lines as links; a review page's links name their platform instead of a title. */
+function linkList(v: unknown, label: 'title' | 'platform') {
   return lines(v).map((l) => {
-    const [title, url] = cells(l);
-    return { title, url: url ?? '' };
+    const [name, url] = cells(l);
+    return { [label]: name, url: url ?? '' };
   });
 }
 
@@ -171,7 +172,7 @@ export function buildTarget(type: string, values: Values): Record<string, unknow
 }
 
 function listValue(type: string, key: string, v: unknown): unknown {
-  if (key === 'links') return linkList(v);
+  if (key === 'links') return linkList(v, type === 'review' ? 'platform' : 'title');
   if (type === 'form' && key === 'fields')
     return lines(v).map((l) => {
       const [name, label, kind, required] = cells(l);

@@ -21,7 +21,7 @@ const STATUS_LABEL: Record<Domain['status'], string> = { pending: 'Pending verif
  */
 export default function Domains() {
   // Domains are changed with the qr:write scope: editors, admins and owners.
-  const { canEdit: canManage } = useSession();
+  const { canManage } = useSession();
   const toast = useToast();
   const list = usePagedList((cursor) => call(api.GET('/v1/domains', { params: { query: { cursor, limit: 25 } } })), '');
   const [hostname, setHostname] = useState('');

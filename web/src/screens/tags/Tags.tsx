@@ -230,7 +230,7 @@ function SearchResults({ search, tag, onAdd }: { search: string; tag: string; on
                 <button
                   type="button"
                   className="button secondary"
-                  aria-label={`Add ${tag} to ${c.name || c.id}`}
+                  aria-label={`Add tag ${tag} to ${c.name || c.id}`}
                   onClick={async () => {
                     await onAdd(c);
                     found.reload();
