@@ -1,6 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { STRICT_TRANSPORT_SECURITY } from '../../common/http/client-address';
-import { SCAN_SECURITY_HEADERS } from './scan-own-paths';
+import { SECURITY_HEADERS, STRICT_TRANSPORT_SECURITY } from '../../common/http/client-address';
 
 /**
  * The scan host's 302, written with a head composed here rather than by `res.writeHead`.
@@ -23,7 +22,7 @@ import { SCAN_SECURITY_HEADERS } from './scan-own-paths';
  */
 
 /** The fixed headers between Location and Request-Id, the same for every redirect. */
-const FIXED_HEADERS: readonly (readonly [string, string])[] = [['Cache-Control', 'no-store'], ['Content-Length', '0'], ...Object.entries(SCAN_SECURITY_HEADERS)];
+const FIXED_HEADERS: readonly (readonly [string, string])[] = [['Cache-Control', 'no-store'], ['Content-Length', '0'], ...Object.entries(SECURITY_HEADERS)];
 /** FIXED_HEADERS as head lines, from the end of the Location line to the Request-Id name. */
 const FIXED = `\r\n${FIXED_HEADERS.map(([name, value]) => `${name}: ${value}\r\n`).join('')}Request-Id: `;
 const HSTS_LINE = `Strict-Transport-Security: ${STRICT_TRANSPORT_SECURITY}\r\n`;

@@ -3,7 +3,7 @@ import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from 
 import type { Redis } from 'ioredis';
 import { REDIS } from '../../common/redis/redis.provider';
 import { APP_CONFIG, AppConfig } from '../../common/config/config';
-import { arrivedOverHttps, clientIp, parseTrustProxy, STRICT_TRANSPORT_SECURITY, type TrustProxy } from '../../common/http/client-address';
+import { arrivedOverHttps, clientIp, parseTrustProxy, SECURITY_HEADERS, STRICT_TRANSPORT_SECURITY, type TrustProxy } from '../../common/http/client-address';
 import { countScanAnswer } from '../../common/metrics/metrics';
 import { DomainHostCache } from '../domains/domain-host-cache';
 import { hostnameOf, malformedHost, siteKey } from '../domains/scan-site';
@@ -26,7 +26,7 @@ import { ownPathsOf } from '../qr-codes/code-kinds';
 import { DOWNLOAD_SUFFIXES } from '../targets/registry';
 import type { OwnPaths } from '../targets/target-handler';
 import { OwnPathMemo } from './own-path-memo';
-import { copyForeignHeaders, ownPathAnswer, type OwnPathResult, prepareOwnPathAnswer, type PreparedAnswer, SCAN_SECURITY_HEADERS, writePreparedAnswer } from './scan-own-paths';
+import { copyForeignHeaders, ownPathAnswer, type OwnPathResult, prepareOwnPathAnswer, type PreparedAnswer, writePreparedAnswer } from './scan-own-paths';
 
 /** `/{short_code}` and `/{short_code}<suffix>` for the download suffixes the target types serve (`.vcf`, `.ics`), with
  * an optional trailing slash and any query string (ignored); `/metrics` (seven characters too, never a short code) goes
@@ -273,7 +273,7 @@ export class ScanHotPath implements OnModuleInit, OnApplicationShutdown {
 
   /** The headers of a 500 or 503 answer, with the security headers every answer of the scan host carries. */
   private errorHeaders(req: IncomingMessage, headers: OutgoingHttpHeaders): OutgoingHttpHeaders {
-    Object.assign(headers, SCAN_SECURITY_HEADERS);
+    Object.assign(headers, SECURITY_HEADERS);
     if (arrivedOverHttps(req, this.trust)) headers['Strict-Transport-Security'] = STRICT_TRANSPORT_SECURITY;
     return headers;
   }

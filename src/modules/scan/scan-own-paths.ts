@@ -36,8 +36,6 @@ function setOnce(headers: OutgoingHttpHeaders, name: string, value: OutgoingHttp
   headers[name] = value;
 }
 
-/** Headers every answer of the scan host carries unless the answer sets its own (hosted pages: `no-referrer`). */
-export const SCAN_SECURITY_HEADERS = SECURITY_HEADERS;
 
 export interface OwnPathResult {
   answer: OwnPathAnswer;
@@ -102,7 +100,7 @@ export function prepareOwnPathAnswer(answer: OwnPathAnswer, version: string): Pr
   } else if (answer.body !== undefined) body = Buffer.from(answer.body);
   // The answer's own headers over the status page's, each sent once (the resolver's 400 page had two Cache-Control).
   for (const [name, value] of Object.entries(answer.headers)) if (!OWN_HEADERS.has(name.toLowerCase())) setOnce(headers, name, value);
-  for (const [name, value] of Object.entries(SCAN_SECURITY_HEADERS)) if (!Object.keys(headers).some((h) => h.toLowerCase() === name.toLowerCase())) headers[name] = value;
+  for (const [name, value] of Object.entries(SECURITY_HEADERS)) if (!Object.keys(headers).some((h) => h.toLowerCase() === name.toLowerCase())) headers[name] = value;
   const all: OutgoingHttpHeaders = { ...headers, 'Request-Id': '', 'Scanlink-Version': version, 'Content-Length': String(body?.length ?? 0) };
   const head: OutgoingHttpHeader[] = [];
   let requestIdAt = 0;
