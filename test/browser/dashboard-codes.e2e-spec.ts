@@ -79,6 +79,7 @@ describe('dashboard: QR codes', () => {
     const preview = page.getByRole('img', { name: 'Preview of the QR code with this design' });
     await preview.waitFor();
     const before = await preview.getAttribute('src');
+    await atBothWidths(page, async (w) => expectNoSeriousA11yViolations(page, `design tab at ${w} px`));
     await page.getByLabel('Foreground colour').fill('#1a4d8f');
     await page.getByLabel('Body').selectOption('rounded');
     // The preview is redrawn by the API after the change.
@@ -151,6 +152,31 @@ describe('dashboard: QR codes', () => {
     expect(scan.headers.get('location')).toMatch(/^https:\/\/example\.com\/summer-menu/);
   });
 
+  it('sets UTM parameters in Settings, which scans carry, and clears them again', async () => {
+    const { page } = watched;
+    const code = await codeByName('Spring menu');
+    const scan = async () =>
+      (await fetch(`${stack.scan.origin}/${code.short_code}`, { redirect: 'manual', headers: { 'user-agent': 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X)' } })).headers.get('location');
+    await page.goto(`${stack.appUrl}/codes/${code.id}`);
+    await page.getByRole('tab', { name: 'Settings' }).click();
+    await page.getByText('UTM parameters').click();
+    await page.getByLabel('Source (utm_source)').fill('poster');
+    await page.getByLabel('Campaign (utm_campaign)').fill('spring sale');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByText('Changes saved').waitFor();
+    expect((await codeByName('Spring menu')).target.utm).toEqual({ source: 'poster', campaign: 'spring sale' });
+    expect(await scan()).toBe('https://example.com/summer-menu?utm_source=poster&utm_campaign=spring+sale');
+    // Emptied fields are removed, not kept.
+    await page.reload();
+    await page.getByRole('tab', { name: 'Settings' }).click();
+    await page.getByLabel('Source (utm_source)').fill('');
+    await page.getByLabel('Campaign (utm_campaign)').fill('');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByText('Changes saved').last().waitFor();
+    await eventually(async () => ((await codeByName('Spring menu')).target.utm === null ? true : undefined), 5_000, 'utm cleared');
+    expect(await scan()).toBe('https://example.com/summer-menu');
+  });
+
   it('filters the list by type and tag, and pauses and trashes codes in bulk', async () => {
     const { page } = watched;
     await page.goto(`${stack.appUrl}/codes?type=wifi`);
@@ -192,5 +218,34 @@ describe('dashboard: QR codes', () => {
     await page.getByRole('button', { name: 'Restore' }).click();
     await page.getByText('Restored: 1 of 1 codes').waitFor();
     expect(await codeByName('Guest Wi-Fi')).toMatchObject({ name: 'Guest Wi-Fi' });
+  });
+
+  it('creates an e-mail code with Cc and Bcc, and a location code that opens Waze', async () => {
+    const { page } = watched;
+    await page.goto(`${stack.appUrl}/codes/new`);
+    await page.getByLabel('Type').selectOption('email');
+    await page.getByLabel('Name', { exact: true }).fill('Support mail');
+    await page.getByLabel('E-mail address (required)').fill('help@example.com');
+    await page.getByLabel('Cc', { exact: true }).fill('a@example.com, b@example.com');
+    await page.getByLabel('Bcc', { exact: true }).fill('audit@example.com');
+    await page.getByRole('button', { name: 'Create the code' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Support mail' }).waitFor();
+    expect((await codeByName('Support mail')).target).toMatchObject({ email: 'help@example.com', cc: ['a@example.com', 'b@example.com'], bcc: ['audit@example.com'] });
+    // The Settings form shows the lists as they were typed.
+    await page.getByRole('tab', { name: 'Settings' }).click();
+    expect(await page.getByLabel('Cc', { exact: true }).inputValue()).toBe('a@example.com, b@example.com');
+
+    await page.goto(`${stack.appUrl}/codes/new`);
+    await page.getByLabel('Type').selectOption('location');
+    await page.getByLabel('Name', { exact: true }).fill('Warehouse');
+    await page.getByLabel('Latitude (required)').fill('48.8584');
+    await page.getByLabel('Longitude (required)').fill('2.2945');
+    await page.getByLabel('Map app (a dynamic code opens it)').selectOption('waze');
+    await page.getByRole('button', { name: 'Create the code' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Warehouse' }).waitFor();
+    const made = await codeByName('Warehouse');
+    expect(made.target).toMatchObject({ lat: 48.8584, lng: 2.2945, map_app: 'waze' });
+    const scan = await fetch(`${stack.scan.origin}/${made.short_code}`, { redirect: 'manual' });
+    expect(scan.headers.get('location')).toBe('https://waze.com/ul?ll=48.8584,2.2945&navigate=yes');
   });
 });

@@ -188,7 +188,7 @@ function Settings({ code: c, onSaved }: { code: QrCode; onSaved: (c: QrCode) => 
     setBusy(true);
     setErrors({ fields: {} });
     try {
-      const { type: _type, ...newTarget } = buildTarget(c.type, values);
+      const { type: _type, ...newTarget } = buildTarget(c.type, values, { clear: true });
       const body: Record<string, unknown> = {
         name,
         folder_id: folderId || null,

@@ -1,3 +1,4 @@
+import { type ReactNode, useEffect, useState } from 'react';
 import { CheckboxField, SelectField, TextAreaField, TextField } from '../../components/FormField';
 import { FilePicker } from './FilePicker';
 import type { FieldDef, Values } from './target-fields';
@@ -5,11 +6,23 @@ import type { FieldDef, Values } from './target-fields';
 /** The inputs of a target type's fields (see target-fields.ts), each with its API error. */
 export function TargetFields({ type, fields, values, onChange, errors }: { type: string; fields: FieldDef[]; values: Values; onChange: (v: Values) => void; errors: Record<string, string> }) {
   const set = (name: string, v: string | boolean) => onChange({ ...values, [name]: v });
+  const ungrouped = fields.filter((f) => !f.group);
+  const groups = [...new Set(fields.map((f) => f.group).filter((g): g is string => Boolean(g)))];
   return (
     <>
-      {fields.map((f) => (
+      {ungrouped.map((f) => (
         <div key={f.name}>{renderField(f)}</div>
       ))}
+      {groups.map((group) => {
+        const members = fields.filter((f) => f.group === group);
+        return (
+          <FieldGroup key={group} title={group} initiallyOpen={members.some((f) => Boolean(values[f.name]))} hasError={members.some((f) => Boolean(errors[f.name]))}>
+            {members.map((f) => (
+              <div key={f.name}>{renderField(f)}</div>
+            ))}
+          </FieldGroup>
+        );
+      })}
     </>
   );
 
@@ -32,4 +45,19 @@ export function TargetFields({ type, fields, values, onChange, errors }: { type:
           }
         }
   }
+}
+
+/** Optional fields under a disclosure: open at first when one of them has a value, and opened by an error in one of
+ * them (an error inside a closed disclosure would not be seen); otherwise the person opens and closes it. */
+function FieldGroup({ title, initiallyOpen, hasError, children }: { title: string; initiallyOpen: boolean; hasError: boolean; children: ReactNode }) {
+  const [open, setOpen] = useState(initiallyOpen);
+  useEffect(() => {
+    if (hasError) setOpen(true);
+  }, [hasError]);
+  return (
+    <details className="field-group" open={open} onToggle={(e) => setOpen(e.currentTarget.open)}>
+      <summary>{title}</summary>
+      {children}
+    </details>
+  );
 }

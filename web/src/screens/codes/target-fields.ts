@@ -14,6 +14,8 @@ export interface FieldDef {
   required?: boolean;
   options?: ReadonlyArray<{ value: string; label: string }>;
   hint?: string;
+  /** Optional fields shown together under a disclosure (e.g. `UTM parameters`), closed until one has a value. */
+  group?: string;
 }
 
 const LINK_TYPES = ['url', 'youtube', 'googleform', 'googledoc', 'googlemaps', 'facebook', 'instagram', 'linkedin', 'twitter', 'tiktok', 'spotify', 'pinterest', 'snapchat', 'soundcloud', 'paypal', 'zoom', 'calendly'] as const;
@@ -63,13 +65,29 @@ export const TARGET_TYPES: readonly string[] = Object.keys(TYPE_LABELS);
 
 const t = (name: string, label: string, kind: FieldKind, extra: Partial<FieldDef> = {}): FieldDef => ({ name: `target.${name}`, label, kind, ...extra });
 
+const UTM = { group: 'UTM parameters' };
+/** `utm_source` … `utm_content`, added to the destination's query string (a dynamic code's at each scan). */
+const UTM_FIELDS: FieldDef[] = [
+  t('utm.source', 'Source (utm_source)', 'text', { ...UTM, hint: 'e.g. poster' }),
+  t('utm.medium', 'Medium (utm_medium)', 'text', { ...UTM, hint: 'e.g. print' }),
+  t('utm.campaign', 'Campaign (utm_campaign)', 'text', UTM),
+  t('utm.term', 'Term (utm_term)', 'text', UTM),
+  t('utm.content', 'Content (utm_content)', 'text', UTM),
+];
+
 export function fieldsFor(type: string): FieldDef[] {
-  if ((LINK_TYPES as readonly string[]).includes(type)) return [t('destination', 'Destination URL', 'url', { required: true, hint: 'https://…' })];
+  if ((LINK_TYPES as readonly string[]).includes(type)) return [t('destination', 'Destination URL', 'url', { required: true, hint: 'https://…' }), ...UTM_FIELDS];
   switch (type) {
     case 'text':
       return [t('text', 'Text', 'textarea', { required: true })];
     case 'email':
-      return [t('email', 'E-mail address', 'email', { required: true }), t('subject', 'Subject', 'text'), t('message', 'Message', 'textarea')];
+      return [
+        t('email', 'E-mail address', 'email', { required: true }),
+        t('subject', 'Subject', 'text'),
+        t('message', 'Message', 'textarea'),
+        t('cc', 'Cc', 'text', { hint: 'Comma-separated addresses' }),
+        t('bcc', 'Bcc', 'text', { hint: 'Comma-separated addresses' }),
+      ];
     case 'sms':
       return [t('phone', 'Phone number', 'tel', { required: true, hint: 'International format, e.g. +14155550100' }), t('message', 'Message', 'textarea')];
     case 'wifi':
@@ -100,7 +118,13 @@ export function fieldsFor(type: string): FieldDef[] {
         t('vcard.note', 'Note', 'textarea'),
       ];
     case 'location':
-      return [t('lat', 'Latitude', 'number', { required: true }), t('lng', 'Longitude', 'number', { required: true }), t('label', 'Label', 'text'), t('address', 'Address', 'text')];
+      return [
+        t('lat', 'Latitude', 'number', { required: true }),
+        t('lng', 'Longitude', 'number', { required: true }),
+        t('label', 'Label', 'text'),
+        t('address', 'Address', 'text'),
+        t('map_app', 'Map app (a dynamic code opens it)', 'select', { options: [{ value: 'google', label: 'Google Maps' }, { value: 'apple', label: 'Apple Maps' }, { value: 'waze', label: 'Waze' }] }),
+      ];
     case 'whatsapp':
       return [t('phone', 'Phone number', 'tel', { required: true, hint: 'International format, e.g. +14155550100' }), t('message', 'Message', 'textarea')];
     case 'telegram':
@@ -151,24 +175,32 @@ function linkList(v: unknown, label: 'title' | 'platform') {
   });
 }
 
-/** The `target` object of a type from the form's values (keys are field paths). Empty optional fields are left out. */
-export function buildTarget(type: string, values: Values): Record<string, unknown> {
+/**
+ * The `target` object of a type from the form's values (keys are field paths). Empty optional fields are left out of
+ * a new code; for an edit (`clear`) they are sent as null and an unticked box as false, since `PATCH` keeps every
+ * field it is not sent (a UTM group left empty becomes `utm: null`).
+ */
+export function buildTarget(type: string, values: Values, { clear = false }: { clear?: boolean } = {}): Record<string, unknown> {
   const target: Record<string, unknown> = { type };
   for (const f of fieldsFor(type)) {
     const path = f.name.slice('target.'.length).split('.');
-    let v: unknown = values[f.name];
-    if (f.kind === 'checkbox') {
-      if (!v) continue;
-      v = true;
-    } else if (v === undefined || v === '') continue;
-    else if (f.kind === 'number') v = Number(v);
-    else if (f.kind === 'datetime') v = new Date(String(v)).toISOString();
-    else if (f.kind === 'lines') v = listValue(type, path[path.length - 1], v);
+    const v = fieldValue(type, f, path, values[f.name], clear);
+    if (v === undefined) continue;
     let at = target;
     for (const key of path.slice(0, -1)) at = (at[key] ??= {}) as Record<string, unknown>;
     at[path[path.length - 1]] = v;
   }
   return target;
+}
+
+/** One field's value in the target: undefined to leave it out. */
+function fieldValue(type: string, f: FieldDef, path: string[], v: string | boolean | undefined, clear: boolean): unknown {
+  if (f.kind === 'checkbox') return v || clear ? Boolean(v) : undefined;
+  if (v === undefined || v === '') return clear && !f.required ? null : undefined;
+  if (f.kind === 'number') return Number(v);
+  if (f.kind === 'datetime') return new Date(String(v)).toISOString();
+  if (f.kind === 'lines') return listValue(type, path[path.length - 1], v);
+  return v;
 }
 
 function listValue(type: string, key: string, v: unknown): unknown {
@@ -200,6 +232,7 @@ export function valuesOf(type: string, target: Record<string, unknown>): Values 
     for (const key of path) v = v && typeof v === 'object' ? (v as Record<string, unknown>)[key] : undefined;
     if (v === undefined || v === null) continue;
     if (f.kind === 'checkbox') out[f.name] = Boolean(v);
+    else if (Array.isArray(v) && v.every((x) => typeof x === 'string')) out[f.name] = v.join(', ');
     else if (f.kind === 'lines' && Array.isArray(v)) out[f.name] = v.map((x: Record<string, unknown>) => Object.values(x).filter((c) => typeof c !== 'object').join(' | ')).join('\n');
     else if (f.kind === 'datetime') out[f.name] = String(v).slice(0, 16);
     else out[f.name] = typeof v === 'object' ? JSON.stringify(v) : String(v);
