@@ -84,6 +84,19 @@ describe('dashboard: invitations, roles and workspaces', () => {
     await switcher.selectOption(owner.org.organizationId);
     await page.locator('.who .role', { hasText: '(owner)' }).waitFor();
     await page.getByText('No codes yet.').waitFor();
+    // Switching from a code's own page goes to the other workspace's list, without asking for that code there.
+    const mine = await http(stack.api.origin, 'POST', '/v1/qr-codes', { key: owner.org.apiKey, body: { name: 'Own code', target: { type: 'url', destination: 'https://example.com/1' } } });
+    await page.goto(`${stack.appUrl}/codes/${mine.body.id}`);
+    await page.getByRole('heading', { level: 1, name: 'Own code' }).waitFor();
+    const notFound: string[] = [];
+    page.on('response', (r) => {
+      if (r.status() === 404) notFound.push(r.url());
+    });
+    await switcher.selectOption(second.org.organizationId);
+    await page.locator('.who .role', { hasText: '(editor)' }).waitFor();
+    await page.getByRole('table', { name: 'QR codes' }).getByRole('link', { name: 'Second workspace code' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/app/codes');
+    expect(notFound).toEqual([]);
     expect(violations).toEqual([]);
   });
 

@@ -47,6 +47,8 @@ describe('dashboard: workspace settings screens', () => {
     const owner = await freshOwner(stack);
     const key = owner.org;
     await http(stack.api.origin, 'POST', '/v1/folders', { key: key.apiKey, body: { name: 'Spring campaign' } });
+    // A long name without spaces must wrap at 375 px, not widen the page.
+    await http(stack.api.origin, 'POST', '/v1/folders', { key: key.apiKey, body: { name: 'Autumn-winter-retail-campaign-posters-and-shelf-talkers-2027' } });
     await http(stack.api.origin, 'POST', '/v1/templates', { key: key.apiKey, body: { name: 'Brand blue', design: { colors: { foreground: '#0b57d0', background: '#ffffff' } } } });
     await http(stack.api.origin, 'POST', '/v1/domains', { key: key.apiKey, body: { hostname: uniqueHostname() } });
     await http(stack.api.origin, 'POST', '/v1/webhooks', { key: key.apiKey, body: { url: 'https://hooks.example.com/in', events: ['*'] } });
@@ -359,6 +361,14 @@ describe('dashboard: workspace settings screens', () => {
     await preview.waitFor();
     await eventually(async () => (await preview.evaluate((i) => { const img = i as unknown as { complete: boolean; naturalWidth: number }; return img.complete ? img.naturalWidth : 0; })) > 0, 10_000, 'the preview image');
     expect(await preview.getAttribute('src')).toMatch(/^blob:/);
+    // Too little contrast: the preview's refusal is shown at the colour inputs, bound to them.
+    const background = page.getByLabel('Background colour');
+    await background.fill('#c0392b');
+    await eventually(async () => ((await background.getAttribute('aria-invalid')) === 'true' ? true : undefined), 10_000, 'the contrast error at the colour');
+    const described = (await background.getAttribute('aria-describedby'))!.split(' ');
+    expect((await page.locator(`[id="${described[described.length - 1]}"]`).textContent()) ?? '').toMatch(/contrast/i);
+    await background.fill('#ffffff');
+    await eventually(async () => ((await background.getAttribute('aria-invalid')) !== 'true' ? true : undefined), 10_000, 'the error gone');
     await page.getByRole('button', { name: 'Save template' }).click();
     await page.getByRole('heading', { level: 3, name: 'Dotted red' }).waitFor();
     const saved = (await http(stack.api.origin, 'GET', '/v1/templates', { key: owner.org.apiKey })).body.data[0];

@@ -223,10 +223,36 @@ export async function expectNoSeriousA11yViolations(page: Page, where: string): 
   expect({ where, violations: report }).toEqual({ where, violations: [] });
 }
 
-/** Runs `check` at 375 px and at 1280 px wide (the page is resized, then reloaded from its current address). */
+/** Runs `check` at 375 px and at 1280 px wide (the page is resized, then reloaded from its current address); at
+ * each width the page itself must not scroll sideways (a wide table scrolls inside its own frame). */
 export async function atBothWidths(page: Page, check: (width: number) => Promise<void>): Promise<void> {
   for (const size of [PHONE, DESKTOP]) {
     await page.setViewportSize(size);
     await check(size.width);
+    await expectNoSidewaysScroll(page, `${new URL(page.url()).pathname} at ${size.width} px`);
   }
+}
+
+/** Fails when the document is wider than the window, naming the outermost elements that stick out (those inside a
+ * frame that scrolls or clips sideways, such as a wide table's, do not widen the page and are left out). */
+export async function expectNoSidewaysScroll(page: Page, where: string): Promise<void> {
+  const found = await page.evaluate(`(() => {
+    const width = document.documentElement.clientWidth;
+    if (document.documentElement.scrollWidth <= width) return [];
+    const sticksOut = (el) => el.getBoundingClientRect().right > width + 1;
+    const clipped = (el) => {
+      for (let a = el.parentElement; a && a !== document.body; a = a.parentElement) {
+        if (getComputedStyle(a).overflowX !== 'visible') return true;
+      }
+      return false;
+    };
+    const name = (el) => el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') + (typeof el.className === 'string' && el.className.trim() ? '.' + el.className.trim().split(/\\s+/).join('.') : '');
+    const out = [];
+    for (const el of document.body.querySelectorAll('*')) {
+      if (!sticksOut(el) || clipped(el) || (el.parentElement && el.parentElement !== document.body && sticksOut(el.parentElement))) continue;
+      out.push(name(el) + ' right=' + Math.round(el.getBoundingClientRect().right) + ' "' + (el.textContent || '').trim().slice(0, 40) + '"');
+    }
+    return out.length ? out.slice(0, 8) : ['the document is ' + document.documentElement.scrollWidth + ' px wide'];
+  })()`);
+  expect({ where, overflowing: found }).toEqual({ where, overflowing: [] });
 }

@@ -24,11 +24,14 @@ export function WorkspaceSwitcher() {
         value={session.organizationId}
         disabled={busy}
         onChange={async (e) => {
+          const chosen = e.target.value;
           setBusy(true);
+          // To the code list first: a screen of one workspace's resource (a code, a batch) would otherwise ask for it
+          // again with the other workspace's session, and be answered 404.
+          await navigate('/codes');
           try {
-            await switchWorkspace(e.target.value);
-            toast(`Switched to ${me.memberships.find((m) => m.organization_id === e.target.value)?.name ?? 'workspace'}`);
-            void navigate('/codes');
+            await switchWorkspace(chosen);
+            toast(`Switched to ${me.memberships.find((m) => m.organization_id === chosen)?.name ?? 'workspace'}`);
           } catch (err) {
             toast(asApiError(err).message, 'error');
           } finally {

@@ -10,6 +10,7 @@ import { useSession } from '../../components/session-context';
 import { Empty, ErrorState, Loading, PageHeader, Pager } from '../../components/States';
 import { useToast } from '../../components/Toasts';
 import '../../components/settings-screens.css';
+import { TYPE_LABELS } from '../codes/target-fields';
 import { retag } from './retag';
 
 type Code = Schemas['QrCodeDto'];
@@ -131,7 +132,7 @@ export default function Tags() {
               columns={[
                 { key: 'name', header: 'Name', render: (c) => <Link to={`/codes/${c.id}`}>{c.name || c.id}</Link> },
                 { key: 'tags', header: 'Tags', render: (c) => (c.tags ?? []).join(', ') },
-                { key: 'kind', header: 'Kind', render: (c) => c.type },
+                { key: 'type', header: 'Type', render: (c) => TYPE_LABELS[c.type] ?? c.type },
               ]}
             />
           )}

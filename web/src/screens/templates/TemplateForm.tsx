@@ -50,9 +50,10 @@ const opts = (xs: string[]) => xs.map((x) => ({ value: x, label: x }));
  * The preview the API draws of a design (`POST /v1/qr-codes/preview`), merged over `template_id` when given. PNG, not
  * SVG: an SVG shown from a blob: URL inherits the page's CSP, which refuses the SVG's inline styles.
  */
-export function usePreview(body: Record<string, unknown> | null): { url: string | null; error: string | null } {
+export function usePreview(body: Record<string, unknown> | null): { url: string | null; error: string | null; fields: Record<string, string> } {
   const [url, setUrl] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [fields, setFields] = useState<Record<string, string>>({});
   const key = JSON.stringify(body);
   useEffect(() => {
     if (!body) return;
@@ -66,8 +67,14 @@ export function usePreview(body: Record<string, unknown> | null): { url: string 
           made = URL.createObjectURL(blob);
           setUrl(made);
           setError(null);
+          setFields({});
         })
-        .catch((err: unknown) => live && setError(asApiError(err).message));
+        .catch((err: unknown) => {
+          if (!live) return;
+          setError(asApiError(err).message);
+          // The field the API names (a colour without enough contrast, a shape): shown at its input.
+          setFields(fieldErrors(err, KNOWN).fields);
+        });
     }, 300);
     return () => {
       live = false;
@@ -75,11 +82,18 @@ export function usePreview(body: Record<string, unknown> | null): { url: string 
       if (made) URL.revokeObjectURL(made);
     };
   }, [key]);
-  return { url, error };
+  return { url, error, fields };
 }
 
 type Errors = { fields: Record<string, string>; general?: string };
-const KNOWN = ['name', 'design.colors.foreground', 'design.colors.background', 'design.shapes.body', 'design.shapes.eye_frame', 'design.shapes.eye_ball', 'design.error_correction', 'design'];
+const KNOWN = ['name', 'design.colors.foreground', 'design.colors.background', 'design.colors', 'design.shapes.body', 'design.shapes.eye_frame', 'design.shapes.eye_ball', 'design.error_correction', 'design'];
+const COLOURS = ['foreground', 'background'];
+
+/** The error of a design input among errors keyed by field path (`design.colors.foreground`, `design.shapes.body`); a
+ * colour also shows an error on both colours (`design.colors`: too little contrast). */
+function designError(fields: Record<string, string>, k: string): string | undefined {
+  return fields[`design.colors.${k}`] ?? fields[`design.shapes.${k}`] ?? fields[`design.${k}`] ?? (COLOURS.includes(k) ? fields['design.colors'] : undefined);
+}
 
 /** Name and design of a template, with the API's live preview beside them. */
 export function TemplateForm({
@@ -105,7 +119,9 @@ export function TemplateForm({
   const [busy, setBusy] = useState(false);
   const preview = usePreview({ ...(templateId ? { template_id: templateId } : {}), design: toDesign(draft) });
   const set = (k: keyof DesignDraft) => (e: { target: { value: string } }) => setDraft({ ...draft, [k]: e.target.value });
-  const err = (k: string) => errors.fields[`design.colors.${k}`] ?? errors.fields[`design.shapes.${k}`] ?? errors.fields[`design.${k}`];
+  // The last save's errors first, then the preview's (which follow every change).
+  const err = (k: string) => designError(errors.fields, k) ?? designError(preview.fields, k);
+  const previewBound = Object.keys(preview.fields).some((f) => f !== 'design' && f !== 'name');
 
   return (
     <form
@@ -142,7 +158,7 @@ export function TemplateForm({
           <div className="preview">
             {preview.url ? <img src={preview.url} alt={`Preview of ${name || 'the template'}`} /> : <span className="hint">{preview.error ?? 'Drawing…'}</span>}
           </div>
-          {preview.error && preview.url && <p className="field-error">{preview.error}</p>}
+          {preview.error && preview.url && !previewBound && <p className="field-error">{preview.error}</p>}
         </div>
       </div>
       <div className="actions">

@@ -8,6 +8,7 @@ import { useSession } from '../../components/session-context';
 import { Empty, ErrorState, Loading, PageHeader, Pager } from '../../components/States';
 import { useToast } from '../../components/Toasts';
 import '../../components/settings-screens.css';
+import { TYPE_LABELS } from '../codes/target-fields';
 
 type Code = Schemas['QrCodeDto'];
 
@@ -132,7 +133,7 @@ export default function Trash() {
             onSelectedChange={canEdit ? setSelected : undefined}
             columns={[
               { key: 'name', header: 'Name', render: (c) => c.name || <span className="hint">(no name)</span> },
-              { key: 'type', header: 'Type', render: (c) => `${c.target?.type ?? ''} · ${c.type}` },
+              { key: 'type', header: 'Type', render: (c) => `${TYPE_LABELS[c.type] ?? c.type}${c.kind === 'static' ? ' (static)' : ''}` },
               { key: 'link', header: 'Short link', render: (c) => c.short_url ?? '—' },
               { key: 'trashed', header: 'Trashed', render: (c) => (c.deleted_at ? new Date(c.deleted_at).toLocaleString() : '') },
               {
