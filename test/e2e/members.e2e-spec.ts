@@ -260,6 +260,27 @@ describe('members and sessions', () => {
     expect(byEditor.body.error.code).toBe('insufficient_scope');
   });
 
+  it("an invitation does not show the name a person gave another workspace until they accept it", async () => {
+    const org = await createOrg(api, { plan: 'agency' });
+    const owner = email('own');
+    await addMember(api, org.organizationId, owner, 'owner');
+    const o = await signIn(api, owner);
+    // Someone already known from another workspace, with a name of their own.
+    const elsewhere = await createOrg(api);
+    const known = email('known');
+    const knownId = await addMember(api, elsewhere.organizationId, known, 'editor');
+    await db(api).execute('update users set name = ? where id = ?', ['Private Person', knownId]);
+    const invited = await http(api.origin, 'POST', '/v1/members', { key: o.token, body: { email: known, role: 'viewer' } });
+    expect(invited.status).toBe(201);
+    expect(invited.body.user).toMatchObject({ email: known, name: null });
+    const listed = (await http(api.origin, 'GET', '/v1/members', { key: o.token })).body.data.find((m: any) => m.user.email === known);
+    expect(listed).toMatchObject({ status: 'invited', user: { name: null } });
+    const accepted = await http(api.origin, 'POST', '/v1/invitations/accept', { body: { token: tokenIn(lastMailTo(dataDir, known))! } });
+    expect(accepted.status).toBe(200);
+    const member = (await http(api.origin, 'GET', '/v1/members', { key: o.token })).body.data.find((m: any) => m.user.email === known);
+    expect(member).toMatchObject({ status: 'active', user: { name: 'Private Person' } });
+  });
+
   it('protects the last owner (409 last_owner); a removed member loses /tokens and member operations at once and refresh after', async () => {
     const org = await createOrg(api);
     const owner = email('own');

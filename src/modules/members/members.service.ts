@@ -40,7 +40,9 @@ export function presentMember(m: MembershipRow): MemberDto {
   return {
     id: m.id,
     object: 'member',
-    user: { id: m.user_id, email: m.email, name: m.name },
+    // A pending invitation shows only the address it went to: the name is the person's own (perhaps given in another
+    // workspace) and appears once they accept.
+    user: { id: m.user_id, email: m.email, name: m.status === 'active' ? m.name : null },
     role: m.role,
     status: m.status,
     invitation_expires_at: m.status === 'invited' && m.invitation_expires_at ? new Date(m.invitation_expires_at).toISOString() : null,
