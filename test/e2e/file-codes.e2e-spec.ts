@@ -174,6 +174,18 @@ describe('file, audio and video codes', () => {
       expect(file.headers.get('content-type')).toMatch(/^text\/html/);
     });
 
+    it('serves the bytes to the browser whose scan used up the limit (the scan pass of its page), and to no other', async () => {
+      const code = await createCode(api, org, { target: { type: 'file', file_id: files.png.id }, max_scans: 1 });
+      const page = await get(`/${code.short_code}`, { 'user-agent': BROWSER }); // the one counted scan
+      expect(page.status).toBe(200);
+      const pass = page.headers.get('set-cookie')!.split(';')[0];
+      expect(page.headers.get('set-cookie')).toMatch(/; Path=\/; Max-Age=3600; HttpOnly; SameSite=Lax$/);
+      const bytes = await get(`/${code.short_code}/file`, { 'user-agent': BROWSER, cookie: pass });
+      expect(bytes.status).toBe(200);
+      expect(bytes.headers.get('content-type')).toBe('image/png');
+      expect((await get(`/${code.short_code}/file`, { 'user-agent': BROWSER })).status).toBe(410);
+    });
+
     it('stops serving the bytes of an inactive (410) or trashed (404) code, and 404s other codes\' /file', async () => {
       const code = await createCode(api, org, { target: { type: 'audio', file_id: files.wav.id } });
       expect((await get(`/${code.short_code}/file`)).status).toBe(200);

@@ -12,7 +12,7 @@ import { takesLeads } from '../targets/registry';
 import type { ScanContext } from '../scan/scan-contract';
 import type { LeadValue } from './lead-validation';
 import { clientAddressKey } from '../../common/http/client-address';
-import { isUnlocked } from '../scan/unlock-cookie';
+import { holdsScanPass, isUnlocked } from '../scan/unlock-cookie';
 
 /** The allowlisted scan facts a lead keeps (qr.scanned's allowlist minus referrer and language). */
 export type LeadScanContext = Pick<ScanContext, 'country' | 'city' | 'device' | 'os' | 'browser'>;
@@ -62,9 +62,15 @@ export class LeadsService {
     const row = await findByShortCode(this.em.fork(), domainId, shortCode);
     if (!row || row.status === 'trashed' || row.kind !== 'dynamic' || !takesLeads(row.type)) return { status: 404 };
     if (row.status !== 'live' || !row.isActive) return { status: 410 };
-    // Link controls hold for posts too: an expired form takes none, a protected one only from an unlocked browser.
-    if ((row.expiresAt !== null && Date.now() >= row.expiresAt) || (row.maxScans !== null && (await sharedScanCount(this.redis, row.id, row.scanCount)) >= row.maxScans)) return { status: 'expired' };
-    if (row.passwordTag && !isUnlocked(this.config.appSecret, cookie, shortCode, row.id, row.passwordTag, Date.now())) return { status: 'locked' };
+    // Link controls hold for posts too: an expired form takes none, a protected one only from an unlocked browser. A
+    // used-up scan limit still takes the post of a browser holding the scan pass its page view gave it (the last
+    // allowed scan's form works to its end).
+    const now = Date.now();
+    if (row.expiresAt !== null && now >= row.expiresAt) return { status: 'expired' };
+    if (row.maxScans !== null && (await sharedScanCount(this.redis, row.id, row.scanCount)) >= row.maxScans && !holdsScanPass(this.config.appSecret, cookie, shortCode, row.id, now)) {
+      return { status: 'expired' };
+    }
+    if (row.passwordTag && !isUnlocked(this.config.appSecret, cookie, shortCode, row.id, row.passwordTag, now)) return { status: 'locked' };
     return { found: { id: row.id, organizationId: row.organizationId, environment: row.environment, shortCode, target: row.target } };
   }
 

@@ -31,6 +31,8 @@ export interface ScanGate {
   scansSoFar(code: CachedCode): number;
   /** the request carries a valid unlock cookie for the code's current password */
   unlocked(code: CachedCode): boolean;
+  /** the request carries the scan pass the code's page gave it (unlock-cookie.ts scanPassSetCookie) */
+  holdsScanPass(code: CachedCode): boolean;
   /** the visitor's facts for smart-URL rules (scan number included); those the rules do not read may be null */
   visitor(code: CachedCode, needs: FactNeeds): VisitorFacts;
 }
@@ -69,6 +71,17 @@ export function isExpired(code: CachedCode, gate: Pick<ScanGate, 'now' | 'scansS
 }
 
 /**
+ * The same for a request that follows a page view and is not a scan itself (a download, the file's bytes, a form
+ * post): past the expiry date it is refused, but a used-up scan limit lets through a browser holding the scan pass its
+ * page view gave it, so that the page of the last allowed scan works to its end.
+ */
+export function isFollowUpExpired(code: CachedCode, gate: Pick<ScanGate, 'now' | 'scansSoFar' | 'holdsScanPass'>): boolean {
+  const { expiresAt, maxScans } = code;
+  if (expiresAt != null && gate.now >= expiresAt) return true;
+  return maxScans != null && gate.scansSoFar(code) >= maxScans && !gate.holdsScanPass(code);
+}
+
+/**
  * What the scan host answers for a short code. `countable` is true for a live, active code answered with its redirect
  * or its page (never a status page or a download); the caller still leaves out HEAD requests and bots.
  */
@@ -86,8 +99,9 @@ export function answerScan(entry: ScanEntry, req: ScanAnswerRequest): ScanAnswer
  */
 function gatedAnswer(entry: ScanEntry, code: CachedCode, req: ScanAnswerRequest, gate: ScanGate): ScanAnswer {
   if (entry.gated) {
-    if (isExpired(code, gate)) {
-      if (req.suffix !== '') return { page: renderExpiredPage(), countable: false };
+    if (req.suffix !== '') {
+      if (isFollowUpExpired(code, gate)) return { page: renderExpiredPage(), countable: false };
+    } else if (isExpired(code, gate)) {
       return code.expiredUrl ? { location: code.expiredUrl, countable: true, expired: true } : { page: renderExpiredPage(), countable: true, expired: true };
     }
     if (code.passwordTag && !gate.unlocked(code)) return { page: renderPasswordPage(code.shortCode), countable: false };

@@ -1,7 +1,7 @@
 import { Controller, Get, Inject, Param, Req, Res } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../common/config/config';
 import { renderExpiredPage, renderPasswordPage } from '../hosted-pages/link-control-pages';
-import { isUnlocked } from './unlock-cookie';
+import { holdsScanPass, isUnlocked } from './unlock-cookie';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainHostCache } from '../domains/domain-host-cache';
@@ -10,7 +10,8 @@ import { FileDeliveryService } from '../files/file-delivery.service';
 import { servedFile } from '../targets/registry';
 import type { HostedResponse } from '../hosted-pages/hosted-response';
 import { ScanCodeCache } from './scan-code-cache';
-import { isExpired } from './scan-answer';
+import { isFollowUpExpired } from './scan-answer';
+import type { CachedCode } from './scan-contract';
 import { ScanHotPath } from './scan-hot-path';
 import { renderStatusPage } from '../hosted-pages/status-pages';
 
@@ -41,11 +42,17 @@ export class ScanFileController {
     if (!code || code.status === 'trashed') return send(reply, renderStatusPage(404));
     if (code.status !== 'live' || !code.isActive) return send(reply, renderStatusPage(410));
     // Link controls hold for the file too: an expired code serves none, a password-protected one only once unlocked.
-    // Expired as a scan decides it: by date, or by the scan number the scan processes count (the cached copy's stored
-    // count lags them by the worker's ingestion).
+    // Expired by date, or by the scan number the scan processes count (the cached copy's stored count lags them by the
+    // worker's ingestion) unless the browser holds the scan pass of the page that links here.
     const now = Date.now();
-    if (isExpired(code, { now, scansSoFar: (c) => this.hot.numbers.current(c, now) })) return send(reply, renderExpiredPage());
-    if (code.passwordTag && !isUnlocked(this.config.appSecret, req.headers.cookie, shortCode, code.id, code.passwordTag, now)) {
+    const cookie = req.headers.cookie;
+    const gate = {
+      now,
+      scansSoFar: (c: CachedCode) => this.hot.numbers.current(c, now),
+      holdsScanPass: (c: CachedCode) => holdsScanPass(this.config.appSecret, cookie, shortCode, c.id, now),
+    };
+    if (isFollowUpExpired(code, gate)) return send(reply, renderExpiredPage());
+    if (code.passwordTag && !isUnlocked(this.config.appSecret, cookie, shortCode, code.id, code.passwordTag, now)) {
       return send(reply, renderPasswordPage(shortCode));
     }
     const file = servedFile(code.type, code, 'file');

@@ -13,7 +13,7 @@ import { deviceOf, type FactNeeds, osOf, type VisitorFacts } from '../targets/sm
 import { preferredLanguage } from '../../common/http/accept-language';
 import { ScanNumbers } from './scan-numbers';
 import { StringMemo } from './string-memo';
-import { isUnlocked } from './unlock-cookie';
+import { holdsScanPass, isUnlocked, scanPassSetCookie } from './unlock-cookie';
 import type { Place } from './enrich';
 import { ScanBuffer } from './scan-buffer';
 import { writeRedirect } from './redirect-head';
@@ -191,7 +191,14 @@ export class ScanHotPath implements OnModuleInit, OnApplicationShutdown {
         const body = typeof page.body === 'string' ? Buffer.from(page.body) : page.body;
         const headers: OutgoingHttpHeaders = { 'Content-Length': String(body.length), 'Request-Id': requestId, 'Scanlink-Version': version };
         copyForeignHeaders(page.headers, headers);
-        if (arrivedOverHttps(req, this.trust)) headers['Strict-Transport-Security'] = STRICT_TRANSPORT_SECURITY;
+        const https = arrivedOverHttps(req, this.trust);
+        if (https) headers['Strict-Transport-Security'] = STRICT_TRANSPORT_SECURITY;
+        // A page shown within a scan limit comes with the scan pass: its download, file and form post work even once
+        // this scan has used up the limit (scan-answer.ts isFollowUpExpired).
+        const code = entry.code;
+        if (gate && code?.maxScans != null && countable && answer.expired !== true && req.method === 'GET') {
+          headers['Set-Cookie'] = scanPassSetCookie(this.appSecret, code.shortCode, code.id, gate.now, https);
+        }
         status = page.status;
         res.writeHead(status, headers);
         res.end(req.method === 'HEAD' ? undefined : body);
@@ -361,6 +368,10 @@ class RequestGate implements ScanGate {
 
   unlocked(code: CachedCode): boolean {
     return isUnlocked(this.hot.appSecret, this.req.headers.cookie, code.shortCode, code.id, code.passwordTag ?? '', this.now);
+  }
+
+  holdsScanPass(code: CachedCode): boolean {
+    return holdsScanPass(this.hot.appSecret, this.req.headers.cookie, code.shortCode, code.id, this.now);
   }
 
   /** The facts the code's rules read (`needs`); the others are left null, not worked out. */

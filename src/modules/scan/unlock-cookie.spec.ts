@@ -1,4 +1,4 @@
-import { isUnlocked, UNLOCK_TTL_SECONDS, unlockCookieName, unlockCookieValue, unlockSetCookie } from './unlock-cookie';
+import { holdsScanPass, isUnlocked, SCAN_PASS_TTL_SECONDS, scanPassSetCookie, UNLOCK_TTL_SECONDS, unlockCookieName, unlockCookieValue, unlockSetCookie } from './unlock-cookie';
 
 describe('unlock cookie', () => {
   const secret = 'test-secret-0123456789abcdef';
@@ -27,5 +27,20 @@ describe('unlock cookie', () => {
   it('is httpOnly, SameSite=Lax, Secure on https', () => {
     expect(unlockSetCookie('aB3dE9x', value, true)).toBe(`scanlink_unlock_aB3dE9x=${value}; Path=/; Max-Age=43200; HttpOnly; SameSite=Lax; Secure`);
     expect(unlockSetCookie('aB3dE9x', value, false)).not.toContain('Secure');
+  });
+
+  it('scan pass: one hour, for the code it was given with only, and never an unlock', () => {
+    const set = scanPassSetCookie(secret, 'aB3dE9x', 'qr_code1', now, false);
+    expect(set).toMatch(/^scanlink_pass_aB3dE9x=\d+\.[\w-]+; Path=\/; Max-Age=3600; HttpOnly; SameSite=Lax$/);
+    expect(scanPassSetCookie(secret, 'aB3dE9x', 'qr_code1', now, true)).toMatch(/; Secure$/);
+    const cookie = `a=1; ${set.split(';')[0]}`;
+    expect(holdsScanPass(secret, cookie, 'aB3dE9x', 'qr_code1', now + (SCAN_PASS_TTL_SECONDS - 1) * 1000)).toBe(true);
+    expect(holdsScanPass(secret, cookie, 'aB3dE9x', 'qr_code1', now + SCAN_PASS_TTL_SECONDS * 1000)).toBe(false);
+    expect(holdsScanPass(secret, cookie, 'aB3dE9x', 'qr_code2', now)).toBe(false);
+    expect(holdsScanPass('another-secret-0123456789', cookie, 'aB3dE9x', 'qr_code1', now)).toBe(false);
+    // Neither cookie stands in for the other, even with the same value.
+    const passValue = set.split(';')[0].split('=')[1];
+    expect(isUnlocked(secret, header(passValue), 'aB3dE9x', 'qr_code1', '', now)).toBe(false);
+    expect(holdsScanPass(secret, `scanlink_pass_aB3dE9x=${unlockCookieValue(secret, 'qr_code1', '', now)}`, 'aB3dE9x', 'qr_code1', now)).toBe(false);
   });
 });
