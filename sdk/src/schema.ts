@@ -1701,6 +1701,10 @@ export interface components {
             ios_url?: string;
             /** @example https://play.google.com/store/apps/details?id=com.example */
             android_url?: string;
+            /**
+             * @description Where other devices (and desktops) go
+             * @example https://example.com/app
+             */
             fallback_url?: string;
         };
         ReviewLink: {
@@ -1713,6 +1717,7 @@ export interface components {
             /** @example How did we do? */
             title: string;
             links: components["schemas"]["ReviewLink"][];
+            /** @example feedback@example.com */
             feedback_email?: string;
         };
         ReviewTarget: {
@@ -1737,6 +1742,7 @@ export interface components {
             type: "linkpage";
             /** @example Find us online */
             title: string;
+            /** @example Everything we do, one tap away. */
             description?: string;
             links: components["schemas"]["PageLink"][];
         };
@@ -1773,6 +1779,7 @@ export interface components {
              * @example 2.50
              */
             price?: (string | null) | number;
+            /** @example Double shot, whole milk */
             description?: string;
         };
         MenuSection: {
@@ -1952,6 +1959,10 @@ export interface components {
             ios_url?: string;
             /** @example https://play.google.com/store/apps/details?id=com.example */
             android_url?: string;
+            /**
+             * @description Where other devices (and desktops) go
+             * @example https://example.com/app
+             */
             fallback_url?: string;
             /**
              * @description May be omitted; when sent, it must be the code's own type
@@ -1972,6 +1983,7 @@ export interface components {
         LinkpageContent: {
             /** @example Find us online */
             title: string;
+            /** @example Everything we do, one tap away. */
             description?: string;
             links: components["schemas"]["PageLink"][];
             /**

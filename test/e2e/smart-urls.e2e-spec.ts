@@ -282,6 +282,29 @@ describe('smart URLs and link controls', () => {
       expect(titles).toEqual(byTime.map((b, i) => [i === 0 ? 'Edit 0' : byTime[i - 1].target.title, b.target.title]));
     });
 
+    it("every request example the document gives for it is accepted for a code of the example's type", async () => {
+      const doc = (await http(api.origin, 'GET', '/docs/openapi.json')).body;
+      const examples = doc.paths['/v1/qr-codes/{id}/content'].put.requestBody.content['application/json'].examples as Record<string, { value: Record<string, unknown> }>;
+      const seeds: Record<string, Record<string, unknown>> = {
+        smarturl: { type: 'smarturl', default_url: 'https://d.example/' },
+        linkpage: { type: 'linkpage', title: 'T', links: [{ title: 'A', url: 'https://a.example' }] },
+        review: { type: 'review', review_page: { title: 'T', links: [{ platform: 'google', url: 'https://g.page/r/x/review' }] } },
+        form: { type: 'form', title: 'T', fields: [{ name: 'email', label: 'E-mail', type: 'email' }] },
+        menupage: { type: 'menupage', title: 'T', sections: [{ name: 'S', items: [{ name: 'I' }] }] },
+        appstores: { type: 'appstores', ios_url: 'https://apps.apple.com/app/id1', fallback_url: 'https://a.example' },
+      };
+      const tried: string[] = [];
+      for (const [name, { value }] of Object.entries(examples)) {
+        const type = (value.type as string | undefined) ?? 'smarturl';
+        if (type === 'file') continue; // names a file of the document's own workspace (file-codes.e2e-spec.ts swaps files)
+        const code = await createCode(api, org, { target: seeds[type] });
+        const res = await http(api.origin, 'PUT', `/v1/qr-codes/${code.id}/content`, { key: org.apiKey, body: value });
+        expect({ name, status: res.status, error: res.body.error }).toEqual({ name, status: 200, error: undefined });
+        tried.push(type);
+      }
+      expect(new Set(tried)).toEqual(new Set(Object.keys(seeds)));
+    });
+
     it('edits a link page, a menu and a form; refuses non-page codes with 409', async () => {
       const lp = await createCode(api, org, { target: { type: 'linkpage', title: 'Old title', links: [{ title: 'Shop', url: 'https://shop.example' }] } });
       expect(await (await get(`/${lp.short_code}`, { app: scan2 })).text()).toContain('Old title');
@@ -527,12 +550,39 @@ describe('smart URLs and link controls', () => {
       expect(await late.text()).toContain('This code has expired');
       // By count: once the one scan allowed is counted on the scan host (no worker runs here to store it), posts are refused.
       const once = await createCode(api, org, { target: { type: 'form', title: 'Join', fields: [{ name: 'email', label: 'E-mail', type: 'email' }] }, max_scans: 1 });
-      expect((await get(`/${once.short_code}`, { ua: IPHONE })).status).toBe(200);
-      await eventually(
-        async () => (await fetch(`${scan.origin}/${once.short_code}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': '198.51.100.9' }, body: 'email=bob%40example.com&consent=yes' })).status === 410,
-        2_000,
-        'the post refused after the scan limit',
-      );
+      const lastScan = await fetch(`${scan.origin}/${once.short_code}`, { redirect: 'manual', headers: { 'user-agent': IPHONE } });
+      expect(lastScan.status).toBe(200);
+      const postOnce = (cookie?: string) =>
+        fetch(`${scan.origin}/${once.short_code}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': '198.51.100.9', ...(cookie ? { cookie } : {}) },
+          body: 'email=bob%40example.com&consent=yes',
+        });
+      await eventually(async () => (await postOnce()).status === 410, 2_000, 'the post refused after the scan limit');
+      // ...but the browser whose scan used up the limit still sends the form its page showed (the page's scan pass).
+      const pass = lastScan.headers.get('set-cookie')!.split(';')[0];
+      expect(pass).toMatch(new RegExp(`^scanlink_pass_${once.short_code}=\\d+\\.`));
+      const kept = await postOnce(pass);
+      expect(kept.status).toBe(200);
+      expect(await kept.text()).toContain('Thank you');
+      // A pass of another code, or a forged one, does not.
+      expect((await postOnce(pass.replace(`scanlink_pass_${once.short_code}`, 'scanlink_pass_AAAAAAA'))).status).toBe(410);
+      expect((await postOnce(`${pass.slice(0, -2)}xx`)).status).toBe(410);
+    });
+
+    it("a vCard's .vcf works for the browser whose scan used up the scan limit, and for no other", async () => {
+      const card = await createCode(api, org, { target: { type: 'vcard', vcard: { your_name: 'Ada Lovelace' } }, max_scans: 1 });
+      const lastScan = await fetch(`${scan.origin}/${card.short_code}`, { redirect: 'manual', headers: { 'user-agent': IPHONE } });
+      expect(lastScan.status).toBe(200);
+      const pass = lastScan.headers.get('set-cookie')!.split(';')[0];
+      const vcf = await fetch(`${scan.origin}/${card.short_code}.vcf`, { headers: { 'user-agent': IPHONE, cookie: pass } });
+      expect(vcf.status).toBe(200);
+      expect(await vcf.text()).toContain('FN:Ada Lovelace');
+      expect((await fetch(`${scan.origin}/${card.short_code}.vcf`, { headers: { 'user-agent': IPHONE } })).status).toBe(410);
+      // The next scan is expired, with or without the pass, and gives none.
+      const next = await fetch(`${scan.origin}/${card.short_code}`, { redirect: 'manual', headers: { 'user-agent': IPHONE, cookie: pass } });
+      expect(next.status).toBe(410);
+      expect(next.headers.get('set-cookie')).toBeNull();
     });
 
     it('10 wrong passwords a minute per code and address → 429 page', async () => {

@@ -183,7 +183,26 @@ export class QrCodesController {
           ],
         },
       },
-      linkpage: { value: { type: 'linkpage', title: 'Find us online', links: [{ title: 'Shop', url: 'https://shop.example.com' }] } },
+      linkpage: { value: { type: 'linkpage', title: 'Find us online', description: 'Everything we do, one tap away.', links: [{ title: 'Shop', url: 'https://shop.example.com' }] } },
+      review: {
+        value: { type: 'review', review_page: { title: 'How did we do?', links: [{ platform: 'google', url: 'https://g.page/r/example/review' }], feedback_email: 'feedback@example.com' } },
+      },
+      form: {
+        value: {
+          type: 'form',
+          title: 'Join our newsletter',
+          fields: [
+            { name: 'email', label: 'Your e-mail', type: 'email', required: true },
+            { name: 'name', label: 'Your name' },
+          ],
+          consent_text: 'I agree to receive e-mails.',
+        },
+      },
+      menupage: { value: { type: 'menupage', title: 'Menu', sections: [{ name: 'Coffee', items: [{ name: 'Espresso', price: '2.50' }, { name: 'Flat white', price: 3.2, description: 'Double shot, whole milk' }] }] } },
+      appstores: {
+        value: { type: 'appstores', ios_url: 'https://apps.apple.com/app/id123', android_url: 'https://play.google.com/store/apps/details?id=com.example', fallback_url: 'https://example.com/app' },
+      },
+      file: { summary: 'file, audio or video: another uploaded file', value: { type: 'file', file_id: 'file_7pQ2mX9sLk4VbR1tNc8Z', title: 'Our autumn menu', description: 'Tap the button to download it.' } },
       smarturl_without_type: {
         summary: 'A smart URL\'s new rules, without `type`',
         value: {

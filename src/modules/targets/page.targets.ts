@@ -9,7 +9,7 @@ export class AppstoresTarget {
   @ApiProperty({ enum: ['appstores'] }) type!: string;
   @ApiPropertyOptional({ example: 'https://apps.apple.com/app/id123' }) ios_url?: string;
   @ApiPropertyOptional({ example: 'https://play.google.com/store/apps/details?id=com.example' }) android_url?: string;
-  @ApiPropertyOptional() fallback_url?: string;
+  @ApiPropertyOptional({ example: 'https://example.com/app', description: 'Where other devices (and desktops) go' }) fallback_url?: string;
 }
 class ReviewLink {
   @ApiProperty({ example: 'google' }) platform!: string;
@@ -18,7 +18,7 @@ class ReviewLink {
 class ReviewPage {
   @ApiProperty({ example: 'How did we do?' }) title!: string;
   @ApiProperty({ type: [ReviewLink] }) links!: ReviewLink[];
-  @ApiPropertyOptional() feedback_email?: string;
+  @ApiPropertyOptional({ example: 'feedback@example.com' }) feedback_email?: string;
 }
 export class ReviewTarget {
   @ApiProperty({ enum: ['review'] }) type!: string;
@@ -31,7 +31,7 @@ class PageLink {
 export class LinkpageTarget {
   @ApiProperty({ enum: ['linkpage'] }) type!: string;
   @ApiProperty({ example: 'Find us online' }) title!: string;
-  @ApiPropertyOptional() description?: string;
+  @ApiPropertyOptional({ example: 'Everything we do, one tap away.' }) description?: string;
   @ApiProperty({ type: [PageLink] }) links!: PageLink[];
 }
 class FormField {
@@ -54,7 +54,7 @@ class MenuItem {
     description: 'Shown as written: a text such as `€2.50` or `market price` (at most 50 characters), or a number',
   })
   price?: string | number | null;
-  @ApiPropertyOptional() description?: string;
+  @ApiPropertyOptional({ example: 'Double shot, whole milk' }) description?: string;
 }
 class MenuSection {
   @ApiProperty({ example: 'Coffee' }) name!: string;
