@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { closeDecoders, decodeBoth } from '../../src/modules/rendering/testing/qr-decoders';
+import { randomGtin } from '../../src/modules/gs1/testing/random-gtin';
 import { eventually, http } from '../setup/app';
 import {
   atBothWidths,
@@ -247,5 +248,54 @@ describe('dashboard: QR codes', () => {
     expect(made.target).toMatchObject({ lat: 48.8584, lng: 2.2945, map_app: 'waze' });
     const scan = await fetch(`${stack.scan.origin}/${made.short_code}`, { redirect: 'manual' });
     expect(scan.headers.get('location')).toBe('https://waze.com/ul?ll=48.8584,2.2945&navigate=yes');
+  });
+
+  it('Settings in a browser outside UTC keep every time; a password is removed; an emptied required field is named; a GS1 code is renamed and re-pointed', async () => {
+    const { page, violations } = await stack.signedIn(owner, DESKTOP, { timezoneId: 'Europe/Paris' });
+    const api = (method: string, path: string, body?: unknown) => http(stack.api.origin, method, path, { key: owner.org.apiKey, body });
+    const made = await api('POST', '/v1/qr-codes', {
+      name: 'Launch party',
+      target: { type: 'event', title: 'Launch', start: '2027-03-01T10:00:00Z', end: '2027-03-01T12:00:00Z' },
+      expires_at: '2030-01-01T09:30:15Z',
+      password: 'open sesame',
+    });
+    expect(made.status).toBe(201);
+    const settings = async (id: string) => {
+      await page.goto(`${stack.appUrl}/codes/${id}`);
+      await page.getByRole('tab', { name: 'Settings' }).click();
+    };
+    await settings(made.body.id);
+    // Shown in the browser's own time (Paris is UTC+1 in March and January).
+    expect(await page.getByLabel('Starts (required)').inputValue()).toBe('2027-03-01T11:00');
+    expect(await page.getByLabel('Expires').inputValue()).toBe('2030-01-01T10:30:15');
+    await page.getByLabel('Name', { exact: true }).fill('Launch party, renamed');
+    await page.getByLabel('Remove the password').check();
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByText('Changes saved').waitFor();
+    const saved = (await api('GET', `/v1/qr-codes/${made.body.id}`)).body;
+    expect(saved).toMatchObject({ name: 'Launch party, renamed', expires_at: '2030-01-01T09:30:15.000Z', has_password: false });
+    expect(saved.target).toMatchObject({ start: '2027-03-01T10:00:00.000Z', end: '2027-03-01T12:00:00.000Z' });
+
+    // An emptied required field is sent as null: the API's message is shown at it, and nothing changes.
+    await page.getByLabel('Title (required)').fill('');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    const title = page.getByLabel('Title (required)');
+    await eventually(async () => ((await title.getAttribute('aria-invalid')) === 'true' ? true : undefined), 10_000, 'the error at the title');
+    expect((await api('GET', `/v1/qr-codes/${made.body.id}`)).body.target.title).toBe('Launch');
+
+    const gs1 = await api('POST', '/v1/qr-codes', { type: 'gs1', mode: 'dynamic', name: 'Shelf label', primary_key: { ai: '01', value: randomGtin() }, destination: 'https://example.com/product' });
+    expect(gs1.status).toBe(201);
+    await settings(gs1.body.id);
+    // A GS1 code takes an expiry and its URL only.
+    expect(await page.getByLabel('Maximum scans').count()).toBe(0);
+    expect(await page.getByLabel('Password').count()).toBe(0);
+    await page.getByLabel('Name', { exact: true }).fill('Shelf label, aisle 4');
+    await page.getByLabel('Default link (required)').fill('https://example.com/product-v2');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByText('Changes saved').waitFor();
+    const relabelled = (await api('GET', `/v1/qr-codes/${gs1.body.id}`)).body;
+    expect(relabelled).toMatchObject({ name: 'Shelf label, aisle 4', max_scans: null, has_password: false });
+    expect(relabelled.target.default_link).toBe('https://example.com/product-v2');
+    expect(violations).toEqual([]);
   });
 });

@@ -69,6 +69,20 @@ describe('dashboard: invitations, roles and workspaces', () => {
     expect(violations).toEqual([]);
   });
 
+  it("an admin manages members but is offered no action on an owner's row", async () => {
+    const owner = await freshOwner(stack);
+    const adminEmail = `admin-${Date.now().toString(36)}@example.com`;
+    const editorEmail = `editor-${Date.now().toString(36)}@example.com`;
+    await addMember(stack.api, owner.org.organizationId, adminEmail, 'admin');
+    await addMember(stack.api, owner.org.organizationId, editorEmail, 'editor');
+    const { page, violations } = await stack.signedIn({ email: adminEmail, password: PASSWORD });
+    await page.getByRole('link', { name: 'Members', exact: true }).click();
+    await page.getByRole('button', { name: `Remove ${editorEmail}` }).waitFor();
+    expect(await page.getByRole('button', { name: `Remove ${owner.email}` }).count()).toBe(0);
+    expect(await page.getByLabel(`Role of ${owner.email}`).count()).toBe(0);
+    expect(violations).toEqual([]);
+  });
+
   it('switches between the workspaces of one user from the header', async () => {
     const owner = await freshOwner(stack);
     const second = await freshOwner(stack);

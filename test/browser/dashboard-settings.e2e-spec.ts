@@ -52,7 +52,7 @@ describe('dashboard: workspace settings screens', () => {
     await http(stack.api.origin, 'POST', '/v1/templates', { key: key.apiKey, body: { name: 'Brand blue', design: { colors: { foreground: '#0b57d0', background: '#ffffff' } } } });
     await http(stack.api.origin, 'POST', '/v1/domains', { key: key.apiKey, body: { hostname: uniqueHostname() } });
     await http(stack.api.origin, 'POST', '/v1/webhooks', { key: key.apiKey, body: { url: 'https://hooks.example.com/in', events: ['*'] } });
-    await createCode(stack.api, key, { name: 'Tagged', target: { type: 'url', destination: 'https://example.com/a' }, tags: ['spring'] });
+    await createCode(stack.api, key, { name: 'Tagged', target: { type: 'url', destination: 'https://example.com/a' }, tags: ['spring', 'averyveryveryverylongtagnamewithoutanyspaces12345'] });
     const trashed = await createCode(stack.api, key, { name: 'Old flyer', target: { type: 'url', destination: 'https://example.com/b' } });
     await http(stack.api.origin, 'DELETE', `/v1/qr-codes/${trashed.id}`, { key: key.apiKey });
     const { page, violations } = await signedIn(owner);

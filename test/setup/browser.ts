@@ -106,18 +106,19 @@ export async function freshOwner(stack: DashboardStack, plan: 'free' | 'plus' | 
  * A page of its own (a fresh browser context: no cookies) at the given viewport. Requests carry an address of their own
  * in X-Forwarded-For (the test api trusts loopback proxies), so sign-in limits per address do not trip across tests.
  */
-export async function openDashboardPage(viewport: { width: number; height: number } = DESKTOP): Promise<WatchedPage> {
-  const watched = await openWatchedPage({ viewport });
+export async function openDashboardPage(viewport: { width: number; height: number } = DESKTOP, context: BrowserContextOptions = {}): Promise<WatchedPage> {
+  const watched = await openWatchedPage({ ...context, viewport });
   await watched.context.setExtraHTTPHeaders({ 'x-forwarded-for': `198.51.100.${Math.floor(Math.random() * 250) + 1}` });
   return watched;
 }
 
 /** What a browser test file works with: the stack (the api, scan host and worker), plus pages it closes for you. */
 export interface DashboardHarness extends DashboardStack {
-  /** A fresh page (its own browser and context) at `viewport` (default 1280 px), closed after the file's tests. */
-  open(viewport?: { width: number; height: number }): Promise<WatchedPage>;
+  /** A fresh page (its own browser and context) at `viewport` (default 1280 px), closed after the file's tests;
+   * `context` sets the rest of the browser context (e.g. `timezoneId`). */
+  open(viewport?: { width: number; height: number }, context?: BrowserContextOptions): Promise<WatchedPage>;
   /** `open`, then signed in with e-mail and password (signInWithPassword). */
-  signedIn(who: { email: string; password: string }, viewport?: { width: number; height: number }): Promise<WatchedPage>;
+  signedIn(who: { email: string; password: string }, viewport?: { width: number; height: number }, context?: BrowserContextOptions): Promise<WatchedPage>;
 }
 
 export interface DashboardStackOptions {
@@ -149,8 +150,8 @@ export function useDashboardStack(redisDb: number, options: DashboardStackOption
     await started?.close();
     started = undefined;
   });
-  const open = async (viewport: { width: number; height: number } = DESKTOP): Promise<WatchedPage> => {
-    const p = await openDashboardPage(viewport);
+  const open = async (viewport: { width: number; height: number } = DESKTOP, context: BrowserContextOptions = {}): Promise<WatchedPage> => {
+    const p = await openDashboardPage(viewport, context);
     pages.push(p);
     return p;
   };
@@ -172,8 +173,8 @@ export function useDashboardStack(redisDb: number, options: DashboardStackOption
     },
     close: () => stack().close(),
     open,
-    signedIn: async (who, viewport) => {
-      const p = await open(viewport);
+    signedIn: async (who, viewport, context) => {
+      const p = await open(viewport, context);
       await signInWithPassword(p.page, harness, who);
       return p;
     },

@@ -6,6 +6,7 @@ import { asApiError, fieldErrors } from '../../api/errors';
 import { useLoad } from '../../api/paging';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { FormError, TextField } from '../../components/FormField';
+import { toLocalInput } from '../../components/local-time';
 import { useSession } from '../../components/session-context';
 import { ErrorState, Loading, PageHeader } from '../../components/States';
 import { useToast } from '../../components/Toasts';
@@ -167,7 +168,6 @@ function Overview({ code: c }: { code: QrCode }) {
   );
 }
 
-const isoLocal = (v: string | null) => (v ? new Date(v).toISOString().slice(0, 16) : '');
 
 function Settings({ code: c, onSaved }: { code: QrCode; onSaved: (c: QrCode) => void }) {
   const { canEdit } = useSession();
@@ -175,11 +175,14 @@ function Settings({ code: c, onSaved }: { code: QrCode; onSaved: (c: QrCode) => 
   const target = c.target as Record<string, unknown>;
   const editable = c.kind === 'dynamic' && target.editable !== false && !hasContentTab(c.type) && !hasRulesTab(c.type);
   const fields = editable ? fieldsFor(c.type) : [];
+  // A dynamic GS1 code is re-pointed by its default link (PATCH `destination`); its other links go through the API.
+  const gs1 = c.type === 'gs1';
+  const [defaultLink, setDefaultLink] = useState(String(target.default_link ?? ''));
   const [name, setName] = useState(c.name);
   const [values, setValues] = useState<Values>(() => valuesOf(c.type, target));
   const [folderId, setFolderId] = useState(c.folder_id ?? '');
   const [tags, setTags] = useState(c.tags.join(', '));
-  const [controls, setControls] = useState<LinkControls>({ expires_at: isoLocal(c.expires_at), expired_url: c.expired_url ?? '', max_scans: c.max_scans?.toString() ?? '' });
+  const [controls, setControls] = useState<LinkControls>({ expires_at: toLocalInput(c.expires_at), expired_url: c.expired_url ?? '', max_scans: c.max_scans?.toString() ?? '' });
   const [errors, setErrors] = useState<{ fields: Record<string, string>; general?: string }>({ fields: {} });
   const [busy, setBusy] = useState(false);
 
@@ -195,14 +198,15 @@ function Settings({ code: c, onSaved }: { code: QrCode; onSaved: (c: QrCode) => 
         // A static code takes a new name, folder and design only (its tags cannot change: 422 code_not_editable).
         ...(c.kind === 'dynamic' && { tags: tags.split(',').map((t) => t.trim()).filter(Boolean) }),
         ...(editable && { target: newTarget }),
-        ...(c.kind === 'dynamic' ? linkControlBody(controls, true) : {}),
+        ...(gs1 && c.kind === 'dynamic' && defaultLink !== String(target.default_link ?? '') && { destination: defaultLink }),
+        ...(c.kind === 'dynamic' ? linkControlBody(controls, true, { gs1 }) : {}),
       };
       const saved = await rawJson<QrCode>(`/v1/qr-codes/${c.id}`, { method: 'PATCH', json: body });
       toast('Changes saved');
-      setControls((x) => ({ ...x, password: '' }));
+      setControls((x) => ({ ...x, password: '', removePassword: false }));
       onSaved(saved);
     } catch (err) {
-      setErrors(fieldErrors(err, ['name', 'folder_id', 'tags', 'target', ...fields.map((f) => f.name), ...LINK_CONTROL_FIELDS]));
+      setErrors(fieldErrors(err, ['name', 'folder_id', 'tags', 'target', 'destination', ...fields.map((f) => f.name), ...LINK_CONTROL_FIELDS]));
     } finally {
       setBusy(false);
     }
@@ -218,6 +222,18 @@ function Settings({ code: c, onSaved }: { code: QrCode; onSaved: (c: QrCode) => 
           <TargetFields type={c.type} fields={fields} values={values} onChange={setValues} errors={errors.fields} />
           {errors.fields.target && <p className="field-error">{errors.fields.target}</p>}
         </fieldset>
+      ) : gs1 && c.kind === 'dynamic' ? (
+        <fieldset disabled={!canEdit}>
+          <legend>Destination</legend>
+          <TextField
+            label="Default link (required)"
+            type="url"
+            value={defaultLink}
+            onChange={(e) => setDefaultLink(e.target.value)}
+            hint="Where the resolver sends scans that ask for no particular link; other links and qualifiers are changed through the API"
+            error={errors.fields.destination}
+          />
+        </fieldset>
       ) : (
         <p className="hint">
           {c.kind === 'static' ? 'A static code’s content is in its image and cannot change.' : 'This code’s page is edited in its Content or Rules tab.'}
@@ -225,7 +241,7 @@ function Settings({ code: c, onSaved }: { code: QrCode; onSaved: (c: QrCode) => 
       )}
       <FolderSelect value={folderId} onChange={setFolderId} error={errors.fields.folder_id} />
       {c.kind === 'dynamic' && <TextField label="Tags" value={tags} onChange={(e) => setTags(e.target.value)} hint="Comma-separated" error={errors.fields.tags} disabled={!canEdit} />}
-      {c.kind === 'dynamic' && <LinkControlFields value={controls} onChange={setControls} errors={errors.fields} hasPassword={c.has_password} />}
+      {c.kind === 'dynamic' && <LinkControlFields value={controls} onChange={setControls} errors={errors.fields} hasPassword={c.has_password} gs1={gs1} />}
       {canEdit && (
         <button type="submit" className="button" disabled={busy}>
           Save changes

@@ -1,3 +1,5 @@
+import { fromLocalInput, toLocalInput } from '../../components/local-time';
+
 /**
  * The create/edit form of every target type: which fields it shows (named by the API's own field paths, so an error's
  * `field` lands on the right input) and how their values become the `target` object. Lists (links, form fields, menu
@@ -176,9 +178,9 @@ function linkList(v: unknown, label: 'title' | 'platform') {
 }
 
 /**
- * The `target` object of a type from the form's values (keys are field paths). Empty optional fields are left out of
- * a new code; for an edit (`clear`) they are sent as null and an unticked box as false, since `PATCH` keeps every
- * field it is not sent (a UTM group left empty becomes `utm: null`).
+ * The `target` object of a type from the form's values (keys are field paths). Empty fields are left out of a new
+ * code; for an edit (`clear`) they are sent as null and an unticked box as false, since `PATCH` keeps every field it is
+ * not sent (a UTM group left empty becomes `utm: null`). Date-times are typed in the browser's time zone.
  */
 export function buildTarget(type: string, values: Values, { clear = false }: { clear?: boolean } = {}): Record<string, unknown> {
   const target: Record<string, unknown> = { type };
@@ -196,9 +198,14 @@ export function buildTarget(type: string, values: Values, { clear = false }: { c
 /** One field's value in the target: undefined to leave it out. */
 function fieldValue(type: string, f: FieldDef, path: string[], v: string | boolean | undefined, clear: boolean): unknown {
   if (f.kind === 'checkbox') return v || clear ? Boolean(v) : undefined;
-  if (v === undefined || v === '') return clear && !f.required ? null : undefined;
-  if (f.kind === 'number') return Number(v);
-  if (f.kind === 'datetime') return new Date(String(v)).toISOString();
+  // Emptied on an edit: null, a required field too (the API then names it, and the form shows why at the field).
+  if (v === undefined || v === '') return clear ? null : undefined;
+  if (f.kind === 'number') {
+    // Sent as typed when it is not a number (`48,85`, `abc`), so that the API says so rather than "is required".
+    const n = Number(String(v).trim());
+    return String(v).trim() !== '' && Number.isFinite(n) ? n : v;
+  }
+  if (f.kind === 'datetime') return fromLocalInput(String(v));
   if (f.kind === 'lines') return listValue(type, path[path.length - 1], v);
   return v;
 }
@@ -234,7 +241,7 @@ export function valuesOf(type: string, target: Record<string, unknown>): Values 
     if (f.kind === 'checkbox') out[f.name] = Boolean(v);
     else if (Array.isArray(v) && v.every((x) => typeof x === 'string')) out[f.name] = v.join(', ');
     else if (f.kind === 'lines' && Array.isArray(v)) out[f.name] = v.map((x: Record<string, unknown>) => Object.values(x).filter((c) => typeof c !== 'object').join(' | ')).join('\n');
-    else if (f.kind === 'datetime') out[f.name] = String(v).slice(0, 16);
+    else if (f.kind === 'datetime') out[f.name] = toLocalInput(String(v));
     else out[f.name] = typeof v === 'object' ? JSON.stringify(v) : String(v);
   }
   return out;

@@ -150,8 +150,9 @@ export default function Members() {
           {
             key: 'actions',
             header: 'Actions',
+            // An admin manages everyone but owners (only an owner removes an owner or cancels an owner's invitation).
             render: (m) =>
-              canManage ? (
+              canManage && (m.role !== 'owner' || isOwner) ? (
                 <div className="actions">
                   {m.status === 'invited' && (
                     <button
