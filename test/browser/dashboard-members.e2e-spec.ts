@@ -66,6 +66,14 @@ describe('dashboard: invitations, roles and workspaces', () => {
     await page.locator('.form-error').filter({ hasText: /scope|not allowed|permission|role/i }).waitFor();
     const codes = await http(stack.api.origin, 'GET', '/v1/qr-codes', { key: owner.org.apiKey });
     expect(codes.body.data).toEqual([]);
+    // A code's settings are shown to a viewer, not offered for editing.
+    const code = await http(stack.api.origin, 'POST', '/v1/qr-codes', { key: owner.org.apiKey, body: { name: 'Read only', target: { type: 'url', destination: 'https://example.com/r' } } });
+    await page.goto(`${stack.appUrl}/codes/${code.body.id}`);
+    await page.getByRole('tab', { name: 'Settings' }).click();
+    for (const label of ['Name', 'Destination URL (required)', 'Folder', 'Tags', 'Password', 'Expires', 'Maximum scans']) {
+      expect({ label, disabled: await page.getByLabel(label, { exact: true }).isDisabled() }).toEqual({ label, disabled: true });
+    }
+    expect(await page.getByRole('button', { name: 'Save changes' }).count()).toBe(0);
     expect(violations).toEqual([]);
   });
 

@@ -239,9 +239,9 @@ function Settings({ code: c, onSaved }: { code: QrCode; onSaved: (c: QrCode) => 
           {c.kind === 'static' ? 'A static code’s content is in its image and cannot change.' : 'This code’s page is edited in its Content or Rules tab.'}
         </p>
       )}
-      <FolderSelect value={folderId} onChange={setFolderId} error={errors.fields.folder_id} />
+      <FolderSelect value={folderId} onChange={setFolderId} error={errors.fields.folder_id} disabled={!canEdit} />
       {c.kind === 'dynamic' && <TextField label="Tags" value={tags} onChange={(e) => setTags(e.target.value)} hint="Comma-separated" error={errors.fields.tags} disabled={!canEdit} />}
-      {c.kind === 'dynamic' && <LinkControlFields value={controls} onChange={setControls} errors={errors.fields} hasPassword={c.has_password} gs1={gs1} />}
+      {c.kind === 'dynamic' && <LinkControlFields value={controls} onChange={setControls} errors={errors.fields} hasPassword={c.has_password} gs1={gs1} disabled={!canEdit} />}
       {canEdit && (
         <button type="submit" className="button" disabled={busy}>
           Save changes

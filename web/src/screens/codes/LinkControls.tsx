@@ -38,6 +38,7 @@ export function LinkControlFields({
   errors,
   hasPassword,
   gs1 = false,
+  disabled,
 }: {
   value: LinkControls;
   onChange: (v: LinkControls) => void;
@@ -45,10 +46,12 @@ export function LinkControlFields({
   hasPassword?: boolean;
   /** A GS1 code: expiry and its URL only. */
   gs1?: boolean;
+  /** Shown but not editable (a viewer). */
+  disabled?: boolean;
 }) {
   const set = (patch: Partial<LinkControls>) => onChange({ ...value, ...patch });
   return (
-    <fieldset>
+    <fieldset disabled={disabled}>
       <legend>Link controls</legend>
       {!gs1 && (
         <>
