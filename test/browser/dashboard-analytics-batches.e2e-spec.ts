@@ -105,6 +105,19 @@ describe('dashboard: analytics and batches', () => {
     expect(watched.violations).toEqual([]);
   });
 
+  it("workspace analytics starts in the browser's time zone, UTC included, and shows the zone it asks for", async () => {
+    for (const zone of ['UTC', 'Asia/Tokyo']) {
+      const { page, violations } = await stack.signedIn(owner, undefined, { timezoneId: zone });
+      const asked: string[] = [];
+      page.on('request', (r) => r.url().includes('/v1/analytics?') && asked.push(new URL(r.url()).searchParams.get('timezone') ?? ''));
+      await page.goto(`${stack.appUrl}/analytics`);
+      await page.getByRole('heading', { level: 1, name: 'Analytics' }).waitFor();
+      await eventually(async () => (asked.length > 0 ? true : undefined), 10_000, 'an analytics request');
+      expect({ zone, shown: await page.getByLabel('Time zone').inputValue(), asked: asked[0] }).toEqual({ zone, shown: zone, asked: zone });
+      expect(violations).toEqual([]);
+    }
+  });
+
   it('workspace analytics: filters by tag and by a clicked device, and drills down into a code', async () => {
     const who = await freshOwner(stack);
     const make = async (name: string, tags: string[]) => {

@@ -298,4 +298,18 @@ describe('dashboard: QR codes', () => {
     expect(relabelled.target.default_link).toBe('https://example.com/product-v2');
     expect(violations).toEqual([]);
   });
+
+  it("a bulk pause that includes a static code reports the API's refusal for it", async () => {
+    const other = await freshOwner(stack);
+    const { page } = await stack.signedIn(other);
+    await http(stack.api.origin, 'POST', '/v1/qr-codes', { key: other.org.apiKey, body: { name: 'Live one', target: { type: 'url', destination: 'https://example.com/l' } } });
+    await http(stack.api.origin, 'POST', '/v1/qr-codes', { key: other.org.apiKey, body: { type: 'static', name: 'Printed one', target: { type: 'url', destination: 'https://example.com/p' } } });
+    await page.goto(`${stack.appUrl}/codes`);
+    await page.getByRole('table', { name: 'QR codes' }).getByRole('link', { name: 'Printed one' }).waitFor();
+    await page.getByRole('checkbox', { name: 'Select every row on this page' }).check();
+    await page.getByRole('button', { name: 'Pause' }).click();
+    await page.getByText('Paused: 1 of 2 codes').waitFor();
+    await page.getByText(/^Printed one: Static codes cannot change 'is_active'/).waitFor();
+    expect(await page.getByText(/could not be reached/).count()).toBe(0);
+  });
 });

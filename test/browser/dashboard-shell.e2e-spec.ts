@@ -229,5 +229,18 @@ describe('dashboard: serving, sign-in and shell', () => {
       await page.goto(`${stack.appUrl}/codes`);
       await page.getByRole('heading', { level: 1, name: 'Sign in to Scanlink' }).waitFor();
     });
+
+    it('signs out everywhere: a session in another browser ends too', async () => {
+      const owner = await freshOwner(stack);
+      const here = await stack.signedIn(owner);
+      const elsewhere = await stack.signedIn(owner);
+      await here.page.getByRole('link', { name: 'Members', exact: true }).click();
+      await here.page.getByRole('button', { name: 'Sign out everywhere' }).click();
+      await here.page.getByRole('heading', { level: 1, name: 'Sign in to Scanlink' }).waitFor();
+      // The other browser's refresh cookie was revoked: after a reload it cannot restore its session.
+      await elsewhere.page.goto(`${stack.appUrl}/codes`);
+      await elsewhere.page.getByRole('heading', { level: 1, name: 'Sign in to Scanlink' }).waitFor();
+      expect([...here.violations, ...elsewhere.violations]).toEqual([]);
+    });
   });
 });

@@ -28,16 +28,20 @@ const DIMENSIONS = [
 type DimensionParam = (typeof DIMENSIONS)[number][2];
 type DimensionFilters = Partial<Record<DimensionParam, string>>;
 
+/** Names the browser may report for UTC; the API's and the list's name for it is `UTC`. */
+const UTC_NAMES = new Set(['UTC', 'Etc/UTC', 'Etc/GMT', 'GMT', 'Etc/Universal', 'Etc/Zulu', 'Universal', 'Zulu']);
 const localZone = () => {
   try {
-    return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+    const zone = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+    return UTC_NAMES.has(zone) ? 'UTC' : zone;
   } catch {
     return 'UTC';
   }
 };
+/** The browser's zone names (Intl lists no `UTC`: it comes first here, so that it can be chosen and shown). */
 const zones = (): string[] => {
   try {
-    return (Intl as unknown as { supportedValuesOf(k: string): string[] }).supportedValuesOf('timeZone');
+    return ['UTC', ...(Intl as unknown as { supportedValuesOf(k: string): string[] }).supportedValuesOf('timeZone').filter((z) => z !== 'UTC')];
   } catch {
     return ['UTC'];
   }

@@ -171,7 +171,7 @@ export default function CodesList() {
               <button type="button" className="button secondary" disabled={busy || !bulkTag.trim()} onClick={() => bulk('Tagged', (c) => patch(c, { tags: [...c.tags, bulkTag.trim()] }))}>
                 Tag
               </button>
-              <button type="button" className="button secondary" disabled={busy} onClick={() => bulk('Paused', (c) => (c.kind === 'dynamic' ? patch(c, { is_active: false }) : Promise.reject(new Error('static codes cannot be paused'))))}>
+              <button type="button" className="button secondary" disabled={busy} onClick={() => bulk('Paused', (c) => patch(c, { is_active: false }))}>
                 Pause
               </button>
               <button type="button" className="button danger" disabled={busy} onClick={() => setConfirmTrash(true)}>

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { useNavigate } from 'react-router';
 import { api, call, type Schemas } from '../../api/client';
 import { asApiError, fieldErrors } from '../../api/errors';
 import { usePagedList } from '../../api/paging';
@@ -32,7 +33,8 @@ function explain(err: unknown): string {
 
 /** Members and invitations: invite by e-mail with a role, change roles, remove, resend or cancel invitations. */
 export default function Members() {
-  const { canManage, session } = useSession();
+  const { canManage, session, signOut } = useSession();
+  const navigate = useNavigate();
   const isOwner = session?.role === 'owner';
   const toast = useToast();
   const list = usePagedList((cursor) => call(api.GET('/v1/members', { params: { query: { cursor, limit: 25 } } })), '');
@@ -197,6 +199,18 @@ export default function Members() {
       >
         <p>{removing?.status === 'invited' ? 'The link in the invitation stops working.' : 'Their sessions in this workspace end at once.'}</p>
       </ConfirmDialog>
+      <h2>Your sessions</h2>
+      <p className="hint">Signed in on another device or browser you no longer use? End every session of your account, in every workspace, this one included.</p>
+      <button
+        type="button"
+        className="button secondary"
+        onClick={async () => {
+          await signOut(true); // DELETE /v1/session?all=true
+          void navigate('/sign-in', { replace: true });
+        }}
+      >
+        Sign out everywhere
+      </button>
     </>
   );
 }
