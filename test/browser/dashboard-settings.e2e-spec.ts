@@ -236,7 +236,10 @@ describe('dashboard: workspace settings screens', () => {
     await page.getByText(`Invitation sent again to ${invitee}`).waitFor();
     // The last owner cannot demote themself: the API's 409 is shown, with what to do.
     await page.getByLabel(`Role of ${owner.email}`).selectOption('viewer');
-    await page.getByRole('alert').filter({ hasText: /owner/i }).filter({ hasText: 'Make another member an owner first' }).waitFor();
+    const lastOwner = page.getByRole('alert').filter({ hasText: /last owner/i });
+    await lastOwner.waitFor();
+    // What to do, said once.
+    expect(((await lastOwner.innerText()).match(/owner first/gi) ?? []).length).toBe(1);
     // Seats: owner + invitation + one more = 3; a fourth is refused with the plan's message.
     await page.getByLabel('E-mail').fill(`third-${Date.now().toString(36)}@example.com`);
     await page.getByRole('button', { name: 'Send invitation', exact: true }).click();

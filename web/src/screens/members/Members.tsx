@@ -25,7 +25,7 @@ const ROLES: ReadonlyArray<{ value: Role; label: string }> = [
 /** The API's answer as a sentence a person can act on (last owner, seat limit, role). */
 function explain(err: unknown): string {
   const e = asApiError(err);
-  if (e.code === 'last_owner') return `${e.message}. Make another member an owner first.`;
+  if (e.code === 'last_owner') return `${e.message}.`; // the API's words already say what to do
   if (e.code === 'plan_limit_reached') return `No seat left: ${e.message}. Remove a member or cancel an invitation, or upgrade the plan.`;
   if (e.status === 403) return `Not allowed: ${e.message}`;
   return e.message;
