@@ -224,7 +224,7 @@ export async function expectNoSeriousA11yViolations(page: Page, where: string): 
   expect({ where, violations: report }).toEqual({ where, violations: [] });
 }
 
-/** Runs `check` at 375 px and at 1280 px wide (the page is resized, then reloaded from its current address); at
+/** Runs `check` at 375 px and at 1280 px wide (the page is resized in place); at
  * each width the page itself must not scroll sideways (a wide table scrolls inside its own frame). */
 export async function atBothWidths(page: Page, check: (width: number) => Promise<void>): Promise<void> {
   for (const size of [PHONE, DESKTOP]) {
