@@ -1,5 +1,5 @@
 import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
-import { ValidateIf } from 'class-validator';
+import { Matches, ValidateIf } from 'class-validator';
 import { ApiException } from './api.exception';
 import { assertCleanStrings } from './input-rules';
 
@@ -64,3 +64,6 @@ export function createValidationPipe(): ValidationPipe {
  * (clearing a description, un-filing a code).
  */
 export const IsOmittable = (): PropertyDecorator => ValidateIf((_object, value) => value !== undefined);
+
+/** A string holding more than white space (names: `"   "` is refused as blank, naming the field). */
+export const NotBlank = (field = 'name'): PropertyDecorator => Matches(/\S/, { message: `${field} must not be blank` });

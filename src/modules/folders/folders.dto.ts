@@ -1,11 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsString, Length, Matches, MaxLength } from 'class-validator';
+import { IsString, Length, MaxLength } from 'class-validator';
 import { ListEnvelopeDto } from '../../common/http/list';
-import { IsOmittable } from '../../common/errors/validation';
+import { IsOmittable, NotBlank } from '../../common/errors/validation';
 
 export class FolderBodyDto {
   @ApiProperty({ maxLength: 255, example: 'Spring campaign' })
-  @IsString({ message: 'name must be a string' }) @Length(1, 255, { message: 'name must be 1 to 255 characters' }) @Matches(/\S/, { message: 'name must not be blank' })
+  @IsString({ message: 'name must be a string' }) @Length(1, 255, { message: 'name must be 1 to 255 characters' }) @NotBlank()
   name!: string;
 }
 

@@ -1,7 +1,7 @@
 import { ApiHideProperty, ApiProperty, ApiPropertyOptional, PickType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { Allow, IsArray, IsDefined, IsIn, IsObject, IsOptional, IsString, Length, Matches, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
-import { IsOmittable } from '../../common/errors/validation';
+import { Allow, IsArray, IsDefined, IsIn, IsObject, IsOptional, IsString, Length, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
+import { IsOmittable, NotBlank } from '../../common/errors/validation';
 import { DESIGN_EXAMPLE, DesignDto } from '../rendering/design.dto';
 import { LinkControlFields } from '../targets/link-controls';
 import { IsDesignField, IsFolderIdField, IsTagsField, IsTemplateIdField } from '../../common/http/code-body-fields';
@@ -79,7 +79,7 @@ export class CreateGs1QrCodeDto extends PickType(LinkControlFields, ['expires_at
   mode?: 'dynamic' | 'static';
 
   @ApiPropertyOptional({ maxLength: 255, example: 'Crew neck T-shirt', description: "Default: the Digital Link URI's identifier; the resolver's itemDescription" })
-  @IsOmittable() @IsString() @Length(1, 255) @Matches(/\S/, { message: 'name must not be blank' })
+  @IsOmittable() @IsString() @Length(1, 255) @NotBlank()
   name?: string;
 
   @ApiProperty({ type: Gs1AiValueDto, example: { ai: '01', value: GTIN } })

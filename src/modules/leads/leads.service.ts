@@ -12,7 +12,7 @@ import { takesLeads } from '../targets/registry';
 import type { ScanContext } from '../scan/scan-contract';
 import type { LeadValue } from './lead-validation';
 import { clientAddressKey } from '../../common/http/client-address';
-import { holdsScanPass, isUnlocked } from '../scan/unlock-cookie';
+import { holdsScanPass, isFollowUpExpired, isUnlocked } from '../scan/unlock-cookie';
 
 /** The allowlisted scan facts a lead keeps (qr.scanned's allowlist minus referrer and language). */
 export type LeadScanContext = Pick<ScanContext, 'country' | 'city' | 'device' | 'os' | 'browser'>;
@@ -65,9 +65,10 @@ export class LeadsService {
     // Link controls hold for posts too: an expired form takes none, a protected one only from an unlocked browser. A
     // used-up scan limit still takes the post of a browser holding the scan pass its page view gave it (the last
     // allowed scan's form works to its end).
+    // The same rule as the scan host's downloads and file bytes (isFollowUpExpired), with the shared scan total.
     const now = Date.now();
-    if (row.expiresAt !== null && now >= row.expiresAt) return { status: 'expired' };
-    if (row.maxScans !== null && (await sharedScanCount(this.redis, row.id, row.scanCount)) >= row.maxScans && !holdsScanPass(this.config.appSecret, cookie, shortCode, row.id, now)) {
+    const scans = row.maxScans !== null ? await sharedScanCount(this.redis, row.id, row.scanCount) : 0;
+    if (isFollowUpExpired(row, { now, scansSoFar: () => scans, holdsScanPass: () => holdsScanPass(this.config.appSecret, cookie, shortCode, row.id, now) })) {
       return { status: 'expired' };
     }
     if (row.passwordTag && !isUnlocked(this.config.appSecret, cookie, shortCode, row.id, row.passwordTag, now)) return { status: 'locked' };

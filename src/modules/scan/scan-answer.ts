@@ -3,6 +3,7 @@ import type { HostedResponse } from '../hosted-pages/hosted-response';
 import type { Decider, Decision, FactNeeds, VisitorFacts } from '../targets/smart-rules';
 import { renderExpiredPage, renderPasswordPage } from '../hosted-pages/link-control-pages';
 import type { CachedCode } from './scan-contract';
+import { isFollowUpExpired } from './unlock-cookie';
 import { userAgentLocation } from './scan-destination';
 import { renderStatusPage } from '../hosted-pages/status-pages';
 
@@ -68,17 +69,6 @@ export interface ScanAnswerRequest {
 export function isExpired(code: CachedCode, gate: Pick<ScanGate, 'now' | 'scansSoFar'>): boolean {
   const { expiresAt, maxScans } = code;
   return (expiresAt != null && gate.now >= expiresAt) || (maxScans != null && gate.scansSoFar(code) >= maxScans);
-}
-
-/**
- * The same for a request that follows a page view and is not a scan itself (a download, the file's bytes, a form
- * post): past the expiry date it is refused, but a used-up scan limit lets through a browser holding the scan pass its
- * page view gave it, so that the page of the last allowed scan works to its end.
- */
-export function isFollowUpExpired(code: CachedCode, gate: Pick<ScanGate, 'now' | 'scansSoFar' | 'holdsScanPass'>): boolean {
-  const { expiresAt, maxScans } = code;
-  if (expiresAt != null && gate.now >= expiresAt) return true;
-  return maxScans != null && gate.scansSoFar(code) >= maxScans && !gate.holdsScanPass(code);
 }
 
 /**

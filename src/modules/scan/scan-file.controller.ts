@@ -1,7 +1,7 @@
 import { Controller, Get, Inject, Param, Req, Res } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../common/config/config';
 import { renderExpiredPage, renderPasswordPage } from '../hosted-pages/link-control-pages';
-import { holdsScanPass, isUnlocked } from './unlock-cookie';
+import { holdsScanPass, isFollowUpExpired, isUnlocked } from './unlock-cookie';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainHostCache } from '../domains/domain-host-cache';
@@ -10,7 +10,6 @@ import { FileDeliveryService } from '../files/file-delivery.service';
 import { servedFile } from '../targets/registry';
 import type { HostedResponse } from '../hosted-pages/hosted-response';
 import { ScanCodeCache } from './scan-code-cache';
-import { isFollowUpExpired } from './scan-answer';
 import type { CachedCode } from './scan-contract';
 import { ScanHotPath } from './scan-hot-path';
 import { renderStatusPage } from '../hosted-pages/status-pages';

@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { CachedCode } from './scan-contract';
 
 /** How long a right password keeps a code open in that browser. */
 export const UNLOCK_TTL_SECONDS = 12 * 3600;
@@ -73,4 +74,19 @@ export function scanPassSetCookie(secret: string, shortCode: string, codeId: str
 /** Whether the request holds a valid scan pass for this code (scanPassSetCookie). */
 export function holdsScanPass(secret: string, cookieHeader: string | undefined, shortCode: string, codeId: string, nowMs: number): boolean {
   return holds(secret, 'pass', cookieHeader, shortCode, codeId, '', nowMs);
+}
+
+/**
+ * Whether a code is expired for a request that follows a page view and is not a scan itself (a download, the file's
+ * bytes, a form post): past the expiry date it is refused, but a used-up scan limit lets through a browser holding the
+ * scan pass its page view gave it, so that the page of the last allowed scan works to its end. The one rule for the
+ * scan host's downloads and file bytes and for lead posts (each with its own scan count).
+ */
+export function isFollowUpExpired<C extends Pick<CachedCode, 'expiresAt' | 'maxScans'>>(
+  code: C,
+  gate: { now: number; scansSoFar(code: C): number; holdsScanPass(code: C): boolean },
+): boolean {
+  const { expiresAt, maxScans } = code;
+  if (expiresAt != null && gate.now >= expiresAt) return true;
+  return maxScans != null && gate.scansSoFar(code) >= maxScans && !gate.holdsScanPass(code);
 }

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsObject, IsString, Length, Matches, MaxLength } from 'class-validator';
-import { IsOmittable } from '../../common/errors/validation';
+import { IsObject, IsString, Length, MaxLength } from 'class-validator';
+import { IsOmittable, NotBlank } from '../../common/errors/validation';
 import { ListEnvelopeDto } from '../../common/http/list';
 import { DESIGN_EXAMPLE, DesignDto, DesignResponseDto } from '../rendering/design.dto';
 
@@ -8,7 +8,7 @@ export const MAX_TEMPLATES = 100;
 
 export class CreateTemplateDto {
   @ApiProperty({ maxLength: 255, example: 'Brand blue' })
-  @IsString({ message: 'name must be a string' }) @Length(1, 255, { message: 'name must be 1 to 255 characters' }) @Matches(/\S/, { message: 'name must not be blank' })
+  @IsString({ message: 'name must be a string' }) @Length(1, 255, { message: 'name must be 1 to 255 characters' }) @NotBlank()
   name!: string;
 
   @ApiProperty({ type: DesignDto, description: 'Validated exactly as a code\'s design; omitted fields take their defaults', example: DESIGN_EXAMPLE })
@@ -18,7 +18,7 @@ export class CreateTemplateDto {
 
 export class UpdateTemplateDto {
   @ApiPropertyOptional({ maxLength: 255, example: 'Brand blue (2027)' })
-  @IsOmittable() @IsString({ message: 'name must be a string' }) @Length(1, 255, { message: 'name must be 1 to 255 characters' }) @Matches(/\S/, { message: 'name must not be blank' })
+  @IsOmittable() @IsString({ message: 'name must be a string' }) @Length(1, 255, { message: 'name must be 1 to 255 characters' }) @NotBlank()
   name?: string;
 
   @ApiPropertyOptional({ type: DesignDto, description: 'Design fields to change, merged over the stored design (null removes gradient, eye_colors or logo)', example: { colors: { foreground: '#0d47a1' } } })

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { TARGET_UNION } from './target-schemas';
 import { IsBoolean, IsIn, IsObject, IsOptional, IsString, Length, Matches, MaxLength, ValidateIf } from 'class-validator';
-import { IsOmittable } from '../../../common/errors/validation';
+import { IsOmittable, NotBlank } from '../../../common/errors/validation';
 import { DESIGN_EXAMPLE, DesignDto } from '../../rendering/design.dto';
 import { Gs1PatchFields } from '../../gs1/gs1.dto';
 import { LinkControlFields } from '../../targets/link-controls';
@@ -20,7 +20,7 @@ export class CreateQrCodeDto extends LinkControlFields {
   target!: Record<string, unknown>;
 
   @ApiPropertyOptional({ maxLength: 255, example: 'Spring menu', description: 'Default: `Campaign <code>` (dynamic) or `Static <code>` (static)' })
-  @IsOmittable() @IsString() @Length(1, 255) @Matches(/\S/, { message: 'name must not be blank' })
+  @IsOmittable() @IsString() @Length(1, 255) @NotBlank()
   name?: string;
 
   @ApiPropertyOptional({
@@ -65,7 +65,7 @@ export class CreateQrCodeDto extends LinkControlFields {
 
 export class UpdateQrCodeDto extends Gs1PatchFields {
   @ApiPropertyOptional({ maxLength: 255 })
-  @IsOmittable() @IsString() @Length(1, 255) @Matches(/\S/, { message: 'name must not be blank' })
+  @IsOmittable() @IsString() @Length(1, 255) @NotBlank()
   name?: string;
 
   @ApiPropertyOptional({
