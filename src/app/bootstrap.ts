@@ -1,3 +1,4 @@
+import { createHook } from 'node:async_hooks';
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { parse as parseQueryString } from 'node:querystring';
@@ -252,15 +253,33 @@ export async function createApiApp(config: AppConfig, opts: BootOptions = {}): P
 
 const NEXT_TICK_WARM_UP = 20_000;
 const noop = (): void => undefined;
+/** One of Node's tick objects, held for the life of the process (warmNextTick). */
+let keptTick: object | undefined;
 
 /**
- * Has V8 optimize `process.nextTick` before Nest boots. Node's HTTP server calls it about seven times per request
- * (stream ends, destroys, close events). When its first optimization happens only after the boot (as it did), every
- * tick object is built through V8's slow runtime path (about 230 ns a call instead of 40 ns; `nextTick` was 7 % of
- * the scan process's busy time against 0.8 % in a bare server); optimized before the boot, it stays fast. Measured
- * with `npm run bench:scan-cpu` (docs/scan-host.md "Figures"). Queues no-op callbacks, run once at start-up.
+ * Has V8 optimize `process.nextTick` before Nest boots, and keeps the tick objects' hidden classes alive. Node's HTTP
+ * server calls `nextTick` about seven times per request (stream ends, destroys, close events), and each call builds a
+ * tick object from an object literal whose first keys are symbols.
+ * - When its first optimization happens only after the boot, every tick object is built through V8's slow runtime
+ *   path (about 230 ns a call instead of 40 ns; `nextTick` was 7 % of the scan process's busy time against 0.8 % in a
+ *   bare server). Optimized before the boot, it stays fast. So no-op callbacks are queued once at start-up.
+ * - The optimized code holds the literal's maps only weakly. A full collection at a moment when no tick object is
+ *   alive frees them; the literal then makes new maps, its feedback turns megamorphic, and from then on the
+ *   optimized code calls the runtime for each key of each tick object (`Runtime_DefineKeyedOwnPropertyInLiteral`): 6–7
+ *   µs more CPU per redirect, for the rest of the process's life. On a busy machine every scan process fell into it.
+ *   One tick object kept alive keeps those maps alive. The only way to reach one is an async hook's `init`, enabled
+ *   for this one call and disabled at once (no hook stays installed: docs/scan-host.md "Async hooks stay off").
+ * Measured with `npm run bench:scan-cpu` (docs/scan-host.md "The same build, started four times").
  */
 function warmNextTick(): void {
+  const hook = createHook({
+    init(_asyncId: number, type: string, _triggerAsyncId: number, resource: object) {
+      if (type === 'TickObject') keptTick ??= resource;
+    },
+  });
+  hook.enable();
+  process.nextTick(noop);
+  hook.disable();
   for (let i = 0; i < NEXT_TICK_WARM_UP; i++) process.nextTick(noop);
 }
 
