@@ -320,6 +320,19 @@ describe('bad input on every documented operation', () => {
         body: { target: { type: 'form', title: 'T', fields: [{ name: 'constructor', label: 'C', type: 'text' }], consent_text: 'OK' } },
       });
       expect400(reserved, 'field named constructor', 'target.fields[0].name');
+      // A JSON post with an invalid or missing field: the envelope naming it, not the page, and no lead.
+      const typed = await http(api.origin, 'POST', '/v1/qr-codes', {
+        key: org.apiKey,
+        body: { target: { type: 'form', title: 'T', fields: [{ name: 'name', label: 'Name', type: 'text', required: true }, { name: 'email', label: 'E-mail', type: 'email' }], consent_text: 'OK' } },
+      });
+      expect(typed.status).toBe(201);
+      const badEmail = await http(scan.origin, 'POST', `/${typed.body.short_code}`, { body: { name: 'Ada', email: 'bad', consent: 'yes' } });
+      expect400(badEmail, 'JSON lead with a bad e-mail', 'email');
+      const missing = await http(scan.origin, 'POST', `/${typed.body.short_code}`, { body: { email: 'bad' } });
+      expect400(missing, 'JSON lead missing its required fields', 'name');
+      expect(missing.body.error.fields).toEqual(['name', 'email', 'consent']);
+      const typedCode = await http(api.origin, 'GET', `/v1/qr-codes/${typed.body.id}`, { key: org.apiKey });
+      expect(typedCode.body.target.summary.lead_count).toBe(0);
     } finally {
       await scan.close();
     }

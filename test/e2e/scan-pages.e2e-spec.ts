@@ -150,6 +150,40 @@ describe('hosted pages and lead form (headless Chromium)', () => {
     expect((await fetch(`${scan.origin}/${codes.text.short_code}.vcf`)).status).toBe(404);
   });
 
+  it('downloads a card or event whatever its name holds, and keeps long menu prices and form labels on a 375 px screen', async () => {
+    // An emoji across the 60th character of the name, and characters a filename*= value must percent-encode.
+    const emoji = await create({ type: 'vcard', vcard: { your_name: `${'x'.repeat(59)}😀` } });
+    const vcf = await fetch(`${scan.origin}/${emoji.short_code}.vcf`);
+    expect(vcf.status).toBe(200);
+    expect(vcf.headers.get('content-disposition')).toBe(`attachment; filename="${'x'.repeat(59)}.vcf"; filename*=UTF-8''${'x'.repeat(59)}%F0%9F%98%80.vcf`);
+    const irish = await create({ type: 'event', title: "Seán O'Brien*(x)", start: '2026-05-01T18:00:00Z', end: '2026-05-01T19:00:00Z' });
+    const ics = await fetch(`${scan.origin}/${irish.short_code}.ics`);
+    expect(ics.status).toBe(200);
+    expect(ics.headers.get('content-disposition')).toBe(`attachment; filename="Sean-O-Brien-x.ics"; filename*=UTF-8''Se%C3%A1n%20O%27Brien%2A%28x%29.ics`);
+
+    await page.setViewportSize({ width: 375, height: 700 });
+    try {
+      const longPrice = '€ 18.50 per person (minimum two persons)';
+      const menu = await create({ type: 'menupage', title: 'Lunch', sections: [{ name: 'Mains', items: [{ name: 'Wiener Schnitzel', price: longPrice, description: 'With potato salad' }] }] });
+      await open(menu.short_code);
+      expect(await page.locator('.price').textContent()).toBe(longPrice);
+      expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(375);
+      // The price takes at most 45 % of the row and wraps there; the dish keeps the rest.
+      const row = await page.locator('.menu-item').boundingBox();
+      const dish = await page.locator('.menu-item > div').boundingBox();
+      expect(dish!.width).toBeGreaterThanOrEqual(row!.width * 0.45);
+
+      const word = 'Unterschriftsberechtigung'.repeat(4);
+      const form = await create({ type: 'form', title: 'Sign up', fields: [{ name: 'name', label: word, type: 'text' }], consent_text: 'Einverständniserklärung'.repeat(5) });
+      await open(form.short_code);
+      await expect(page.getByLabel(word, { exact: true }).count()).resolves.toBe(1);
+      expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(375);
+      await expectClean();
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 720 });
+    }
+  });
+
   it('captures a lead: refuses a post without consent, stores a valid one and emits lead.captured without the IP', async () => {
     const hook = await http(api.origin, 'POST', '/v1/webhooks', {
       key: org.apiKey,

@@ -25,6 +25,9 @@ describe('file pages', () => {
     expect(String(filePage(code('image/png'))!.body)).toContain('<img class="media" src="/AbC1234/file" alt="a&quot;&lt;b&gt;.bin">');
     expect(String(filePage(code('audio/ogg'))!.body)).toContain('<audio class="media" controls preload="metadata" src="/AbC1234/file">');
     expect(String(filePage(code('video/mp4'))!.body)).toContain('<video class="media" controls playsinline preload="metadata" src="/AbC1234/file">');
+    // An audio code holding an MP4 or WebM recording: the audio player, not a video frame.
+    expect(String(filePage(code('video/mp4'), 'audio')!.body)).toContain('<audio class="media" controls preload="metadata" src="/AbC1234/file">');
+    expect(String(filePage(code('video/webm'), 'audio')!.body)).not.toContain('<video');
   });
 
   it('allows the file from this host only', () => {

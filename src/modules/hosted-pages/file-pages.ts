@@ -29,8 +29,9 @@ export function humanSize(bytes: number): string {
 }
 
 /** The hosted page of a file, audio or video code: heading, description, the file shown by the browser itself, and
- * a download button. The file's URL is relative (`/{short_code}/file`), so a custom domain serves both. */
-export function filePage(code: ScannedCode<StoredFileTarget>): HostedResponse | null {
+ * a download button. The file's URL is relative (`/{short_code}/file`), so a custom domain serves both. An `audio` code
+ * (`player: 'audio'`) always gets `<audio>`, also for an MP4 or WebM file, whose sound it plays. */
+export function filePage(code: ScannedCode<StoredFileTarget>, player?: 'audio'): HostedResponse | null {
   const t = code.target;
   const f = t.file;
   if (!f || typeof f.name !== 'string') return null;
@@ -41,7 +42,7 @@ export function filePage(code: ScannedCode<StoredFileTarget>): HostedResponse | 
   const label = `${fileName} (${humanSize(f.size)})`;
   let viewer: string;
   let open = '';
-  switch (kindOf(f.content_type)) {
+  switch (player ?? kindOf(f.content_type)) {
     case 'document':
       // The browser's own viewer; phones without an inline viewer show the fallback link, and "Open" uses the full screen.
       viewer = `<object class="pdf" data="${esc(src)}" type="application/pdf" aria-label="${esc(title)}"><p><a href="${esc(src)}">${esc(label)}</a></p></object>`;

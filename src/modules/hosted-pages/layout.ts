@@ -43,15 +43,16 @@ a{color:var(--accent)}
 .button.secondary{background:transparent;color:var(--accent);border:2px solid var(--accent)}
 a:focus-visible,button:focus-visible,input:focus-visible,textarea:focus-visible{outline:3px solid var(--focus);outline-offset:2px}
 .menu-item{display:flex;justify-content:space-between;gap:1rem;border-top:1px solid var(--line);padding:.625rem 0}
+.menu-item>div{flex:1 1 auto;min-width:0;overflow-wrap:anywhere}
 .menu-item p{margin:.125rem 0 0}
-.price{font-weight:600;white-space:nowrap}
+.price{flex:0 1 auto;font-weight:600;text-align:right;max-width:45%;overflow-wrap:anywhere}
 .field{margin-top:1rem}
-label{display:block;font-weight:600;margin-bottom:.25rem}
+label{display:block;font-weight:600;margin-bottom:.25rem;overflow-wrap:anywhere}
 input[type=text],input[type=email],input[type=tel],input[type=number],input[type=date],input[type=password],textarea{display:block;width:100%;min-height:2.75rem;padding:.5rem .625rem;border:1px solid var(--muted);border-radius:.375rem;background:var(--card);color:var(--fg);font:inherit}
 textarea{min-height:7rem;resize:vertical}
 .check{display:flex;gap:.625rem;align-items:flex-start}
 .check input{width:1.375rem;height:1.375rem;margin:.125rem 0 0;flex:none}
-.check label{font-weight:400;margin:0}
+.check label{font-weight:400;margin:0;min-width:0}
 .req{color:var(--error)}
 [aria-invalid=true]{border-color:var(--error);border-width:2px}
 .error{color:var(--error);font-weight:600;margin:.25rem 0 0}
@@ -143,8 +144,12 @@ export function details(rows: Array<[string, string | null]>): string {
 
 /** A file download (`.vcf`, `.ics`): an attachment named after `name`, sandboxed, never cached. */
 export function downloadResponse(body: string, contentType: string, name: string, ext: string): HostedResponse {
-  const ascii = name.normalize('NFKD').replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60) || 'download';
-  const utf8 = encodeURIComponent(`${name.slice(0, 60)}.${ext}`);
+  // At most 60 characters, counted by code point so that an emoji is never cut in half.
+  const short = Array.from(name).slice(0, 60).join('');
+  // ASCII fallback for old clients: accents dropped (é → e), anything else a dash.
+  const ascii = short.normalize('NFKD').replace(/\p{M}+/gu, '').replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '') || 'download';
+  // RFC 8187: encodeURIComponent leaves ' ( ) * as they are, which a filename*= value may not hold.
+  const utf8 = encodeURIComponent(`${short}.${ext}`).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   return {
     status: 200,
     headers: {

@@ -6,6 +6,7 @@ import type { HostedResponse } from '../hosted-pages/hosted-response';
 import { renderStatusPage } from '../hosted-pages/status-pages';
 import { formDefinition, renderFormPage, renderThankYouPage, renderTooManyRequestsPage } from '../hosted-pages/form-page';
 import { renderExpiredPage, renderPasswordPage } from '../hosted-pages/link-control-pages';
+import { ApiException } from '../../common/errors/api.exception';
 import { assertCleanStrings, isPrototypeName } from '../../common/errors/input-rules';
 import { DomainHostCache } from '../domains/domain-host-cache';
 import { checkLead } from './lead-validation';
@@ -47,13 +48,18 @@ export class LeadsController {
     const raw = req.body && typeof req.body === 'object' ? (req.body as Record<string, unknown>) : {};
     // A browser's form post (form-encoded) gets HTML back: keys named like Object.prototype members are ignored like
     // any other unknown key, and a field holding control characters is a 400 with the form again, the message under
-    // that field (checkLead). A scripted JSON post gets the API's string rule: a 400 envelope naming the field.
+    // that field (checkLead). A scripted JSON post gets the API's answer to any invalid field: a 400 envelope naming
+    // it (the first, with all of them in `fields`).
     const json = String(req.headers['content-type'] ?? '').toLowerCase().startsWith('application/json');
     if (json) assertCleanStrings(raw);
     const body = json ? raw : Object.fromEntries(Object.entries(raw).filter(([k]) => !isPrototypeName(k)));
     const result = checkLead(form, body);
     if (result.outcome === 'bot') return renderThankYouPage(code.target);
-    if (result.outcome === 'invalid') return renderFormPage(code, result.state, 400) ?? renderStatusPage(404);
+    if (result.outcome === 'invalid') {
+      if (!json) return renderFormPage(code, result.state, 400) ?? renderStatusPage(404);
+      const fields = Object.keys(result.state.errors);
+      throw ApiException.invalid(fields[0], `${fields[0]}: ${result.state.errors[fields[0]]}`, fields);
+    }
     const { country, city, device, os, browser } = enrich({ ip, userAgent: req.headers['user-agent'] });
     const stored = await this.leads.capture(code, result.fields, { country, city, device, os, browser });
     return stored ? renderThankYouPage(code.target) : renderStatusPage(410);

@@ -47,6 +47,11 @@ describe('static payload encoders', () => {
   });
 
   describe('vCard 3.0', () => {
+    it('escapes a lone carriage return in a note', () => {
+      const v = vcardPayload({ your_name: 'Ada', note: 'a\rBEGIN:VCARD\rb' });
+      expect(v).toContain('NOTE:a\\nBEGIN:VCARD\\nb\r\n');
+      expect(v.split('\r\n').every((line) => !line.includes('\r'))).toBe(true);
+    });
     it('writes the properties with CRLF', () => {
       const v = vcardPayload({ your_name: 'Ada Lovelace', company_name: 'Analytical, Ltd', position: 'CTO', email: 'ada@example.com', phone_mobile: '+441234567890' });
       expect(v).toBe(
@@ -79,6 +84,12 @@ describe('static payload encoders', () => {
     });
     it('escapes newlines in descriptions', () => {
       expect(veventPayload({ title: 'T', start: '2026-05-01T18:00:00Z', end: '2026-05-01T19:00:00Z', description: 'a\nb' })).toContain('DESCRIPTION:a\\nb');
+    });
+    it('escapes a lone carriage return too, so that stored text cannot start a line of its own', () => {
+      const ics = veventPayload({ title: 'T', start: '2026-05-01T18:00:00Z', end: '2026-05-01T19:00:00Z', description: 'a\rEND:VEVENT\rb\r\nc', location: 'x\ry' });
+      expect(ics).toContain('DESCRIPTION:a\\nEND:VEVENT\\nb\\nc\r\n');
+      expect(ics).toContain('LOCATION:x\\ny\r\n');
+      expect(ics.split('\r\n').every((line) => !line.includes('\r') && !line.includes('\n'))).toBe(true);
     });
   });
 

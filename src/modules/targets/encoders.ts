@@ -33,7 +33,7 @@ export function geoPayload(l: { lat: number; lng: number }): string {
 
 /** RFC 6350 / 5545 TEXT escaping: backslash, semicolon, comma, newline. */
 export function escapeText(s: string): string {
-  return s.replace(/\\/g, '\\\\').replace(/;/g, '\\;').replace(/,/g, '\\,').replace(/\r?\n/g, '\\n');
+  return s.replace(/\\/g, '\\\\').replace(/;/g, '\\;').replace(/,/g, '\\,').replace(/\r\n|\r|\n/g, '\\n');
 }
 
 /** Folds a content line at 75 octets (CRLF + one space), never inside a UTF-8 character. */

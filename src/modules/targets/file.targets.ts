@@ -58,7 +58,7 @@ function fileTarget(type: 'file' | 'audio' | 'video', accepts: readonly FileKind
     summary({ title, file }) {
       return { title: title ?? file?.name ?? null, file_name: file?.name ?? null, content_type: file?.content_type ?? null, size: file?.size ?? null };
     },
-    scan: { page: (c) => filePage(c), files: { file: served } },
+    scan: { page: (c) => filePage(c, type === 'audio' ? 'audio' : undefined), files: { file: served } },
   });
 }
 

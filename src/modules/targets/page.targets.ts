@@ -189,6 +189,8 @@ export const menupageHandler = page(
             i.fail('price', 'must be a string or a number');
           }
           if (typeof price === 'string' && characters(price) > 50) i.fail('price', 'must be at most 50 characters');
+          // JSON's 1e999 arrives as Infinity (stored as null by JSON); past 10^15 a number prints in exponent form.
+          if (typeof price === 'number' && !(Math.abs(price) < 1e15)) i.fail('price', 'must be a number below 1000000000000000, or a string');
           return { name: i.string('name', { required: true, max: 255 }), price: price ?? null, description: i.string('description', { max: 1000 }) ?? null };
         }),
       };

@@ -34,6 +34,15 @@ describe('target handlers', () => {
     expect(fieldOf(() => parse(menu('🍣'.repeat(51))))).toBe('target.sections[0].items[0].price');
   });
 
+  it('refuses a menu price that JSON turned into Infinity or that would print in exponent form', () => {
+    const menu = (price: unknown) => ({ type: 'menupage', title: 'M', sections: [{ name: 'S', items: [{ name: 'Tea', price }] }] });
+    expect(parse(menu(2.5)).sections).toEqual([{ name: 'S', items: [{ name: 'Tea', price: 2.5, description: null }] }]);
+    expect(fieldOf(() => parse(menu(999_999_999_999_999)))).toBeUndefined();
+    for (const price of [JSON.parse('1e999'), -Infinity, 1e15, 1e308, NaN]) {
+      expect(fieldOf(() => parse(menu(price)))).toBe('target.sections[0].items[0].price');
+    }
+  });
+
   it('merges UTM parameters keeping the existing query', () => {
     expect(mergeUtm('https://example.com/p?a=1#top', { source: 'qr', campaign: 'spring sale' })).toBe(
       'https://example.com/p?a=1&utm_source=qr&utm_campaign=spring+sale#top',
