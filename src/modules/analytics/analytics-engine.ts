@@ -69,12 +69,17 @@ const IN_DAYS = `day between coalesce(${P('dlo')}, '-infinity'::date) and coales
 /** The days of the daily value rollups a bounded breakdown reads (IN_DAYS widened by the ends taken back from raw scans). */
 const IN_VALUE_DAYS = `day between coalesce(${P('vdlo')}, '-infinity'::date) and coalesce(${P('vdhi')}, 'infinity'::date)`;
 
-/** The raw scans of the filter range that match every dimension filter (expired scans included; callers split). */
+/**
+ * The raw scans of the filter range that match every dimension filter (expired scans included; callers split). Its
+ * one `?` (bound after the parameter row's) is the code ids as a constant array: PostgreSQL then estimates them and
+ * reads scans_code_time_idx. Read from `p`, the ids were unknown to the planner, which walked scans_time_idx over the
+ * whole range instead: 6–7 s for a code with 14 scans among 5.6 M of other codes.
+ */
 const RAW = (filters: string[]) => `f as materialized (
   select s.scanned_at, s.visit_unique, s.expired, s.rule_id, s.arm, s.qr_code_id,
          ${FILTER_DIMENSIONS.map((d) => `s.${d}`).join(', ')}
     from scans s
-   where s.${CODES} and ${IN_FILTER('s.scanned_at')}
+   where s.qr_code_id = any(?::text[]) and ${IN_FILTER('s.scanned_at')}
      ${filters.map((d) => `and lower(coalesce(s.${d}, '${UNKNOWN.toLowerCase()}')) = ${P(`f_${d}`)}`).join(' ')}
 )`;
 
@@ -298,6 +303,8 @@ select (select row_to_json(t) from (${totals}) t) as totals,
        (select coalesce(json_agg(w), '[]'::json) from (${how}) w) as how,
        (select coalesce(json_agg(t), '[]'::json) from (${top}) t) as top,
        (select coalesce(json_agg(c), '[]'::json) from (${perCode}) c) as codes`;
+  // RAW's ids, after the parameter row's values (RAW follows PARAMS, and nothing else in the statement binds).
+  if (raw) params.push(`{${codes.ids.filter((id) => /^[0-9A-Za-z_]+$/.test(id)).join(',')}}`);
   const [row] = await em.execute<Row[]>(sql, params);
 
   const lists = Object.fromEntries(Object.values(BREAKDOWNS).map((k) => [k, [] as BreakdownItemDto[]])) as Record<ListName, BreakdownItemDto[]>;
