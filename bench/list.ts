@@ -108,7 +108,7 @@ async function main() {
         [org.id, DEEP],
       );
       const v = row.v instanceof Date ? row.v.toISOString() : String(row.v);
-      const fp = queryFingerprint({ kind: 'all', status: 'all', sort, order, folder_id: undefined, search: undefined });
+      const fp = queryFingerprint({ organizationId: org.id, environment: 'live' }, { kind: 'all', status: 'all', sort, order, folder_id: undefined, search: undefined });
       const cursor = codec.encode({ v, id: String(row.id) }, fp);
       // The plan of the statement the list runs (qr-codes.list.ts: its WHERE, ORDER BY and LIMIT), page 1 and deep page.
       for (const [page, keyset] of round > 1 ? [] : ([['page 1', ''], ['deep', ` and (${column}, id) ${order === 'asc' ? '>' : '<'} (?, ?)`]] as const)) {

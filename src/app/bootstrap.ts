@@ -11,6 +11,7 @@ import { setRateLimitHeaders } from '../common/auth/api-key.guard';
 import { parseTrustProxy, SECURITY_HEADERS, STRICT_TRANSPORT_SECURITY, type TrustProxy } from '../common/http/client-address';
 import { createValidationPipe } from '../common/errors/validation';
 import { assertDepth, assertNoPrototypeKeys } from '../common/errors/input-rules';
+import { ApiException } from '../common/errors/api.exception';
 import { docUrl, setDocsBaseUrl } from '../common/errors/error-codes';
 import { toEnvelope } from '../common/errors/exception.filter';
 import { RateLimiter } from '../common/http/rate-limiter';
@@ -142,6 +143,8 @@ function registerBodyParsers(app: NestFastifyApplication, forms: 'forms' | 'json
     if (body.length === 0) return done(null, undefined);
     void json(req as Parameters<typeof json>[0], body.toString('utf8'), (err: Error | null, parsed?: unknown) => {
       if (err) return done(err);
+      // A body of `null` is not "no body": every operation that takes a body takes an object.
+      if (parsed === null) return done(ApiException.invalid(undefined, 'The body must be a JSON object, not null'));
       try {
         assertDepth(parsed);
         assertNoPrototypeKeys(parsed);

@@ -139,6 +139,21 @@ describe('bad input on every documented operation', () => {
     expect(json.status).toBe(200);
   });
 
+  it('refuses a JSON body of null on every POST, PATCH and PUT (null is not an empty body), changing nothing', async () => {
+    // A code in the Trash: POST /trash/empty with a null body used to empty it.
+    const code = await http(api.origin, 'POST', '/v1/qr-codes', { key: org.apiKey, body: { name: 'kept in the Trash', target: { type: 'url', destination: 'https://example.com' } } });
+    expect((await http(api.origin, 'DELETE', `/v1/qr-codes/${code.body.id}`, { key: org.apiKey })).status).toBeLessThan(300);
+    const writes = operations.filter((o) => ['POST', 'PATCH', 'PUT'].includes(o.method));
+    expect(writes.length).toBeGreaterThan(20);
+    for (const op of writes) {
+      const res = await http(api.origin, op.method, urlOf(op), { key: credential(op.path), rawBody: 'null' });
+      expect400(res, `${op.method} ${op.path} null body`);
+      expect(res.body.error.message).toBe('The body must be a JSON object, not null');
+    }
+    const trashed = await http(api.origin, 'GET', '/v1/qr-codes?status=trashed', { key: org.apiKey });
+    expect(trashed.body.data.map((c: { id: string }) => c.id)).toContain(code.body.id);
+  });
+
   it('refuses a body nested 10,000 levels deep on every operation that takes one', async () => {
     const deep = '['.repeat(10_000) + ']'.repeat(10_000);
     for (const op of operations.filter((o) => o.body)) {

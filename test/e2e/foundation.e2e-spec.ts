@@ -41,9 +41,13 @@ describe('API foundation', () => {
     });
 
     it('answers 401 for a malformed Authorization header and a malformed key', async () => {
-      const basic = await http(t.origin, 'GET', '/v1/me', { headers: { authorization: 'Basic Zm9vOmJhcg==' } });
-      expect(basic.status).toBe(401);
-      expect(basic.body.error.code).toBe('unauthorized');
+      // A header that is there but not "Bearer <key>" is malformed, not missing (the message says which).
+      for (const authorization of ['Basic Zm9vOmJhcg==', `Bearer  qr_live_${'A'.repeat(32)}`, 'Token abc']) {
+        const res = await http(t.origin, 'GET', '/v1/me', { headers: { authorization } });
+        expect(res.status).toBe(401);
+        expect(res.body.error.code).toBe('unauthorized');
+        expect(res.body.error.message).toBe('Malformed Authorization header: expected "Bearer <API key>"');
+      }
       const short = await http(t.origin, 'GET', '/v1/me', { key: 'qr_live_short' });
       expect(short.status).toBe(401);
       expect(short.body.error.message).toMatch(/Malformed API key/);

@@ -164,6 +164,7 @@ describe('GET /v1/qr-codes', () => {
     ['limit=0', 'limit'],
     ['limit=101', 'limit'],
     ['limit=abc', 'limit'],
+    ['limit=', 'limit'],
     ['sort=colour', 'sort'],
     ['order=up', 'order'],
     ['status=gone', 'status'],
@@ -190,6 +191,10 @@ describe('GET /v1/qr-codes', () => {
     expect((await list(`limit=2&sort=name&cursor=${encodeURIComponent(tampered)}`)).status).toBe(400);
     const sameFiltersOtherLimit = await list(`limit=5&sort=name&cursor=${encodeURIComponent(cursor)}`);
     expect(sameFiltersOtherLimit.status).toBe(200);
+    const other = await createOrg(t, { plan: 'pro' });
+    const foreign = await list(`limit=2&sort=name&cursor=${encodeURIComponent(cursor)}`, other.apiKey);
+    expect(foreign.status).toBe(400);
+    expect(foreign.body.error.field).toBe('cursor');
   });
 
   it('never shows another workspace’s codes, and a foreign folder is 404', async () => {
@@ -274,5 +279,10 @@ describe('/v1/folders', () => {
     expect(page.body.has_more).toBe(true);
     const next = await http(t.origin, 'GET', `/v1/folders?limit=1&cursor=${encodeURIComponent(page.body.next_cursor)}`, { key: o.apiKey });
     expect(next.body.data[0].id).toBe(a.body.id);
+    // The cursor belongs to this workspace's list: another workspace gets a 400 on it, not a page from its position.
+    const foreign = await http(t.origin, 'GET', `/v1/folders?limit=1&cursor=${encodeURIComponent(page.body.next_cursor)}`, { key: other.apiKey });
+    expect(foreign.status).toBe(400);
+    expect(foreign.body.error.field).toBe('cursor');
+    expect((await http(t.origin, 'GET', '/v1/folders?limit=', { key: o.apiKey })).body.error.field).toBe('limit');
   });
 });

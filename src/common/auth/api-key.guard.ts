@@ -102,13 +102,15 @@ export class ApiKeyGuard extends AuthGuard('api-key') {
   }
 
   override handleRequest<TUser = AuthContext>(err: unknown, user: TUser, info: unknown, context?: ExecutionContext): TUser {
-    if (err || !user) {
-      const header = context?.switchToHttp().getRequest<FastifyRequest>().headers.authorization;
-      if (typeof header === 'string' && DOUBLED_BEARER.test(header)) throw new ApiException('unauthorized', DOUBLED_BEARER_MESSAGE);
-    }
+    const header = err || !user ? context?.switchToHttp().getRequest<FastifyRequest>().headers.authorization : undefined;
+    if (typeof header === 'string' && DOUBLED_BEARER.test(header)) throw new ApiException('unauthorized', DOUBLED_BEARER_MESSAGE);
     if (err) throw err;
     if (!user) {
-      if (info === 400) throw new ApiException('unauthorized', 'Malformed Authorization header: expected "Bearer <API key>"');
+      // passport-http-bearer reports "Basic …" or "Bearer  <key>" (two spaces) as no credentials: a header was sent,
+      // so it is malformed, not missing.
+      if (info === 400 || (typeof header === 'string' && header.trim() !== '')) {
+        throw new ApiException('unauthorized', 'Malformed Authorization header: expected "Bearer <API key>"');
+      }
       throw new ApiException('unauthorized', 'Missing API key: send it as "Authorization: Bearer <API key>"');
     }
     return user;

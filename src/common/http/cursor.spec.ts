@@ -3,7 +3,8 @@ import { CursorCodec, queryFingerprint } from './cursor';
 
 describe('CursorCodec', () => {
   const codec = new CursorCodec('a-test-secret-of-some-length');
-  const fp = queryFingerprint({ sort: 'name', order: 'asc', kind: 'all' });
+  const owner = { organizationId: 'org_a', environment: 'live' };
+  const fp = queryFingerprint(owner, { sort: 'name', order: 'asc', kind: 'all' });
 
   it('round-trips a position for the same query', () => {
     const cursor = codec.encode({ v: 'Menu', id: 'qr_abc' }, fp);
@@ -29,7 +30,7 @@ describe('CursorCodec', () => {
 
   it('refuses a cursor reused with other filters or sort', () => {
     const cursor = codec.encode({ v: 'Menu', id: 'qr_abc' }, fp);
-    const otherFp = queryFingerprint({ sort: 'name', order: 'desc', kind: 'all' });
+    const otherFp = queryFingerprint(owner, { sort: 'name', order: 'desc', kind: 'all' });
     try {
       codec.decode(cursor, otherFp);
       throw new Error('expected a refusal');
@@ -46,7 +47,15 @@ describe('CursorCodec', () => {
   });
 
   it('ignores limit and cursor in the fingerprint, and key order', () => {
-    expect(queryFingerprint({ a: 1, b: 2, limit: 5 })).toBe(queryFingerprint({ b: 2, a: 1, cursor: 'x' }));
-    expect(queryFingerprint({ a: 1 })).not.toBe(queryFingerprint({ a: 2 }));
+    expect(queryFingerprint(owner, { a: 1, b: 2, limit: 5 })).toBe(queryFingerprint(owner, { b: 2, a: 1, cursor: 'x' }));
+    expect(queryFingerprint(owner, { a: 1 })).not.toBe(queryFingerprint(owner, { a: 2 }));
+  });
+
+  it('binds a cursor to the workspace and environment it lists', () => {
+    const cursor = codec.encode({ v: 'Menu', id: 'qr_abc' }, fp);
+    const query = { sort: 'name', order: 'asc', kind: 'all' };
+    for (const other of [{ organizationId: 'org_b', environment: 'live' }, { organizationId: 'org_a', environment: 'test' }, { organizationId: 'org_a' }]) {
+      expect(() => codec.decode(cursor, queryFingerprint(other, query))).toThrow(/another workspace/);
+    }
   });
 });

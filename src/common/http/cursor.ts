@@ -8,10 +8,19 @@ export interface CursorPosition {
   id: string;
 }
 
-/** Fingerprint of the query a cursor belongs to: a cursor reused with other filters or sort is refused. */
-export function queryFingerprint(query: Record<string, unknown>): string {
+/** The workspace (and environment) a list belongs to. */
+export interface ListOwner {
+  organizationId: string;
+  environment?: string | null;
+}
+
+/**
+ * Fingerprint of the query a cursor belongs to, and of the workspace and environment it lists: a cursor reused with
+ * other filters or sort, or by another workspace or a key of the other environment, is refused.
+ */
+export function queryFingerprint(owner: ListOwner, query: Record<string, unknown>): string {
   const keys = Object.keys(query).filter((k) => k !== 'cursor' && k !== 'limit' && query[k] !== undefined).sort();
-  const canonical = JSON.stringify(keys.map((k) => [k, query[k]]));
+  const canonical = JSON.stringify([owner.organizationId, owner.environment ?? null, keys.map((k) => [k, query[k]])]);
   return createHash('sha256').update(canonical).digest('base64url').slice(0, 16);
 }
 
@@ -38,7 +47,7 @@ export class CursorCodec {
     } catch {
       throw bad('it is malformed');
     }
-    if (parsed.q !== fingerprint) throw bad('it belongs to a query with other filters or sort order');
+    if (parsed.q !== fingerprint) throw bad('it belongs to a query with other filters or sort order, or to another workspace');
     const v = parsed.v;
     if (typeof parsed.id !== 'string' || !(v === null || typeof v === 'string' || typeof v === 'number')) throw bad('it is malformed');
     return { v, id: parsed.id };

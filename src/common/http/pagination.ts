@@ -7,7 +7,7 @@ export const DEFAULT_PAGE_SIZE = 25;
 export const MAX_PAGE_SIZE = 100;
 
 export function parseLimit(raw: unknown): number {
-  if (raw === undefined || raw === null || raw === '') return DEFAULT_PAGE_SIZE;
+  if (raw === undefined || raw === null) return DEFAULT_PAGE_SIZE;
   const n = typeof raw === 'number' ? raw : /^\d+$/.test(String(raw)) ? Number(raw) : NaN;
   if (!Number.isInteger(n) || n < 1 || n > MAX_PAGE_SIZE) {
     throw ApiException.invalid('limit', `limit must be an integer from 1 to ${MAX_PAGE_SIZE}`);
@@ -30,7 +30,10 @@ export async function pageByCreatedAt<T extends CreatedRow, R>(
   present: (row: T) => R,
 ): Promise<ListEnvelope<R>> {
   const limit = parseLimit(query.limit);
-  const fingerprint = queryFingerprint({ ...query, resource: entity.name });
+  const owner = where as { organizationId?: unknown; environment?: unknown };
+  if (typeof owner.organizationId !== 'string') throw new Error(`pageByCreatedAt(${entity.name}): the condition must name the workspace`);
+  const environment = typeof owner.environment === 'string' ? owner.environment : null;
+  const fingerprint = queryFingerprint({ organizationId: owner.organizationId, environment }, { ...query, resource: entity.name });
   const conditions: FilterQuery<T>[] = [where];
   if (query.cursor !== undefined) {
     const pos = codec.decode(String(query.cursor), fingerprint);

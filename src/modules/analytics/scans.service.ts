@@ -54,7 +54,7 @@ export class ScansService {
   /** One page, read in a transaction bounded by ANALYTICS_STATEMENT_TIMEOUT_MS and cancelled when the client leaves. */
   async list(auth: AuthContext, query: Record<string, unknown>, signal?: AbortSignal): Promise<ListEnvelope<ScanRow>> {
     const limit = parseLimit(query.limit);
-    const fingerprint = queryFingerprint({ ...query, resource: 'scans' });
+    const fingerprint = queryFingerprint(auth, { ...query, resource: 'scans' });
     const after = query.cursor === undefined ? null : this.cursor(query.cursor, fingerprint);
     const rows = await boundedRead(this.em, this.config.analyticsStatementTimeoutMs, signal, async (tx) =>
       scanPage(tx, await this.selection(auth, query, tx), 'desc', after, limit + 1),

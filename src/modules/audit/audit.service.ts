@@ -46,7 +46,7 @@ export class AuditService {
   async list(auth: AuthContext, query: AuditLogQueryDto): Promise<ListEnvelope<AuditEntryDto>> {
     const limit = parseLimit(query.limit);
     const { cursor: _c, limit: _l, ...filters } = query;
-    const fingerprint = queryFingerprint({ resource: 'audit_log', ...filters });
+    const fingerprint = queryFingerprint(auth, { resource: 'audit_log', ...filters });
     const where = ['organization_id = ?'];
     const params: unknown[] = [auth.organizationId];
     const filter = (sql: string, value: unknown) => {

@@ -68,7 +68,7 @@ export class MembersService {
   async list(auth: AuthContext, query: { limit?: string; cursor?: string }): Promise<ListEnvelope<MemberDto>> {
     await callerRole(this.auth, auth, ['owner', 'admin', 'editor', 'viewer']);
     const limit = parseLimit(query.limit);
-    const fingerprint = queryFingerprint({ resource: 'members', organization: auth.organizationId });
+    const fingerprint = queryFingerprint(auth, { resource: 'members' });
     let after: { at: Date; id: string } | undefined;
     if (query.cursor !== undefined) {
       const pos = this.cursors.decode(query.cursor, fingerprint);

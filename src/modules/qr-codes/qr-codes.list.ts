@@ -82,7 +82,7 @@ export async function listQrCodes(
     params.push(query.type);
   }
   const sort = SORT_COLUMNS[sortKey];
-  const fingerprint = queryFingerprint({ kind, status, sort: sortKey, order, folder_id: query.folder_id, search: query.search, tag: query.tag, type: query.type });
+  const fingerprint = queryFingerprint(auth, { kind, status, sort: sortKey, order, folder_id: query.folder_id, search: query.search, tag: query.tag, type: query.type });
   if (query.cursor !== undefined) {
     const pos = codec.decode(query.cursor, fingerprint);
     const cmp = order === 'asc' ? '>' : '<';
