@@ -32,6 +32,8 @@ function errorsPage(): string | null {
  */
 export function registerApiFallbacks(fastify: FastifyInstance, docs: { apiBaseUrl: string }): void {
   const routes: Array<{ pattern: RegExp; methods: Set<string> }> = [];
+  // Paths without parameters (`/v1/qr-codes/preview`), which take precedence over a parameter in the same place.
+  const fixed = new Map<string, Set<string>>();
   fastify.addHook('onRoute', (route) => {
     if (route.url.includes('*')) return;
     const source = route.url.replace(/[.+?^$()|[\]\\]/g, '\\$&').replace(/:[A-Za-z0-9_]+/g, '[^/]+');
@@ -39,13 +41,24 @@ export function registerApiFallbacks(fastify: FastifyInstance, docs: { apiBaseUr
     let entry = routes.find((r) => r.pattern.source === `^${source}/?$`);
     if (!entry) routes.push((entry = { pattern: new RegExp(`^${source}/?$`), methods: new Set() }));
     for (const m of methods) entry.methods.add(m.toUpperCase());
+    if (!route.url.includes(':')) {
+      const key = route.url.replace(/\/+$/, '');
+      const set = fixed.get(key) ?? new Set<string>();
+      for (const m of methods) set.add(m.toUpperCase());
+      fixed.set(key, set);
+    }
   });
   // preHandler: after the body is parsed, so a malformed body is still the 400 it always was.
   fastify.addHook('preHandler', (req, reply, done) => {
-    if (req.routeOptions.url !== undefined) return done();
     const path = req.url.split('?')[0];
+    // A fixed path asked with a method it does not take: GET /v1/qr-codes/preview would otherwise reach
+    // GET /v1/qr-codes/:id ("No such QR code: 'preview'"). The router prefers the fixed path for its own methods, so a
+    // parameter route matching a fixed path means the method is not one of them.
+    const own = fixed.get(path.replace(/\/+$/, ''));
+    if (req.routeOptions.url !== undefined && !(own && req.routeOptions.url.includes(':'))) return done();
     const allowed = new Set<string>();
-    for (const r of routes) if (r.pattern.test(path)) r.methods.forEach((m) => allowed.add(m));
+    if (own) own.forEach((m) => allowed.add(m));
+    else for (const r of routes) if (r.pattern.test(path)) r.methods.forEach((m) => allowed.add(m));
     if (allowed.size === 0) return done();
     if (allowed.has('GET')) allowed.add('HEAD');
     const allow = [...allowed].sort().join(', ');

@@ -14,7 +14,7 @@ import { assertDepth, assertNoPrototypeKeys } from '../common/errors/input-rules
 import { ApiException } from '../common/errors/api.exception';
 import { docUrl, setDocsBaseUrl } from '../common/errors/error-codes';
 import { toEnvelope } from '../common/errors/exception.filter';
-import { RateLimiter } from '../common/http/rate-limiter';
+import { RateLimiter, type RateLimitState } from '../common/http/rate-limiter';
 import { newId } from '../common/ids';
 import { createPino, PinoLoggerService } from '../common/logging/logger';
 import { envelopeCode } from '../common/logging/access-log';
@@ -51,18 +51,27 @@ interface AdapterOptions {
   trustProxy: TrustProxy;
   /** A request handler placed in front of Fastify: it answers what it knows and hands the rest on. */
   front?: () => HotPathHandler | undefined;
+  /** The caller's anonymous rate-limit window (the api), for the RateLimit-* headers of answers made before routing. */
+  window?: () => ((clientAddress: string) => Promise<RateLimitState | undefined>) | undefined;
 }
 
 const httpLogger = new Logger('HTTP');
 
 /** Errors Fastify answers before routing (a malformed percent-encoding, a path parameter over the length limit):
- * the envelope and the usual headers, like every other answer. */
-function frameworkError(err: Error, request: FastifyRequest, reply: FastifyReply): void {
+ * the envelope and the usual headers, like every other answer; on the api, RateLimit-* of the anonymous window too
+ * (no hook runs for these answers). */
+function frameworkError(err: Error, request: FastifyRequest, reply: FastifyReply, window?: (clientAddress: string) => Promise<RateLimitState | undefined>): void {
   const id = String(request.id);
   const { status, body } = toEnvelope(err, id, httpLogger);
   void reply.code(status).headers({ ...ANSWER_HEADERS, 'Request-Id': id, 'Scanlink-Version': API_VERSION, 'Content-Type': 'application/json; charset=utf-8' });
   if (request.protocol === 'https') void reply.header('Strict-Transport-Security', STRICT_TRANSPORT_SECURITY);
-  void reply.send(body);
+  if (!window) return void reply.send(body);
+  void window(request.ip)
+    .catch(() => undefined)
+    .then((state) => {
+      if (state) setRateLimitHeaders(reply, state);
+      void reply.send(body);
+    });
 }
 
 /** What every answer of both hosts carries unless a route sets its own (docs/security.md): no MIME sniffing, the
@@ -97,7 +106,7 @@ function adapter(opts: AdapterOptions): FastifyAdapter {
   const front = opts.front;
   return new FastifyAdapter({
     logger: false,
-    frameworkErrors: frameworkError,
+    frameworkErrors: (err: Error, request: FastifyRequest, reply: FastifyReply) => frameworkError(err, request, reply, opts.window?.()),
     clientErrorHandler: clientError,
     genReqId: () => newId('req'),
     requestIdHeader: false,
@@ -224,7 +233,13 @@ function instrument(fastify: FastifyInstance, logger: PinoLoggerService, process
 export async function createApiApp(config: AppConfig, opts: BootOptions = {}): Promise<NestFastifyApplication> {
   setDocsBaseUrl(config.docsBaseUrl);
   const logger = new PinoLoggerService(createPino(opts.logLevel ?? config.logLevel, 'api', opts.logDestination));
-  const app = await NestFactory.create<NestFastifyApplication>(ApiModule.forRoot(config), adapter({ trustProxy: parseTrustProxy(config.trustProxy) }), {
+  // Known once Nest has built it; answers made before routing read the anonymous window through it.
+  const limiterRef: { current?: RateLimiter } = {};
+  const window = () => {
+    const limiter = limiterRef.current;
+    return limiter ? (clientAddress: string) => limiter.peekAnonymous(clientAddress) : undefined;
+  };
+  const app = await NestFactory.create<NestFastifyApplication>(ApiModule.forRoot(config), adapter({ trustProxy: parseTrustProxy(config.trustProxy), window }), {
     logger,
     bufferLogs: false,
     abortOnError: false,
@@ -235,6 +250,7 @@ export async function createApiApp(config: AppConfig, opts: BootOptions = {}): P
   // (unknown routes, /health, /docs, dashboard-token routes) show the caller's anonymous window, uncounted; nothing
   // waits for it while Redis is not connected (a probe of /health then still answers at once).
   const limiter = app.get(RateLimiter, { strict: false });
+  limiterRef.current = limiter;
   fastify.addHook('onSend', async (req, reply, payload) => {
     if (!reply.hasHeader('RateLimit-Limit')) {
       const state = await limiter.peekAnonymous(req.ip).catch(() => undefined);

@@ -58,6 +58,12 @@ describe('every error in the envelope', () => {
       expectEnvelope(await raw(origin, `/x?y=${'a'.repeat(100_000)}`), 431, `${origin} long URL`);
     }
     expectEnvelope(await raw(scan.origin, '/abcdefg/%E0%A4%A'), 400, 'scan host, sub-path with bad encoding');
+    // On the api, the answers made before routing carry the caller's anonymous rate-limit window like every other.
+    for (const path of ['/v1/qr-codes/%E0%A4%A', `/v1/qr-codes/${'a'.repeat(200)}`]) {
+      const res = await raw(api.origin, path);
+      expect([path, res.headers['ratelimit-limit'], res.headers['ratelimit-reset']]).toEqual([path, expect.stringMatching(/^\d+$/), expect.stringMatching(/^\d+$/)]);
+      expect(res.headers['ratelimit-remaining']).toMatch(/^\d+$/);
+    }
   });
 
   it('one Cache-Control on answers that set none themselves: JSON, errors, health, the API reference', async () => {

@@ -75,6 +75,18 @@ describe('first hour', () => {
     expect(item.status).toBe(405);
     expect(item.headers.get('allow')).toBe('DELETE, GET, HEAD, PATCH');
     expect((await http(t.origin, 'GET', '/v1/no-such-thing', { key: org.apiKey })).status).toBe(404);
+    // A fixed path under a parameter's place (`/qr-codes/preview` beside `/qr-codes/{id}`) answers for itself.
+    for (const [method, path, allow] of [
+      ['GET', '/v1/qr-codes/preview', 'POST'],
+      ['PUT', '/v1/qr-codes/preview', 'POST'],
+      ['DELETE', '/v1/trash/empty', 'POST'],
+      ['DELETE', '/v1/tokens/rotate', 'POST'],
+    ]) {
+      // fetch, not http(): http() checks answers against the operation the path template names (GET …/{id}).
+      const res = await fetch(`${t.origin}${path}`, { method, headers: { authorization: `Bearer ${org.apiKey}` } });
+      const code = ((await res.json()) as { error?: { code?: string } }).error?.code;
+      expect({ path, method, status: res.status, allow: res.headers.get('allow'), code }).toEqual({ path, method, status: 405, allow, code: 'method_not_allowed' });
+    }
   });
 
   it('the OpenAPI document declares security, headers, Idempotency-Key and the design schema, and no GS1', async () => {

@@ -38,7 +38,9 @@ describe('assertCleanStrings', () => {
     expect(fieldOf(() => assertCleanStrings({ name: 'a\nb' }))).toBeUndefined();
   });
   it('refuses a bad object key', () => {
-    expect(fieldOf(() => assertCleanStrings({ target: { ['\u0000']: 1 } }))).toBe('target');
+    // The field is the key's own path (JSON escapes the control character in the answer), at the top level too.
+    expect(fieldOf(() => assertCleanStrings({ target: { ['\u0000']: 1 } }))).toBe('target.\u0000');
+    expect(fieldOf(() => assertCleanStrings({ name: 'x', ['a\u0001']: 1 }))).toBe('a\u0001');
   });
 });
 

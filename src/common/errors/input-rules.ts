@@ -65,7 +65,7 @@ export function assertCleanStrings(value: unknown, root = '', opts: { singleLine
       for (const [k, item] of Object.entries(v)) {
         const at = join(path, k);
         const problem = stringProblem(k);
-        if (problem) throw ApiException.invalid(path || undefined, `A field name in ${path || 'the request'} ${problem}`);
+        if (problem) throw ApiException.invalid(at, `A field name in ${path || 'the request'} ${problem}`);
         if (PROTOTYPE_NAMES.has(k)) throw ApiException.invalid(at, `Unknown field '${at}'`);
         stack.push([item, at, k]);
       }
