@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import sharp from 'sharp';
 import { closeDecoders, decodeBoth } from '../../src/modules/rendering/testing/qr-decoders';
 import { randomGtin } from '../../src/modules/gs1/testing/random-gtin';
 import { eventually, http } from '../setup/app';
@@ -104,6 +105,53 @@ describe('dashboard: QR codes', () => {
     const decoded = await decodeBoth(png);
     expect(decoded.zxing).toBe(saved.short_url);
     expect(violations).toEqual([]);
+  });
+
+  it('previews the stored design, turns off a transparent background and a frame, removes a stored logo, and drops a refusal once the field changes', async () => {
+    // A workspace of its own: the other tests count the codes of theirs.
+    const own = await freshOwner(stack);
+    const { page } = await stack.signedIn(own);
+    const png = await sharp({ create: { width: 120, height: 80, channels: 4, background: '#c62828' } }).png().toBuffer();
+    const created = await http(stack.api.origin, 'POST', '/v1/qr-codes', {
+      key: own.org.apiKey,
+      body: {
+        name: 'Fancy design',
+        target: { type: 'url', destination: 'https://example.com/fancy' },
+        design: {
+          eye_colors: { frame: '#aa0000', ball: '#0000aa' },
+          frame: { style: 'box', text: 'Hi', color: '#003300' },
+          transparent_background: true,
+          logo: { url: `data:image/png;base64,${png.toString('base64')}` },
+        },
+      },
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.id;
+    await page.goto(`${stack.appUrl}/codes/${id}`);
+    await page.getByRole('tab', { name: 'Design' }).click();
+    await page.getByRole('img', { name: 'Preview of the QR code with this design' }).waitFor();
+    expect(await page.getByLabel('Frame style').inputValue()).toBe('box');
+    expect(await page.getByLabel('Transparent background').isChecked()).toBe(true);
+    await page.getByText('The preview leaves out the logo this code already has').waitFor();
+
+    // A refused save: the error sits at the field until the field changes.
+    await page.getByLabel('Foreground colour').fill('#eeeeee');
+    await page.getByRole('button', { name: 'Save the design' }).click();
+    await eventually(async () => (await page.getByLabel('Foreground colour').getAttribute('aria-invalid')) === 'true', 20_000, 'the refusal at the field');
+    await page.getByLabel('Foreground colour').fill('#7a1f1f');
+    await eventually(async () => (await page.getByLabel('Foreground colour').getAttribute('aria-invalid')) !== 'true', 20_000, 'the refusal gone');
+
+    await page.getByLabel('Transparent background').uncheck();
+    await page.getByLabel('Frame style').selectOption('none');
+    await page.getByRole('button', { name: 'Remove the logo' }).click();
+    await page.getByRole('button', { name: 'Save the design' }).click();
+    await page.getByText('Design saved').waitFor();
+    const saved = (await http(stack.api.origin, 'GET', `/v1/qr-codes/${id}`, { key: own.org.apiKey })).body;
+    expect(saved.design.transparent_background).toBe(false);
+    expect(saved.design.frame?.style ?? 'none').toBe('none');
+    expect(saved.design.has_logo).toBe(false);
+    expect(saved.design.eye_colors).toEqual({ frame: '#aa0000', ball: '#0000aa' });
+    expect(saved.design.colors.foreground).toBe('#7a1f1f');
   });
 
   it('creates a review page (links by platform), and renames a static code with a design preview', async () => {

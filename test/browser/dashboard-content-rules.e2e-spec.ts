@@ -67,4 +67,30 @@ describe('dashboard: hosted-page content and smart-URL rules', () => {
     await page.getByText(`Rule ${created.body.target.rules[0].id} matches: https://example.com/fr.`).waitFor();
     await atBothWidths(page, async (w) => expectNoSeriousA11yViolations(page, `rules editor at ${w} px`));
   });
+
+  it('keeps the focus on a moved rule, and keeps a menu price a number when the content is saved', async () => {
+    const smart = await http(stack.api.origin, 'POST', '/v1/qr-codes', {
+      key: owner.org.apiKey,
+      body: { name: 'Two rules', target: { type: 'smarturl', default_url: 'https://example.com/', rules: [{ if: { device: ['mobile'] }, then: { destination: 'https://example.com/m' } }, { if: { os: ['ios'] }, then: { destination: 'https://example.com/i' } }] } },
+    });
+    const rules = await openTab(smart.body.id, 'Rules');
+    await rules.getByRole('button', { name: 'Move rule 2 up' }).focus();
+    await rules.keyboard.press('Enter');
+    // The moved rule is rule 1 now: its "up" is disabled, so the focus is on its "down".
+    await expect(rules.evaluate('document.activeElement && document.activeElement.textContent.trim()')).resolves.toBe('Move rule 1 down');
+    await rules.keyboard.press('Enter');
+    await expect(rules.evaluate('document.activeElement && document.activeElement.textContent.trim()')).resolves.toBe('Move rule 2 up');
+
+    const menu = await http(stack.api.origin, 'POST', '/v1/qr-codes', {
+      key: owner.org.apiKey,
+      body: { name: 'Menu', target: { type: 'menupage', title: 'Lunch', sections: [{ name: 'Drinks', items: [{ name: 'Tea', price: 4.5 }, { name: 'Water', price: 'free' }] }] } },
+    });
+    const content = await openTab(menu.body.id, 'Content');
+    await content.getByLabel('Title', { exact: true }).fill('Lunch menu');
+    await content.getByRole('button', { name: 'Save content' }).click();
+    await content.getByText('Content saved').waitFor();
+    const stored = await http(stack.api.origin, 'GET', `/v1/qr-codes/${menu.body.id}`, { key: owner.org.apiKey });
+    expect(stored.body.target.title).toBe('Lunch menu');
+    expect(stored.body.target.sections[0].items.map((i: { price: unknown }) => i.price)).toEqual([4.5, 'free']);
+  });
 });

@@ -92,6 +92,8 @@ describe('dashboard: workspace settings screens', () => {
     await page.keyboard.type('Menus 2027');
     await page.keyboard.press('Enter');
     await page.getByRole('cell', { name: 'Menus 2027', exact: true }).waitFor();
+    // The focus is back on the row's Rename button, not on the page's body.
+    await expect(page.evaluate("document.activeElement && document.activeElement.getAttribute('aria-label')")).resolves.toBe('Rename Menus 2027');
     const listed = await http(stack.api.origin, 'GET', '/v1/folders', { key: owner.org.apiKey });
     expect(listed.body.data.map((f: { name: string }) => f.name)).toEqual(['Menus 2027']);
     await tabTo(page, /^Delete Menus 2027$/);

@@ -11,7 +11,7 @@ import { useSession } from '../../components/session-context';
 import { ErrorState, Loading, PageHeader } from '../../components/States';
 import { useToast } from '../../components/Toasts';
 import { hasContentTab, hasRulesTab } from './code-types';
-import { cleanDesign, DESIGN_FIELDS, DesignEditor, type Design } from './DesignEditor';
+import { DESIGN_FIELDS, DesignEditor, designPatch, type Design } from './DesignEditor';
 import { Downloads } from './Downloads';
 import { FolderSelect } from './FolderSelect';
 import { LinkControlFields, LINK_CONTROL_FIELDS, linkControlBody, type LinkControls } from './LinkControls';
@@ -254,14 +254,10 @@ function Settings({ code: c, onSaved }: { code: QrCode; onSaved: (c: QrCode) => 
 function DesignTab({ code: c, onSaved }: { code: QrCode; onSaved: (c: QrCode) => void }) {
   const { canEdit } = useSession();
   const toast = useToast();
-  const stored = c.design as unknown as Design & { logo?: { url?: string } | null };
-  const [design, setDesign] = useState<Design>(() => ({
-    error_correction: stored.error_correction,
-    colors: stored.colors,
-    shapes: stored.shapes,
-    frame: stored.frame ?? undefined,
-    transparent_background: stored.transparent_background,
-  }));
+  // The whole stored design (gradient, eye colours, frame colour too), so that the preview draws what the code has;
+  // the logo's URL is never sent back (`has_logo`), so a stored logo stays as it is unless it is replaced or removed.
+  const { has_logo: hasLogo, ...stored } = c.design as unknown as Design & { has_logo?: boolean };
+  const [design, setDesign] = useState<Design>(() => ({ ...stored, frame: stored.frame ?? undefined, logo: undefined }));
   const [errors, setErrors] = useState<{ fields: Record<string, string>; general?: string }>({ fields: {} });
   const [busy, setBusy] = useState(false);
   // The response's own fields (`editable`, `summary`) are not part of a creation body: the preview would refuse them.
@@ -270,7 +266,7 @@ function DesignTab({ code: c, onSaved }: { code: QrCode; onSaved: (c: QrCode) =>
     setBusy(true);
     setErrors({ fields: {} });
     try {
-      const saved = await rawJson<QrCode>(`/v1/qr-codes/${c.id}`, { method: 'PATCH', json: { design: cleanDesign(design) } });
+      const saved = await rawJson<QrCode>(`/v1/qr-codes/${c.id}`, { method: 'PATCH', json: { design: designPatch(design) } });
       toast('Design saved');
       onSaved(saved);
     } catch (err) {
@@ -282,7 +278,16 @@ function DesignTab({ code: c, onSaved }: { code: QrCode; onSaved: (c: QrCode) =>
   return (
     <>
       <FormError message={errors.general} />
-      <DesignEditor design={design} onChange={setDesign} previewBody={{ type: c.kind, ...(c.kind === 'static' && { target: { ...previewTarget, type: c.type } }) }} errors={errors.fields} />
+      <DesignEditor
+        design={design}
+        onChange={(d) => {
+          setDesign(d);
+          setErrors({ fields: {} }); // a refusal of the last save no longer describes the changed design
+        }}
+        previewBody={{ type: c.kind, ...(c.kind === 'static' && { target: { ...previewTarget, type: c.type } }) }}
+        errors={errors.fields}
+        storedLogo={hasLogo === true}
+      />
       {canEdit && (
         <button type="button" className="button" disabled={busy} onClick={save}>
           Save the design

@@ -141,7 +141,7 @@ function Fields({
             );
           }
           default:
-            return <TextField key={f.key} {...common} type={f.kind === 'text' ? 'text' : f.kind} value={String(value[f.key] ?? '')} onChange={(e) => set(e.target.value)} />;
+            return <TextField key={f.key} {...common} type={f.kind === 'text' || f.kind === 'price' ? 'text' : f.kind} value={String(value[f.key] ?? '')} onChange={(e) => set(e.target.value)} />;
         }
       })}
     </>

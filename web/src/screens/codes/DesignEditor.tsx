@@ -6,9 +6,12 @@ import { CheckboxField, SelectField, TextField } from '../../components/FormFiel
 export interface Design {
   error_correction?: 'L' | 'M' | 'Q' | 'H';
   colors?: { foreground?: string; background?: string };
+  /** Kept as stored (set through the API or a template); the editor does not change them. */
+  gradient?: { start?: string; end?: string; type?: string } | null;
+  eye_colors?: { frame?: string; ball?: string } | null;
   shapes?: { body?: string; eye_frame?: string; eye_ball?: string };
-  frame?: { style?: string; text?: string };
-  logo?: { url: string } | null;
+  frame?: { style?: string; text?: string; color?: string };
+  logo?: { url: string; clear_background?: boolean } | null;
   transparent_background?: boolean;
 }
 
@@ -36,9 +39,25 @@ export function cleanDesign(d: Design): Design {
   if (d.error_correction) out.error_correction = d.error_correction;
   if (d.colors && (d.colors.foreground || d.colors.background)) out.colors = { ...d.colors };
   if (d.shapes && Object.values(d.shapes).some(Boolean)) out.shapes = Object.fromEntries(Object.entries(d.shapes).filter(([, v]) => v));
-  if (d.frame?.style && d.frame.style !== 'none') out.frame = { style: d.frame.style, ...(d.frame.text && { text: d.frame.text }) };
-  if (d.logo?.url) out.logo = { url: d.logo.url };
+  if (d.gradient) out.gradient = { ...d.gradient };
+  if (d.eye_colors) out.eye_colors = { ...d.eye_colors };
+  if (d.frame?.style && d.frame.style !== 'none') {
+    out.frame = { style: d.frame.style, ...(d.frame.text && { text: d.frame.text }), ...(d.frame.color && { color: d.frame.color }) };
+  }
+  if (d.logo?.url) out.logo = { url: d.logo.url, ...(d.logo.clear_background !== undefined && { clear_background: d.logo.clear_background }) };
   if (d.transparent_background) out.transparent_background = true;
+  return out;
+}
+
+/**
+ * The design as a code's PATCH sends it. PATCH keeps what a request leaves out, so what the editor turned off is sent
+ * as such: an unticked transparent background as `false`, no frame as `{style: "none"}`, a removed logo as `null`.
+ */
+export function designPatch(d: Design): Design {
+  const out = cleanDesign(d);
+  if (!d.transparent_background) out.transparent_background = false;
+  if (!out.frame) out.frame = { style: 'none' };
+  if (d.logo === null) out.logo = null;
   return out;
 }
 
@@ -54,6 +73,7 @@ export function DesignEditor({
   onTemplateChange,
   previewBody,
   errors: outerErrors = {},
+  storedLogo = false,
 }: {
   design: Design;
   onChange: (d: Design) => void;
@@ -62,6 +82,8 @@ export function DesignEditor({
   /** The code's kind and target, for the preview (a code's own payload). */
   previewBody: { type?: 'dynamic' | 'static'; target?: Record<string, unknown> };
   errors?: Record<string, string>;
+  /** The code already has a logo (`has_logo`): it can be removed; the preview cannot draw it (its URL is not sent back). */
+  storedLogo?: boolean;
 }) {
   const [preview, setPreview] = useState<string | null>(null);
   const [previewError, setPreviewError] = useState<{ fields: Record<string, string>; general?: string }>({ fields: {} });
@@ -163,7 +185,7 @@ export function DesignEditor({
               reader.readAsDataURL(file);
             }}
           />
-          {design.logo?.url && (
+          {(design.logo?.url || (storedLogo && design.logo === undefined)) && (
             <button type="button" className="button secondary" onClick={() => set({ logo: null })}>
               Remove the logo
             </button>
@@ -175,6 +197,7 @@ export function DesignEditor({
         <div className="preview" aria-live="polite">
           {preview ? <img src={preview} alt="Preview of the QR code with this design" /> : <p className="hint">Drawing…</p>}
         </div>
+        {storedLogo && design.logo === undefined && <p className="hint">The preview leaves out the logo this code already has; saving keeps it.</p>}
         {previewError.general && (
           <p className="field-error" role="alert">
             {previewError.general}

@@ -39,13 +39,24 @@ function RulesForm({ codeId, defaultUrl, rules, onSaved }: { codeId: string; def
   }, [defaultUrl, rules]);
 
   const set = (i: number, patch: Partial<RuleDraft>) => setDrafts((ds) => ds.map((d, j) => (j === i ? { ...d, ...patch } : d)));
-  const move = (i: number, by: number) =>
+  // After a move the focus follows the moved rule to its new place: its button for the same direction, or the other
+  // one where that is now disabled (first or last), so a keyboard user does not land on the page's body.
+  const [movedTo, setMovedTo] = useState<{ index: number; by: number } | null>(null);
+  useEffect(() => {
+    if (!movedTo) return;
+    const button = (by: number) => document.querySelector<HTMLButtonElement>(`[data-move="${movedTo.index}:${by}"]`);
+    [button(movedTo.by), button(-movedTo.by)].find((b) => b && !b.disabled)?.focus();
+    setMovedTo(null);
+  }, [movedTo]);
+  const move = (i: number, by: number) => {
     setDrafts((ds) => {
       const next = [...ds];
       const [r] = next.splice(i, 1);
       next.splice(i + by, 0, r);
       return next;
     });
+    setMovedTo({ index: i + by, by });
+  };
 
   const save = async (e: FormEvent) => {
     e.preventDefault();
@@ -141,10 +152,10 @@ function RulesForm({ codeId, defaultUrl, rules, onSaved }: { codeId: string; def
             )}
             {canEdit && (
               <div className="actions">
-                <button type="button" className="button secondary" disabled={i === 0} onClick={() => move(i, -1)}>
+                <button type="button" className="button secondary" data-move={`${i}:-1`} disabled={i === 0} onClick={() => move(i, -1)}>
                   Move rule {n} up
                 </button>
-                <button type="button" className="button secondary" disabled={i === drafts.length - 1} onClick={() => move(i, 1)}>
+                <button type="button" className="button secondary" data-move={`${i}:1`} disabled={i === drafts.length - 1} onClick={() => move(i, 1)}>
                   Move rule {n} down
                 </button>
                 <button type="button" className="button danger" onClick={() => setDrafts((ds) => ds.filter((_, j) => j !== i))}>

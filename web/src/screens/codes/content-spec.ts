@@ -5,6 +5,8 @@
  */
 export type FieldSpec =
   | { key: string; label: string; kind: 'text' | 'url' | 'email' | 'textarea' | 'checkbox'; hint?: string }
+  /** A menu price: text, sent as a JSON number when it is a plain decimal (`4.5`), as the API keeps numbers apart. */
+  | { key: string; label: string; kind: 'price'; hint?: string }
   | { key: string; label: string; kind: 'file'; hint?: string }
   | { key: string; label: string; kind: 'select'; options: readonly string[]; hint?: string }
   | { key: string; label: string; kind: 'list'; item: string; fields: FieldSpec[]; max?: number }
@@ -47,7 +49,7 @@ export const CONTENT_SPECS: Record<string, FieldSpec[]> = {
       item: 'Section',
       fields: [
         { key: 'name', label: 'name', kind: 'text' },
-        { key: 'items', label: 'dishes', kind: 'list', item: 'dish', fields: [{ key: 'name', label: 'name', kind: 'text' }, { key: 'price', label: 'price', kind: 'text' }, { key: 'description', label: 'description', kind: 'text' }] },
+        { key: 'items', label: 'dishes', kind: 'list', item: 'dish', fields: [{ key: 'name', label: 'name', kind: 'text' }, { key: 'price', label: 'price', kind: 'price' }, { key: 'description', label: 'description', kind: 'text' }] },
       ],
     },
   ],
@@ -96,6 +98,7 @@ export function toBody(spec: FieldSpec[], value: Json): Json {
     if (f.kind === 'list') out[f.key] = ((x as Json[]) ?? []).map((i) => toBody(f.fields, i));
     else if (f.kind === 'group') out[f.key] = toBody(f.fields, (x as Json) ?? {});
     else if (f.kind === 'checkbox') out[f.key] = x === true;
+    else if (f.kind === 'price' && typeof x === 'string' && /^\d{1,15}(\.\d+)?$/.test(x.trim())) out[f.key] = Number(x.trim());
     else if (typeof x === 'string' && x.trim() !== '') out[f.key] = x.trim();
   }
   return out;

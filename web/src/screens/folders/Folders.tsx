@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { api, call, type Schemas } from '../../api/client';
 import { asApiError, fieldErrors } from '../../api/errors';
 import { usePagedList } from '../../api/paging';
@@ -40,11 +40,23 @@ export default function Folders() {
     }
   };
 
+  // When the rename form closes (saved or cancelled), the focus goes back to that row's Rename button.
+  const [refocus, setRefocus] = useState<string | null>(null);
+  useEffect(() => {
+    if (refocus === null) return;
+    document.querySelector<HTMLButtonElement>(`[data-rename="${refocus}"]`)?.focus();
+    setRefocus(null);
+  }, [refocus]);
+  const closeRename = (id: string) => {
+    setEditing(null);
+    setRefocus(id);
+  };
+
   const rename = async () => {
     if (!editing) return;
     try {
       const f = await call(api.PATCH('/v1/folders/{id}', { params: { path: { id: editing.id } }, body: { name: editing.name } }));
-      setEditing(null);
+      closeRename(editing.id);
       toast(`Folder renamed to “${f.name}”`);
       list.reload();
     } catch (err) {
@@ -109,7 +121,7 @@ export default function Folders() {
                     <button type="submit" className="button">
                       Save
                     </button>
-                    <button type="button" className="button secondary" onClick={() => setEditing(null)}>
+                    <button type="button" className="button secondary" onClick={() => closeRename(f.id)}>
                       Cancel
                     </button>
                   </div>
@@ -126,7 +138,7 @@ export default function Folders() {
             render: (f) =>
               canEdit && editing?.id !== f.id ? (
                 <div className="actions">
-                  <button type="button" className="button secondary" aria-label={`Rename ${f.name}`} onClick={() => setEditing({ id: f.id, name: f.name, errors: { fields: {} } })}>
+                  <button type="button" className="button secondary" data-rename={f.id} aria-label={`Rename ${f.name}`} onClick={() => setEditing({ id: f.id, name: f.name, errors: { fields: {} } })}>
                     Rename
                   </button>
                   <button type="button" className="button danger" aria-label={`Delete ${f.name}`} onClick={() => setDeleting(f)}>

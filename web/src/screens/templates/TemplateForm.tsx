@@ -143,7 +143,7 @@ export function TemplateForm({
       <FormError message={errors.general ?? errors.fields.design} />
       <div className="editor-grid">
         <div>
-          <TextField label="Template name" name="name" required maxLength={255} value={name} onChange={(e) => setName(e.target.value)} error={errors.fields.name} />
+          <TextField label="Template name" name="name" autoFocus required maxLength={255} value={name} onChange={(e) => setName(e.target.value)} error={errors.fields.name} />
           <TextField label="Foreground colour" name="foreground" type="color" value={draft.foreground} onChange={set('foreground')} error={err('foreground')} hint={draft.foreground} />
           <TextField label="Background colour" name="background" type="color" value={draft.background} onChange={set('background')} error={err('background')} hint={draft.background} />
           <SelectField label="Module shape" value={draft.body} onChange={set('body')} options={opts(BODY)} error={err('body')} />
