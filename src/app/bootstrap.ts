@@ -14,7 +14,7 @@ import { assertDepth, assertNoPrototypeKeys } from '../common/errors/input-rules
 import { ApiException } from '../common/errors/api.exception';
 import { docUrl, setDocsBaseUrl } from '../common/errors/error-codes';
 import { toEnvelope } from '../common/errors/exception.filter';
-import { RateLimiter, type RateLimitState } from '../common/http/rate-limiter';
+import { RateLimiter } from '../common/http/rate-limiter';
 import { newId } from '../common/ids';
 import { createPino, PinoLoggerService } from '../common/logging/logger';
 import { envelopeCode } from '../common/logging/access-log';
@@ -51,8 +51,8 @@ interface AdapterOptions {
   trustProxy: TrustProxy;
   /** A request handler placed in front of Fastify: it answers what it knows and hands the rest on. */
   front?: () => HotPathHandler | undefined;
-  /** The caller's anonymous rate-limit window (the api), for the RateLimit-* headers of answers made before routing. */
-  window?: () => ((clientAddress: string) => Promise<RateLimitState | undefined>) | undefined;
+  /** The api's rate limiter once Nest has built it: answers made before routing show the caller's anonymous window. */
+  limiter?: { current?: RateLimiter };
 }
 
 const httpLogger = new Logger('HTTP');
@@ -60,13 +60,14 @@ const httpLogger = new Logger('HTTP');
 /** Errors Fastify answers before routing (a malformed percent-encoding, a path parameter over the length limit):
  * the envelope and the usual headers, like every other answer; on the api, RateLimit-* of the anonymous window too
  * (no hook runs for these answers). */
-function frameworkError(err: Error, request: FastifyRequest, reply: FastifyReply, window?: (clientAddress: string) => Promise<RateLimitState | undefined>): void {
+function frameworkError(err: Error, request: FastifyRequest, reply: FastifyReply, limiter?: RateLimiter): void {
   const id = String(request.id);
   const { status, body } = toEnvelope(err, id, httpLogger);
   void reply.code(status).headers({ ...ANSWER_HEADERS, 'Request-Id': id, 'Scanlink-Version': API_VERSION, 'Content-Type': 'application/json; charset=utf-8' });
   if (request.protocol === 'https') void reply.header('Strict-Transport-Security', STRICT_TRANSPORT_SECURITY);
-  if (!window) return void reply.send(body);
-  void window(request.ip)
+  if (!limiter) return void reply.send(body);
+  void limiter
+    .peekAnonymous(request.ip)
     .catch(() => undefined)
     .then((state) => {
       if (state) setRateLimitHeaders(reply, state);
@@ -106,7 +107,7 @@ function adapter(opts: AdapterOptions): FastifyAdapter {
   const front = opts.front;
   return new FastifyAdapter({
     logger: false,
-    frameworkErrors: (err: Error, request: FastifyRequest, reply: FastifyReply) => frameworkError(err, request, reply, opts.window?.()),
+    frameworkErrors: (err: Error, request: FastifyRequest, reply: FastifyReply) => frameworkError(err, request, reply, opts.limiter?.current),
     clientErrorHandler: clientError,
     genReqId: () => newId('req'),
     requestIdHeader: false,
@@ -235,11 +236,7 @@ export async function createApiApp(config: AppConfig, opts: BootOptions = {}): P
   const logger = new PinoLoggerService(createPino(opts.logLevel ?? config.logLevel, 'api', opts.logDestination));
   // Known once Nest has built it; answers made before routing read the anonymous window through it.
   const limiterRef: { current?: RateLimiter } = {};
-  const window = () => {
-    const limiter = limiterRef.current;
-    return limiter ? (clientAddress: string) => limiter.peekAnonymous(clientAddress) : undefined;
-  };
-  const app = await NestFactory.create<NestFastifyApplication>(ApiModule.forRoot(config), adapter({ trustProxy: parseTrustProxy(config.trustProxy), window }), {
+  const app = await NestFactory.create<NestFastifyApplication>(ApiModule.forRoot(config), adapter({ trustProxy: parseTrustProxy(config.trustProxy), limiter: limiterRef }), {
     logger,
     bufferLogs: false,
     abortOnError: false,
