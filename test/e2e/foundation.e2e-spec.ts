@@ -112,7 +112,7 @@ describe('API foundation', () => {
         await http(limited.origin, 'GET', '/v1/me', { key: org.apiKey });
         const res = await http(limited.origin, 'GET', '/v1/me', { key: org.apiKey });
         expect(res.status).toBe(429);
-        expect(res.body.error).toMatchObject({ code: 'quota_exceeded', limit: 2, plan_id: 'free' });
+        expect(res.body.error).toMatchObject({ code: 'quota_exceeded', limit: 2, current_count: 2, requested: 1, plan_id: 'free' });
         expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
       } finally {
         await limited.close();

@@ -42,7 +42,7 @@ describe('storage quotas and upload rate', () => {
     const big = pdf(`big ${'x'.repeat(2000)}`);
     const tooBig = await upload(api, test, { filename: 'big.pdf', body: big });
     expect(tooBig.status).toBe(403);
-    expect(tooBig.body.error).toMatchObject({ code: 'plan_limit_reached', limit: 3000, current: used, requested: big.length, plan_id: 'plus' });
+    expect(tooBig.body.error).toMatchObject({ code: 'plan_limit_reached', limit: 3000, current: used, current_count: used, requested: big.length, plan_id: 'plus' });
     expect(stored(big)).toBe(false);
     expect(leftovers()).toEqual([]);
 
@@ -51,7 +51,7 @@ describe('storage quotas and upload rate', () => {
     const fourth = pdf(`fourth ${Date.now()}`);
     const tooMany = await upload(api, live, { filename: 'd.pdf', body: fourth });
     expect(tooMany.status).toBe(403);
-    expect(tooMany.body.error).toMatchObject({ code: 'plan_limit_reached', limit: 3, current: 3, requested: 1 });
+    expect(tooMany.body.error).toMatchObject({ code: 'plan_limit_reached', limit: 3, current: 3, current_count: 3, requested: 1 });
     expect(stored(fourth)).toBe(false);
     expect((await usage(live)).files).toBe(3);
 

@@ -111,6 +111,7 @@ export class RateLimiter {
         new ApiException('quota_exceeded', `The ${auth.plan.id} plan includes ${monthly} API requests per calendar month (UTC); the quota is used up`, {
           limit: monthly,
           current_count: exhausted,
+          requested: 1,
           plan_id: auth.plan.id,
           retryAfter: Math.ceil((nextMonth - now) / 1000),
         }),

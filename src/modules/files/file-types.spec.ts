@@ -82,7 +82,8 @@ describe('servedFileName', () => {
     expect(servedFileName('photo.jpeg', 'image/jpeg')).toBe('photo.jpeg');
     expect(servedFileName('song.m4a', 'audio/mp4')).toBe('song.m4a');
     expect(servedFileName('clip', 'video/webm')).toBe('clip.webm');
-    expect(servedFileName('.pdf', 'application/pdf')).toBe('.pdf.pdf');
+    expect(servedFileName('.pdf', 'application/pdf')).toBe('file.pdf');
+    expect(servedFileName('.PDF', 'application/pdf')).toBe('file.PDF');
     expect(servedFileName('\u202e', 'application/pdf')).toBe('file.pdf');
     expect(cleanFileName('x\u202eyz.pdf')).toBe('xyz.pdf');
   });

@@ -76,13 +76,15 @@ const EXTENSIONS: Readonly<Record<string, readonly string[]>> = {
 /**
  * The name a stored file is offered under (Content-Disposition, the page's `download`): the uploaded base name without
  * bidirectional controls, always ending in an extension of the sniffed type, so what a visitor saves opens as what it
- * is (`invoice.html` stored as a PDF → `invoice.html.pdf`; `photo.JPG` stays).
+ * is (`invoice.html` stored as a PDF → `invoice.html.pdf`; `photo.JPG` stays; `.pdf` → `file.pdf`).
  */
 export function servedFileName(name: string, contentType: string): string {
   const base = stripBidi(name).trim() || 'file';
   const allowed = EXTENSIONS[contentType];
   if (!allowed) return base;
   const dot = base.lastIndexOf('.');
-  const ext = dot > 0 ? base.slice(dot + 1).toLowerCase() : '';
-  return allowed.includes(ext) ? base : `${base}.${allowed[0]}`;
+  const ext = dot >= 0 ? base.slice(dot + 1).toLowerCase() : '';
+  if (!allowed.includes(ext)) return `${base}.${allowed[0]}`;
+  // `.pdf` alone is an extension without a name: offered as `file.pdf`, not as a hidden file.
+  return dot === 0 ? `file${base}` : base;
 }

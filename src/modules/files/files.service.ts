@@ -40,6 +40,7 @@ function quotaError(auth: AuthContext, which: Quota, current: number, requested:
     field: 'file',
     limit,
     current,
+    current_count: current,
     requested,
     plan_id: auth.plan.id,
   });
