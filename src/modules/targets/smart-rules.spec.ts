@@ -288,6 +288,8 @@ describe('smart-URL rules', () => {
       expect(stored.time?.timezone).toBe('Europe/Paris');
       expect(one({ time: { timezone: 'utc' } }).rules[0].if.time?.timezone).toBe('UTC');
       expect(['asia/kolkata', 'AMERICA/NORTH_DAKOTA/NEW_SALEM', 'Asia/Kolkata'].map((z) => one({ time: { timezone: z } }).rules[0].if.time?.timezone)).toEqual(['Asia/Kolkata', 'America/North_Dakota/New_Salem', 'Asia/Kolkata']);
+      const links = ['us/eastern', 'ETC/GMT+5', 'etc/uct', 'Australia/nsw', 'us/east-indiana', 'america/knox_in', 'europe/kyiv'];
+      expect(links.map((z) => one({ time: { timezone: z } }).rules[0].if.time?.timezone)).toEqual(['US/Eastern', 'Etc/GMT+5', 'Etc/UCT', 'Australia/NSW', 'US/East-Indiana', 'America/Knox_IN', 'Europe/Kyiv']);
       expect(refusal(when({ time: { timezone: 'pst' } }))).toBe('target.rules[0].if.time.timezone');
       expect(matches({ language: ['fr-ca'] }, { language: 'fr-ca' })).toBe(true);
       expect(matches({ language: ['ZH-hant'] }, { language: 'zh-hant-tw' })).toBe(true);

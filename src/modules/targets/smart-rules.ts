@@ -118,20 +118,34 @@ const IANA_SINGLE_NAMES = new Set(
     'Singapore Turkey UCT UTC Universal W-SU WET Zulu').split(' '),
 );
 
-/** Lower-case IANA name → its spelling, for the zones this Node's ICU lists (ICU accepts any case; stored rules keep
- * the IANA spelling). */
+/**
+ * IANA names ICU accepts but does not list (tzdata's `backward` links and the `Etc` zones) whose spelling is not each
+ * word capitalized: `US/Eastern`, `Etc/GMT+5`, `Australia/NSW`, … (tz database, public domain).
+ */
+const IRREGULAR_ZONE_NAMES = [
+  'America/Argentina/ComodRivadavia', 'America/Knox_IN', 'Australia/ACT', 'Australia/LHI', 'Australia/NSW',
+  'Brazil/DeNoronha', 'Chile/EasterIsland', 'Mexico/BajaNorte', 'Mexico/BajaSur',
+  'Etc/GMT', 'Etc/GMT+0', 'Etc/GMT-0', 'Etc/GMT0', 'Etc/UCT', 'Etc/UTC',
+  ...Array.from({ length: 12 }, (_, i) => `Etc/GMT+${i + 1}`), ...Array.from({ length: 14 }, (_, i) => `Etc/GMT-${i + 1}`),
+  ...'Alaska Aleutian Arizona Central East-Indiana Eastern Hawaii Indiana-Starke Michigan Mountain Pacific Pacific-New Samoa'
+    .split(' ').map((z) => `US/${z}`),
+];
+
+/** Lower-case IANA name → its spelling, for the zones this Node's ICU lists and the irregular links above (ICU accepts
+ * any case; stored rules keep the IANA spelling). */
 let ZONE_SPELLING: Map<string, string> | undefined;
 /**
  * `zone` in its IANA spelling (`europe/paris` → `Europe/Paris`): the listed spelling when ICU lists the zone; for a
  * name ICU knows only as a link (it lists `Asia/Calcutta`, not `Asia/Kolkata`), each word capitalized after `/` and
- * `_` when the name is all one case (the links' spelling: `Asia/Kolkata`, `Europe/Kyiv`, `America/Nuuk`), else as given.
+ * `_` or `-` when the name is all one case (the links' spelling: `Asia/Kolkata`, `Europe/Kyiv`, `America/Nuuk`), else as
+ * given.
  */
 export function timeZoneSpelling(zone: string): string {
-  ZONE_SPELLING ??= new Map([...Intl.supportedValuesOf('timeZone'), ...IANA_SINGLE_NAMES].map((z) => [z.toLowerCase(), z]));
+  ZONE_SPELLING ??= new Map([...IRREGULAR_ZONE_NAMES, ...Intl.supportedValuesOf('timeZone'), ...IANA_SINGLE_NAMES].map((z) => [z.toLowerCase(), z]));
   const listed = ZONE_SPELLING.get(zone.toLowerCase());
   if (listed) return listed;
   if (zone !== zone.toLowerCase() && zone !== zone.toUpperCase()) return zone;
-  return zone.toLowerCase().replace(/(^|[/_])([a-z])/g, (_, sep: string, ch: string) => sep + ch.toUpperCase());
+  return zone.toLowerCase().replace(/(^|[/_-])([a-z])/g, (_, sep: string, ch: string) => sep + ch.toUpperCase());
 }
 
 /** Whether `zone` is an IANA time zone name (`Area/Location`, `Etc/…`, or one of IANA_SINGLE_NAMES) that this Node
