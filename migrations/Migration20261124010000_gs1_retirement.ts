@@ -3,7 +3,7 @@ import { Migration } from '@mikro-orm/migrations';
 /**
  * GS1 identifiers retired by a permanent deletion (docs/gs1.md): for GS1_RETIREMENT_DAYS nobody may create a dynamic
  * GS1 code with that identifier on that host again, so a printed code never starts resolving to someone else's links.
- * `domain_key` is the custom domain's id, or '' for the default scan host (as in the unique index on qr_codes).
+ * `domain_key` was the custom domain's id, or '' for the default scan host; since Migration20261127000000 it is the host name.
  */
 export class Migration20261124010000_gs1_retirement extends Migration {
   override async up(): Promise<void> {

@@ -25,6 +25,7 @@ import { Migration20261125170000_gs1_reservations } from './Migration20261125170
 import { Migration20261125190000_storage_pins } from './Migration20261125190000_storage_pins';
 import { Migration20261126010000_workspace_rollups } from './Migration20261126010000_workspace_rollups';
 import { Migration20261126010000_list_environment_indexes } from './Migration20261126010000_list_environment_indexes';
+import { Migration20261127000000_gs1_retirement_by_host } from './Migration20261127000000_gs1_retirement_by_host';
 
 /** Applied in this order by `npm run migrate`, the local runner and the test runner. */
 export const migrationsList = [
@@ -55,4 +56,5 @@ export const migrationsList = [
   { name: 'Migration20261125190000_storage_pins', class: Migration20261125190000_storage_pins },
   { name: 'Migration20261126010000_workspace_rollups', class: Migration20261126010000_workspace_rollups },
   { name: 'Migration20261126010000_list_environment_indexes', class: Migration20261126010000_list_environment_indexes },
+  { name: 'Migration20261127000000_gs1_retirement_by_host', class: Migration20261127000000_gs1_retirement_by_host },
 ];

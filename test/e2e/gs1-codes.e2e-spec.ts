@@ -283,6 +283,32 @@ describe('GS1 Digital Link codes', () => {
       }
     });
 
+    it('completes every item of a batch whose dynamic GS1 items exactly fill the GS1 allowance', async () => {
+      // Its own Redis, api and worker: the batch runs under this plan file, not the shared worker's.
+      const env = { REDIS_URL: isolatedRedisUrl(20), PLANS_FILE: writePlans({ plus: { gs1_limit: 3, requests_per_minute: 100_000 } }) };
+      const limited = await startApi(env);
+      const ownWorker = await startWorker(env);
+      try {
+        const o = await createOrg(limited, { plan: 'plus' });
+        expect((await http(limited.origin, 'POST', '/v1/qr-codes', { key: o.apiKey, body: gs1(randomGtin()) })).status).toBe(201);
+        const res = await http(limited.origin, 'POST', '/v1/batches', { key: o.apiKey, body: { items: [gs1(randomGtin()), gs1(randomGtin())] } });
+        expect(res.status).toBe(202);
+        const done = await eventually(async () => {
+          const b = await http(limited.origin, 'GET', `/v1/batches/${res.body.id}`, { key: o.apiKey });
+          return b.body.status === 'completed' ? b.body : undefined;
+        }, 30_000, 'the batch');
+        expect(done.items.map((i: { status: string; error: string | null }) => [i.status, i.error])).toEqual([
+          ['completed', null],
+          ['completed', null],
+        ]);
+        const over = await http(limited.origin, 'POST', '/v1/qr-codes', { key: o.apiKey, body: gs1(randomGtin()) });
+        expect(over.body.error).toMatchObject({ code: 'plan_limit_reached', limit: 3, current_count: 3 });
+      } finally {
+        await ownWorker.close();
+        await limited.close();
+      }
+    });
+
     it('creates GS1 items like single ones; a taken, retired or invalid identifier fails that item with its gs1_code', async () => {
       const takenGtin = randomGtin();
       await post(gs1(takenGtin));

@@ -2,7 +2,8 @@ import { DomainHostCache } from '../../src/modules/domains/domain-host-cache';
 import { randomGtin } from '../../src/modules/gs1/testing/random-gtin';
 import { closeDecoders, decodeBoth } from '../../src/modules/rendering/testing/qr-decoders';
 import { TestDnsServer } from '../setup/dns-server';
-import { createOrg, eventually, http, startApi, startScan, TestApp, TestOrg } from '../setup/app';
+import { purgeTrash } from '../../src/modules/qr-codes/qr-lifecycle';
+import { createOrg, db, eventually, http, startApi, startScan, TestApp, TestOrg } from '../setup/app';
 import { requestWithHost, TestDomain, uniqueHostname, verifiedDomain } from '../setup/domains';
 
 /** Dynamic GS1 codes on verified custom domains: the encoded URI, uniqueness per host, routing by Host. */
@@ -59,6 +60,28 @@ describe('GS1 Digital Link codes on custom domains', () => {
     expect(onDefault.status).toBe(201);
     expect(onDefault.body.domain_id).toBeNull();
     expect((await get(`/01/${gtin}`, defaultHost())).status).toBe(307);
+  });
+
+  it('keeps an identifier retired on a host name after the domain is deleted and the name claimed again by another workspace', async () => {
+    const owner = await createOrg(api, { plan: 'pro' });
+    const hostname = uniqueHostname('retire');
+    const first = await verifiedDomain(api, dns, owner, hostname);
+    const gtin = randomGtin();
+    const code = await http(api.origin, 'POST', '/v1/qr-codes', { key: owner.apiKey, body: gs1(gtin, { domain_id: first.id }) });
+    expect(code.status).toBe(201);
+    expect((await http(api.origin, 'DELETE', `/v1/qr-codes/${code.body.id}`, { key: owner.apiKey })).status).toBe(200);
+    await purgeTrash(db(api), { organizationId: owner.organizationId, gs1RetirementDays: 365 });
+    expect((await http(api.origin, 'DELETE', `/v1/domains/${first.id}`, { key: owner.apiKey })).status).toBe(200);
+
+    const taker = await createOrg(api, { plan: 'pro' });
+    const again = await verifiedDomain(api, dns, taker, hostname.toUpperCase());
+    expect(again.id).not.toBe(first.id);
+    const refused = await http(api.origin, 'POST', '/v1/qr-codes', { key: taker.apiKey, body: gs1(gtin, { domain_id: again.id }) });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toMatchObject({ code: 'gs1_identifier_retired', gs1_code: 'GS1_IDENTIFIER_RETIRED' });
+    // Retired on that host name only: the default host and other identifiers are free.
+    expect((await http(api.origin, 'POST', '/v1/qr-codes', { key: taker.apiKey, body: gs1(gtin) })).status).toBe(201);
+    expect((await http(api.origin, 'POST', '/v1/qr-codes', { key: taker.apiKey, body: gs1(randomGtin(), { domain_id: again.id }) })).status).toBe(201);
   });
 
   it('serves /.well-known/gs1resolver with the domain as resolverRoot, and refuses domain_id on PATCH (422)', async () => {

@@ -124,7 +124,7 @@ export class BatchRunnerService {
       }
       try {
         const request = openItemPassword(item.request, this.passwords, itemPasswordAad(batch.id, item.idx));
-        prepared.push({ item, draft: await this.qrCodes.prepare(auth, await itemBody(request), { design }) });
+        prepared.push({ item, draft: await this.qrCodes.prepare(auth, await itemBody(request), { design, batchId: batch.id }) });
       } catch (err) {
         failed(item, err);
       }

@@ -150,25 +150,26 @@ export class QrCodeCreationService {
 
   private async createPinned(auth: AuthContext, draft: CodeDraft, pins: StoragePins, which: ReturnType<typeof planCountOf>, gs1Key: string | null, domainId: string | null): Promise<QrCode> {
     const logoKey = draft.design.logo ? await this.logoOf(draft, pins) : null;
+    const host = domainId ? { id: domainId, hostname: draft.values.domainHostname ?? '' } : null;
     try {
       for (let attempt = 0; attempt < 5; attempt++) {
         const code = await this.render(auth, draft, logoKey, pins);
         const ok = await this.em
           .transactional(async (em) => {
             if (which) await assertRoomFor(em, auth, which);
-            if (gs1Key) await assertGs1IdentifierFree(em, domainId, gs1Key, auth.organizationId);
+            if (gs1Key) await assertGs1IdentifierFree(em, host, gs1Key, auth.organizationId);
             const { inserted, refused } = await this.insert(em, auth, [code]);
             if (refused.length > 0) throw refused[0].error;
             return inserted.length === 1;
           })
           .catch(async (err: unknown) => {
             await this.images.release([code.imageKey]);
-            throw codeDomainError(err, domainId ? { id: domainId, hostname: draft.values.domainHostname ?? '' } : null);
+            throw codeDomainError(err, host);
           });
         if (ok) return code;
         await this.images.release([code.imageKey]);
         // A unique index refused the row: the GS1 identifier (claimed concurrently; this throws 409) or the short code.
-        if (gs1Key) await assertGs1IdentifierFree(this.em, domainId, gs1Key, auth.organizationId);
+        if (gs1Key) await assertGs1IdentifierFree(this.em, host, gs1Key, auth.organizationId);
       }
       throw new Error('no free short code after 5 attempts');
     } catch (err) {

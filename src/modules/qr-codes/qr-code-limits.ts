@@ -16,8 +16,8 @@ const limitOf = (auth: AuthContext, which: PlanCount): number => (which === 'dyn
 
 /** Locks the workspace row so plan counts cannot race, then counts its live codes of that count, including the room
  * reserved for accepted batches still creating theirs (capacity.repository.ts). */
-export async function countLive(em: EntityManager, organizationId: string, which: PlanCount): Promise<number> {
-  const { live, reserved, gs1Live, gs1Reserved } = await lockCapacity(em, organizationId);
+export async function countLive(em: EntityManager, organizationId: string, which: PlanCount, exceptBatch?: string): Promise<number> {
+  const { live, reserved, gs1Live, gs1Reserved } = await lockCapacity(em, organizationId, exceptBatch);
   return which === 'dynamic' ? live + reserved : gs1Live + gs1Reserved;
 }
 
@@ -32,10 +32,10 @@ export function planLimitError(auth: AuthContext, current: number, requested = 1
   });
 }
 
-/** 403 plan_limit_reached unless `count` more codes of that count fit (the dynamic count includes batch reservations;
- * locks the workspace row: call inside the transaction that inserts). */
-export async function assertRoomFor(em: EntityManager, auth: AuthContext, which: PlanCount, count = 1): Promise<void> {
-  const current = await countLive(em, auth.organizationId, which);
+/** 403 plan_limit_reached unless `count` more codes of that count fit (the count includes batch reservations, except
+ * `exceptBatch`'s own when a batch item asks; locks the workspace row: call inside the transaction that inserts). */
+export async function assertRoomFor(em: EntityManager, auth: AuthContext, which: PlanCount, count = 1, exceptBatch?: string): Promise<void> {
+  const current = await countLive(em, auth.organizationId, which, exceptBatch);
   if (current + count > limitOf(auth, which)) throw planLimitError(auth, current, count, which);
 }
 
@@ -53,18 +53,23 @@ export function assertEntitled(auth: AuthContext, which: PlanCount): void {
 
 const hostKey = (domainId: string | null): string => domainId ?? '';
 
+/** The host a retirement is kept under: the custom domain's host name (lower case), or '' for the default scan host. */
+export const gs1RetirementKey = (hostname: string | null): string => (hostname ?? '').toLowerCase();
+
 /**
  * 409 when a dynamic GS1 identifier cannot be used on that host by that workspace: a live or trashed code holds it
  * (gs1_identifier_taken), another workspace holds any identifier under the same primary key (gs1_identifier_taken:
  * the first workspace owns the primary key's whole subtree), or a permanently deleted code retired it less than
  * GS1_RETIREMENT_DAYS ago (gs1_identifier_retired). Across workspaces: the host resolves the identifier, whoever owns
- * the code.
+ * the code. Retirement is kept by host name (gs1RetirementKey), so it outlives the custom domain: a host name deleted
+ * and claimed again, by any workspace, still refuses the identifier.
  */
-export async function assertGs1IdentifierFree(em: EntityManager, domainId: string | null, gs1Key: string, organizationId: string, exceptId?: string): Promise<void> {
+export async function assertGs1IdentifierFree(em: EntityManager, domain: { id: string; hostname: string } | null, gs1Key: string, organizationId: string, exceptId?: string): Promise<void> {
+  const domainId = domain?.id ?? null;
   const [row] = await em.execute<{ taken: boolean; retired: boolean }[]>(
     `select exists (select 1 from qr_codes where coalesce(domain_id, '') = ? and gs1_key = ? and status in ('live','trashed') and id <> ?) as taken,
             exists (select 1 from gs1_retired_identifiers where domain_key = ? and gs1_key = ? and retired_until > now()) as retired`,
-    [hostKey(domainId), gs1Key, exceptId ?? '', hostKey(domainId), gs1Key],
+    [hostKey(domainId), gs1Key, exceptId ?? '', gs1RetirementKey(domain?.hostname ?? null), gs1Key],
   );
   if (row.taken) throw gs1TakenError(gs1Key);
   if (await gs1PrimaryHeldByOther(em, domainId, gs1Key, organizationId)) throw gs1OwnedError(gs1Key);

@@ -80,9 +80,10 @@ export class QrCodesService {
    * (GS1 identifiers included), the kind and plan entitlement, the design (a template's, with the body's design over it
    * field by field), tags, folder, the host (custom domain), fit, and a GS1 identifier's availability. Single creation
    * and every batch item go through here, so a rule added here holds for both. `opts.design` replaces the body's design
-   * and template (a batch's design, resolved once for all its items).
+   * and template (a batch's design, resolved once for all its items); `opts.batchId` names the batch an item belongs to,
+   * whose reservation already holds the item's room.
    */
-  async prepare(auth: AuthContext, body: CreateQrCodeDto | CreateGs1QrCodeDto, opts: { design?: Design } = {}): Promise<CodeDraft> {
+  async prepare(auth: AuthContext, body: CreateQrCodeDto | CreateGs1QrCodeDto, opts: { design?: Design; batchId?: string } = {}): Promise<CodeDraft> {
     const { kind, type, target, gs1Key, namedAfterPayload } = await targetDraft(auth, body, { em: this.em, owner: auth });
     const design = opts.design ?? (await this.designOf(auth, body));
     const tags = body.tags === undefined ? [] : normalizeTags(body.tags);
@@ -94,10 +95,10 @@ export class QrCodesService {
     this.images.assertFits(this.payloadOf({ kind, shortCode: SHORT_CODE_PLACEHOLDER, type, target, domainHostname }), design);
     if (gs1Key) {
       // A full GS1 allowance (403) is said before a taken identifier (409); both are checked again when inserting.
-      await this.em.transactional((em) => assertRoomFor(em, auth, gs1Kind.planCount));
+      await this.em.transactional((em) => assertRoomFor(em, auth, gs1Kind.planCount, 1, opts.batchId));
       // On the shared scan host an operator may require licensed company prefixes (a custom domain needs none).
       if (!domain && this.config.gs1RequirePrefix) await assertGs1PrefixGranted(this.em, auth, gs1Key);
-      await assertGs1IdentifierFree(this.em, domain?.id ?? null, gs1Key, auth.organizationId);
+      await assertGs1IdentifierFree(this.em, domain ? { id: domain.id, hostname: domain.hostname } : null, gs1Key, auth.organizationId);
     }
     const controls = await parseLinkControls(body, { kind, type });
     const values: CodeDraft['values'] = { folderId: body.folder_id ?? null, tags, domainId: domain?.id ?? null, domainHostname, gs1Key, ...controls };

@@ -89,10 +89,10 @@ export async function purgeTrash(
       const purged = await tx.execute<Array<PurgedCode & { organization_id: string; short_code: string }>>(
         `with d as (
            delete from qr_codes where id in (?) and status = 'trashed'
-           returning id, organization_id, short_code, image_key, logo_key, domain_id, gs1_key
+           returning id, organization_id, short_code, image_key, logo_key, domain_id, domain_hostname, gs1_key
          ), retired as (
            insert into gs1_retired_identifiers (domain_key, gs1_key, retired_until)
-           select distinct coalesce(domain_id, ''), gs1_key, now() + make_interval(days => ?) from d where gs1_key is not null
+           select distinct lower(coalesce(domain_hostname, '')), gs1_key, now() + make_interval(days => ?) from d where gs1_key is not null
            on conflict (domain_key, gs1_key) do update set retired_until = greatest(gs1_retired_identifiers.retired_until, excluded.retired_until)
          )
          select id, organization_id, short_code, image_key, logo_key from d`,
