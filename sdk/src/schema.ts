@@ -535,7 +535,7 @@ export interface paths {
         put?: never;
         /**
          * Restore a trashed or paused QR code
-         * @description Keeps the id; re-checks the plan limit for dynamic codes.
+         * @description Keeps the id; re-checks the plan limit for dynamic codes. Emits `qr.restored`; a restore by a signed-in dashboard user also emits `qr.updated`. Restoring a live code answers it unchanged and emits nothing.
          */
         post: operations["QrCodes_restore"];
         delete?: never;
@@ -2615,8 +2615,11 @@ export interface components {
              *     ]
              */
             tags: string[];
-            /** @example http://localhost:3001/images/3f2a9c1b.svg */
-            image_url: string | null;
+            /**
+             * @description The stored SVG (public, immutable: a design change stores a new one)
+             * @example http://localhost:3001/images/3f2a9c1b.svg
+             */
+            image_url: string;
             /** @example /v1/qr-codes/qr_4bX9kQ2mT7vLp1sZ8nYc/download */
             download_url: string;
             is_active: boolean;

@@ -113,6 +113,53 @@ function describeResponses(responses: Record<string, unknown>, verb: string): vo
   }
 }
 
+const DELIVERY_HEADERS: Array<[string, string, string]> = [
+  ['Scanlink-Signature', 't=1764252187,v1=5f0c…', '`t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`; two `v1` values, new secret first, while a rotated secret is still valid. Accept if any matches; reject a `t` more than 5 minutes from your clock.'],
+  ['Scanlink-Event-Id', 'evt_7Hq2mLx9PbR4tKc1VnZs', 'The event `id` (deduplicate on it: delivery is at least once)'],
+  ['Scanlink-Event-Type', 'qr.updated', 'The event `type`'],
+];
+
+/**
+ * What Scanlink sends to a webhook endpoint, which no path of the document describes: the `Webhooks` tag says how a
+ * delivery is signed and retried, and `x-webhooks` (OpenAPI 3.0's extension for what 3.1 calls `webhooks`, shown by
+ * Redoc) describes the request with its headers and the event body (EventDto).
+ */
+function describeWebhookDeliveries(doc: OpenAPIObject): void {
+  const headerList = DELIVERY_HEADERS.map(([name, , description]) => `\`${name}\`: ${description}`).join('; ');
+  doc.tags = [
+    ...(doc.tags ?? []).filter((t) => t.name !== 'Webhooks'),
+    {
+      name: 'Webhooks',
+      description:
+        'Endpoints receive each subscribed event as `POST <url>` with `Content-Type: application/json`, `User-Agent: Scanlink-Webhooks/1.0` ' +
+        `and the body \`{"id","object":"event","type","created_at","data"}\` (EventDto; the same bytes GET /v1/events/{id} shows). Headers: ${headerList}. ` +
+        'Any 2xx within 10 seconds is success; otherwise the delivery is retried, 7 attempts in all, 1 minute, 5 minutes, 30 minutes, 2 hours, ' +
+        '6 hours and 24 hours after the previous one; then it is `failed`. A 410 answer disables the endpoint. Redirects are not followed.',
+    },
+  ];
+  (doc as OpenAPIObject & { 'x-webhooks'?: unknown })['x-webhooks'] = {
+    event: {
+      post: {
+        summary: 'An event delivered to your endpoint',
+        description: 'Sent for every event type the endpoint subscribes to (`events`), and for `ping` by POST /v1/webhooks/{id}/test. Verify `Scanlink-Signature` against the raw body before parsing it.',
+        operationId: 'webhook_event',
+        tags: ['Webhooks'],
+        // Scanlink calls you: no API key; the signature header authenticates the request.
+        security: [],
+        parameters: [
+          ...DELIVERY_HEADERS.map(([name, example, description]) => ({ name, in: 'header', required: true, description, schema: { type: 'string', example } })),
+          { name: 'User-Agent', in: 'header', required: true, schema: { type: 'string', example: 'Scanlink-Webhooks/1.0' } },
+        ],
+        requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/EventDto' } } } },
+        responses: {
+          '200': { description: 'Any 2xx within 10 seconds acknowledges the delivery' },
+          '410': { description: 'Gone: disables the endpoint (no more deliveries until it is enabled again)' },
+        },
+      },
+    },
+  };
+}
+
 /** Builds the OpenAPI document: paths under /v1, bearer schemes, and the error envelope on every operation. */
 export function buildOpenApi(app: INestApplication, config: AppConfig): OpenAPIObject {
   const origin = new URL(config.apiBaseUrl).origin;
@@ -172,6 +219,7 @@ export function buildOpenApi(app: INestApplication, config: AppConfig): OpenAPIO
       if (verb === 'POST' && !isPublic) (op as { parameters?: unknown[] }).parameters = [...((op as { parameters?: unknown[] }).parameters ?? []), { $ref: '#/components/parameters/IdempotencyKey' }];
     }
   }
+  describeWebhookDeliveries(doc);
   // Scanlink is open source under the MIT licence (LICENSE, package.json).
   doc.info.license = { name: 'MIT', url: 'https://opensource.org/license/mit' };
   doc.components = { ...doc.components, headers: COMMON_HEADERS, parameters: { ...doc.components?.parameters, IdempotencyKey: IDEMPOTENCY_KEY } };

@@ -1,5 +1,6 @@
 import { randomGtin } from '../../src/modules/gs1/testing/random-gtin';
 import { addKey, createCode, createOrg, db, http, startApi, TestApp, TestOrg } from '../setup/app';
+import { addMember, signIn } from '../setup/members';
 
 /** The Trash through the API: POST /v1/trash/empty and DELETE /v1/trash/{id} (permanent deletion). */
 describe('Trash', () => {
@@ -156,5 +157,24 @@ describe('Trash', () => {
     const doc = (await (await fetch(`${api.origin}/docs/openapi.json`)).json()) as any;
     expect(doc.paths['/v1/trash/empty'].post.responses['200']).toBeDefined();
     expect(doc.paths['/v1/trash/{id}'].delete.responses['200']).toBeDefined();
+  });
+  describe('POST /v1/qr-codes/{id}/restore', () => {
+    it('emits qr.restored, and qr.updated as well when a signed-in user restores from the dashboard', async () => {
+      const org = await createOrg(api, { plan: 'pro' });
+      expect((await http(api.origin, 'POST', '/v1/webhooks', { key: org.apiKey, body: { url: 'https://hooks.example.com/x', events: ['qr.restored', 'qr.updated'] } })).status).toBe(201);
+      const owner = `owner-${Date.now().toString(36)}@example.com`;
+      await addMember(api, org.organizationId, owner, 'owner');
+      const session = await signIn(api, owner);
+      const [byKey, bySession] = [await createCode(api, org, url('key')), await createCode(api, org, url('session'))];
+      await trash(org, byKey.id);
+      await trash(org, bySession.id);
+      expect((await http(api.origin, 'POST', `/v1/qr-codes/${byKey.id}/restore`, { key: org.apiKey })).status).toBe(200);
+      expect((await http(api.origin, 'POST', `/v1/qr-codes/${bySession.id}/restore`, { key: session.token })).status).toBe(200);
+
+      const events = (await http(api.origin, 'GET', '/v1/events?limit=100', { key: org.apiKey })).body.data as { type: string; data: { id: string; deleted_at?: string } }[];
+      const about = (id: string) => events.filter((e) => e.data.id === id).map((e) => [e.type, e.data.deleted_at ?? 'not deleted']).sort();
+      expect(about(byKey.id)).toEqual([['qr.restored', 'not deleted']]);
+      expect(about(bySession.id)).toEqual([['qr.restored', 'not deleted'], ['qr.updated', 'not deleted']]);
+    });
   });
 });

@@ -404,5 +404,13 @@ describe('Webhook endpoints (/v1/webhooks)', () => {
     }
     expect(doc.body.paths['/v1/webhooks'].post.tags).toEqual(['Webhooks']);
     expect(doc.body.components.schemas.WebhookDeliveryDto).toBeDefined();
+    expect(doc.body.components.schemas.WebhookDeliveryDto.properties.attempts.type).toBe('integer');
+    // What a receiver gets: the delivery request, its headers and the event body.
+    const delivery = doc.body['x-webhooks'].event.post;
+    expect(delivery.parameters.filter((p: { in: string }) => p.in === 'header').map((p: { name: string }) => p.name)).toEqual(
+      expect.arrayContaining(['Scanlink-Signature', 'Scanlink-Event-Id', 'Scanlink-Event-Type']),
+    );
+    expect(delivery.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/EventDto' });
+    expect(doc.body.tags.find((tag: { name: string }) => tag.name === 'Webhooks').description).toMatch(/t=<unix seconds>,v1=.*1 minute, 5 minutes, 30 minutes, 2 hours, 6 hours and 24 hours/);
   });
 });

@@ -6,8 +6,8 @@ import { PLAN_IDS } from '../../common/auth/plan';
 import { WORKSPACE_USAGE, type WorkspaceUsageSource } from './workspace-usage';
 
 export class AccountUsageDto {
-  @ApiProperty({ example: 52428800, description: 'Bytes of uploaded files, test and live together (the plan\'s storage_bytes)' }) storage_bytes!: number;
-  @ApiProperty({ example: 12, description: 'Uploaded files, test and live together (the plan\'s files)' }) files!: number;
+  @ApiProperty({ type: 'integer', example: 52428800, description: 'Bytes of uploaded files, test and live together (the plan\'s storage_bytes)' }) storage_bytes!: number;
+  @ApiProperty({ type: 'integer', example: 12, description: 'Uploaded files, test and live together (the plan\'s files)' }) files!: number;
 }
 
 export class AccountDto {

@@ -56,7 +56,8 @@ export function presentQrCode(code: PresentableCode, urls: PresentUrls): QrCodeD
     design: presentDesign(storedDesign(code.design), code.logoKey !== null),
     folder_id: code.folderId,
     tags: code.tags,
-    image_url: code.imageKey ? urls.imageUrl(code.imageKey) : null,
+    // Every code is stored with its image; a row without one (inserted by hand) points at the download.
+    image_url: code.imageKey ? urls.imageUrl(code.imageKey) : `/v1/qr-codes/${code.id}/download?format=svg`,
     download_url: `/v1/qr-codes/${code.id}/download`,
     is_active: code.isActive,
     scan_count: code.kind === 'dynamic' ? Number(code.scanCount) : null,

@@ -252,7 +252,7 @@ export class QrCodesController {
   @NoBody()
   @HttpCode(200)
   @RequiresScope('qr:write')
-  @ApiOperation({ summary: 'Restore a trashed or paused QR code', description: 'Keeps the id; re-checks the plan limit for dynamic codes.' })
+  @ApiOperation({ summary: 'Restore a trashed or paused QR code', description: 'Keeps the id; re-checks the plan limit for dynamic codes. Emits `qr.restored`; a restore by a signed-in dashboard user also emits `qr.updated`. Restoring a live code answers it unchanged and emits nothing.' })
   @ApiOkResponse({ type: QrCodeDto })
   restore(@Auth() auth: AuthContext, @Param('id') id: string): Promise<QrCodeDto> {
     return this.qrCodes.restore(auth, id);

@@ -329,6 +329,9 @@ export class QrCodesService {
       em.assign(locked, { status: 'live', deletedAt: null, updatedAt: new Date() });
       await em.flush();
       await this.events.emit(em, auth, 'qr.restored', this.present(locked));
+      // A restore from the dashboard (a signed-in user) also says the code changed, for integrations that only follow
+      // qr.updated.
+      if (auth.actor?.type === 'user') await this.events.emit(em, auth, 'qr.updated', this.present(locked));
       return locked;
     }).catch((err: unknown) => {
       // A paused GS1 code whose identifier another code took meanwhile.

@@ -107,7 +107,7 @@ export class WebhookDeliveryDto {
   @ApiProperty({ example: 'evt_7Hq2mLx9PbR4tKc1VnZs' }) event_id!: string;
   @ApiProperty({ enum: EVENT_TYPES, example: 'ping' }) event_type!: string;
   @ApiProperty({ enum: DELIVERY_STATUSES, example: 'succeeded' }) status!: string;
-  @ApiProperty({ example: 1, description: 'Attempts made so far (at most 7)' }) attempts!: number;
+  @ApiProperty({ type: 'integer', example: 1, description: 'Attempts made so far (at most 7)' }) attempts!: number;
   @ApiProperty({ type: 'integer', nullable: true, example: 200, description: 'HTTP status of the last attempt; null when no response' }) status_code!: number | null;
   @ApiProperty({ type: String, nullable: true, example: 'ok', description: 'First 2 KB of the last response body' }) response_body!: string | null;
   @ApiProperty({ type: 'integer', nullable: true, example: 42 }) latency_ms!: number | null;

@@ -48,7 +48,7 @@ export class QrCodeDto {
   @ApiProperty({ type: DesignResponseDto }) design!: DesignResponseDto;
   @ApiProperty({ type: String, nullable: true, example: 'fld_4bX9kQ2mT7vLp1sZ8nYc' }) folder_id!: string | null;
   @ApiProperty({ type: [String], example: ['spring', 'menu'] }) tags!: string[];
-  @ApiProperty({ type: String, nullable: true, example: 'http://localhost:3001/images/3f2a9c1b.svg' }) image_url!: string | null;
+  @ApiProperty({ type: String, example: 'http://localhost:3001/images/3f2a9c1b.svg', description: 'The stored SVG (public, immutable: a design change stores a new one)' }) image_url!: string;
   @ApiProperty({ example: '/v1/qr-codes/qr_4bX9kQ2mT7vLp1sZ8nYc/download' }) download_url!: string;
   @ApiProperty() is_active!: boolean;
   @ApiProperty({ type: 'integer', nullable: true, description: 'null for static codes' }) scan_count!: number | null;
@@ -79,7 +79,7 @@ export class DeletedQrCodeDto {
 
 export class EmptiedTrashDto {
   @ApiProperty({ enum: ['trash'] }) object!: 'trash';
-  @ApiProperty({ example: 3, description: 'The number of codes deleted permanently' }) deleted!: number;
+  @ApiProperty({ type: 'integer', example: 3, description: 'The number of codes deleted permanently' }) deleted!: number;
 }
 
 class RuleTestArmDto {
@@ -122,7 +122,7 @@ export class ScannabilityReportDto {
   @ApiProperty({ example: 21, description: 'The weakest WCAG contrast of a dark colour against the background (white when transparent)' }) contrast_ratio!: number;
   @ApiProperty({ example: 0, minimum: 0, maximum: 0.3, description: "The logo's width as a fraction of the symbol's width (quiet zone excluded); 0 without a logo" })
   logo_coverage!: number;
-  @ApiProperty({ example: 25, description: 'Modules across the symbol, quiet zone excluded' }) modules!: number;
+  @ApiProperty({ type: 'integer', example: 25, description: 'Modules across the symbol, quiet zone excluded' }) modules!: number;
   @ApiProperty({ example: 13.2, description: 'Smallest printed width (mm, symbol with its quiet zone, as print_mm) keeping each module at least 0.4 mm' })
   min_print_mm!: number;
   @ApiProperty({ type: [ScanWarningDto] }) warnings!: ScanWarningDto[];
