@@ -28,5 +28,26 @@ describe('parseBatchCsv', () => {
   it('maps an API error path to its CSV line', () => {
     expect(lineOfItemField('items[3].target.destination')).toBe(5);
     expect(lineOfItemField('design.colors')).toBeUndefined();
+    const parsed = parseBatchCsv('name,destination\n\nA,https://example.com/a\n\n\nB,https://example.com/b\n');
+    expect(lineOfItemField('items[1].target.destination', parsed.rows)).toBe(6);
+  });
+
+  it('numbers rows by the line they start on, counting empty lines and line breaks inside quoted fields', () => {
+    const spaced = parseBatchCsv('name,destination\n\nA,https://example.com/a\n\n\nB,notaurl\n');
+    expect(spaced.rows.map((r) => [r.line, r.item.name, r.errors])).toEqual([
+      [3, 'A', []],
+      [6, 'B', ['destination must be an http(s) URL']],
+    ]);
+    const quoted = parseBatchCsv('name,text\r\n"line1\r\nline2",hello\r\nC,\r\n  D,\r\n');
+    expect(quoted.rows.map((r) => [r.line, r.item.name])).toEqual([
+      [2, 'line1\r\nline2'],
+      [4, 'C'],
+      [5, 'D'],
+    ]);
+    // Blank lines before the header, and a quoted header with a line break in it.
+    const header = parseBatchCsv('\n\n"na\nme",destination\nX,https://example.com/x\n');
+    expect(header.rows.map((r) => r.line)).toEqual([5]);
+    // A row with too many fields is named by its line.
+    expect(parseBatchCsv('name,destination\n\nA,https://example.com/a,extra\n').errors[0]).toMatch(/^Line 3: /);
   });
 });

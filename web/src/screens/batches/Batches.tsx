@@ -85,7 +85,7 @@ function NewBatch() {
       void navigate(`/batches/${batch.id}`);
     } catch (err) {
       const e = asApiError(err);
-      const line = lineOfItemField(e.field);
+      const line = lineOfItemField(e.field, parsed.rows);
       const atDesign = fieldErrors(err, [...DESIGN_FIELDS]).fields;
       if (!line && Object.keys(atDesign).length) setDesignErrors(atDesign);
       else setError(line ? `Line ${line} of the file: ${e.message}` : e.message);

@@ -79,22 +79,72 @@ export function rowToItem(record: Record<string, string>, line: number): ParsedR
   return { line, item, errors };
 }
 
-/** Parses a batch CSV (papaparse: quoted fields, embedded commas and line breaks, a BOM) into checked items. */
+/** The first character of a record at or after `from` that is not blank (spaces, tabs, line breaks): a record's start
+ * once the empty lines before it are skipped. */
+function recordStart(text: string, from: number): number {
+  let i = from;
+  while (i < text.length && /[\s\uFEFF]/.test(text[i])) i++;
+  // A record that starts with spaces starts at its line's beginning, not at its first visible character.
+  const lineStart = text.lastIndexOf('\n', i - 1) + 1;
+  return Math.max(from, lineStart);
+}
+
+/**
+ * Parses a batch CSV (papaparse: quoted fields, embedded commas and line breaks, a BOM) into checked items. Each row
+ * carries the line of the file it starts on, counting the empty lines papaparse skips and the line breaks inside
+ * quoted fields, so the preview's "Line N" is the line an editor shows.
+ */
 export function parseBatchCsv(text: string): ParsedCsv {
-  const result = Papa.parse<Record<string, string>>(text, { header: true, skipEmptyLines: 'greedy', transformHeader: (h) => h.trim().toLowerCase() });
-  const columns = (result.meta.fields ?? []).filter(Boolean);
-  const errors: string[] = [];
-  for (const e of result.errors.slice(0, 5)) errors.push(`Line ${(e.row ?? 0) + 2}: ${e.message}`);
+  const records: Array<{ record: Record<string, string>; line: number }> = [];
+  const syntax: string[] = [];
+  let fields: string[] = [];
+  // Lines are counted incrementally: `counted` newlines lie before `countedTo`.
+  let counted = 0;
+  let countedTo = 0;
+  const lineAt = (index: number) => {
+    for (; countedTo < index; countedTo++) if (text.charCodeAt(countedTo) === 10) counted++;
+    return counted + 1;
+  };
+  // The header record ends at the first line break outside quotes after its first character.
+  let previousEnd = headerEnd(text);
+  Papa.parse<Record<string, string>>(text, {
+    header: true,
+    skipEmptyLines: 'greedy',
+    transformHeader: (h) => h.trim().toLowerCase(),
+    step: (result) => {
+      fields = result.meta.fields ?? fields;
+      const line = lineAt(recordStart(text, previousEnd));
+      previousEnd = result.meta.cursor;
+      for (const e of result.errors) if (syntax.length < 5) syntax.push(`Line ${line}: ${e.message}`);
+      records.push({ record: result.data, line });
+    },
+  });
+  const columns = fields.filter(Boolean);
+  const errors = [...syntax];
   const unknown = columns.filter((c) => !KNOWN.has(c));
   if (unknown.length) errors.push(`Unknown column${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`);
-  if (result.data.length === 0) errors.push('The file has no rows under its header line');
-  if (result.data.length > MAX_ITEMS) errors.push(`A batch holds at most ${MAX_ITEMS} rows; this file has ${result.data.length}`);
-  const rows = result.data.map((r, i) => rowToItem(r, i + 2));
+  if (records.length === 0) errors.push('The file has no rows under its header line');
+  if (records.length > MAX_ITEMS) errors.push(`A batch holds at most ${MAX_ITEMS} rows; this file has ${records.length}`);
+  const rows = records.map((r) => rowToItem(r.record, r.line));
   return { columns, rows, errors };
 }
 
-/** "items[3].target.destination" → the CSV line of item 3 (header = line 1), or undefined. */
-export function lineOfItemField(field: string | undefined): number | undefined {
+/** Where the header record ends: its first line break outside double quotes (the file's length when it has none). */
+function headerEnd(text: string): number {
+  let quoted = false;
+  for (let i = recordStart(text, 0); i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') quoted = !quoted;
+    else if (!quoted && (c === '\n' || c === '\r')) return i;
+  }
+  return text.length;
+}
+
+/** "items[3].target.destination" → the CSV line of item 3 (its row's line when the parsed rows are given; else as if
+ * the file had no empty lines: header = line 1), or undefined. */
+export function lineOfItemField(field: string | undefined, rows?: ParsedRow[]): number | undefined {
   const m = /^items\[(\d+)\]|^items\.(\d+)/.exec(field ?? '');
-  return m ? Number(m[1] ?? m[2]) + 2 : undefined;
+  if (!m) return undefined;
+  const index = Number(m[1] ?? m[2]);
+  return rows?.[index]?.line ?? index + 2;
 }
