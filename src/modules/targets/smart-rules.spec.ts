@@ -39,6 +39,8 @@ describe('smart-URL rules', () => {
       expect(matches({ country: ['fr', 'BE'] }, { country: 'BE' })).toBe(true);
       expect(matches({ country: ['FR'] }, { country: 'DE' })).toBe(false);
       expect(matches({ country: ['FR'] }, { country: null })).toBe(false);
+      // Kosovo: not in ISO 3166-1, but GeoLite2 reports XK for its addresses.
+      expect(matches({ country: ['xk'] }, { country: 'XK' })).toBe(true);
       expect(matches({ region: ['us-ca'] }, { country: 'US', region: 'US-CA' })).toBe(true);
       expect(matches({ region: ['US-CA'] }, { region: 'US-NY' })).toBe(false);
       expect(matches({ device: ['mobile', 'tablet'] }, { device: 'tablet' })).toBe(true);

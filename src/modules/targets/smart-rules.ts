@@ -85,7 +85,10 @@ function list(r: FieldReader, key: string, check: (v: string) => string | null, 
   return [...out];
 }
 
-const country = (v: string): string | null => (ISO_3166_1_ALPHA2.has(v.toUpperCase()) ? v.toUpperCase() : null);
+/** ISO 3166-1 alpha-2, plus `XK` (Kosovo: a user-assigned code, not in ISO 3166-1, that GeoLite2 reports for its
+ * addresses, so a rule can target it). */
+const COUNTRIES: ReadonlySet<string> = new Set([...ISO_3166_1_ALPHA2, 'XK']);
+const country = (v: string): string | null => (COUNTRIES.has(v.toUpperCase()) ? v.toUpperCase() : null);
 const region = (v: string): string | null => (ISO_3166_2.has(v.toUpperCase()) ? v.toUpperCase() : null);
 const among =
   (values: readonly string[]) =>
