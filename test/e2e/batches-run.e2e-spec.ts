@@ -162,9 +162,9 @@ describe('batches at work', () => {
   it('streams a ZIP: PNGs stored, names safe and unique, manifest with every item', async () => {
     const items = [
       { name: '../../etc/passwd', target: { type: 'url', destination: 'https://example.com/a' } },
+      { name: 'broken', target: { type: 'sms' } },
       { name: '../../etc/passwd', target: { type: 'url', destination: 'https://example.com/b' } },
       { name: 'Ünïcode, "quoted" =SUM(1)', target: { type: 'text', text: 'hi' }, type: 'static' },
-      { name: 'broken', target: { type: 'sms' } },
     ];
     const res = await http(t.origin, 'POST', '/v1/batches', { key: org.apiKey, body: { items } });
     const done = await finished(t, res.body.id, org.apiKey);
@@ -186,6 +186,8 @@ describe('batches at work', () => {
     expect(zipEntry(zip, `etcpasswd-${done.items[0].qr_code_id}.png`)).toBeDefined();
     expect(manifest.some((l) => l.includes(`"'=SUM(1)`) || l.includes('""quoted""'))).toBe(true);
     expect(manifest.some((l) => l.startsWith(',broken,,failed,'))).toBe(true);
+    // One row per item, in the batch's order (the failed one where it was, not first).
+    expect(manifest.slice(1).map((l) => l.slice(0, l.indexOf(',')))).toEqual(done.items.map((i: { qr_code_id: string | null }) => i.qr_code_id ?? ''));
 
     // 4,000 px PNGs are drawn by the renderer children, several at once; they arrive whole, in the batch's order.
     const big = await get('format=png&size=4000');

@@ -45,12 +45,11 @@ export class BatchDownloadService {
   private async fill(auth: AuthContext, batchId: string, items: BatchItemRow[], archive: Archiver, req: ImageRequest): Promise<void> {
     const { format } = req;
     try {
-      let manifest = csvRow(MANIFEST_HEADER);
-      for (const item of items) {
-        if (item.status !== 'completed') manifest += csvRow(['', item.name, '', item.status, item.error]);
-      }
+      // One manifest row per item, in the batch's order (images are drawn in that order too).
+      const rows = items.map((item) => (item.status === 'completed' ? '' : csvRow(['', item.name, '', item.status, item.error])));
       const completed = items.filter((i) => i.status === 'completed');
       const names = new Map(completed.map((i) => [i.qr_code_id, i.name]));
+      const position = new Map(items.map((i, at) => [i.qr_code_id, at]));
       const source = this.qrCodes.downloadables(auth, completed.map((i) => i.qr_code_id));
       const ahead = this.qrCodes.drawsAtOnce(req) + 1;
       const pending: Array<Promise<Drawn>> = [];
@@ -69,18 +68,19 @@ export class BatchDownloadService {
       while (pending.length > 0) {
         const { id, code, body, error } = await pending.shift()!;
         await top();
+        const at = position.get(id)!;
         if (!code) {
-          manifest += csvRow([id, names.get(id), '', 'deleted', 'the code was deleted after the batch ran']);
+          rows[at] = csvRow([id, names.get(id), '', 'deleted', 'the code was deleted after the batch ran']);
         } else if (body === undefined) {
-          manifest += csvRow([code.id, code.name, code.short_url, 'failed', error]);
+          rows[at] = csvRow([code.id, code.name, code.short_url, 'failed', error]);
         } else {
           const file = `${slug(code.name, 'code')}-${code.id}.${format}`;
           // Already-compressed formats are stored; SVG (text) and PDF (whose streams are deflated but not its structure) are deflated.
           await appendAndWait(archive, body, file, format === 'png' || format === 'webp');
-          manifest += csvRow([code.id, code.name, code.short_url, 'completed', '']);
+          rows[at] = csvRow([code.id, code.name, code.short_url, 'completed', '']);
         }
       }
-      archive.append(manifest, { name: 'manifest.csv' });
+      archive.append(csvRow(MANIFEST_HEADER) + rows.join(''), { name: 'manifest.csv' });
       await archive.finalize();
     } catch (err) {
       this.logger.warn(`batch ${batchId} download stopped: ${(err as Error).message}`);
