@@ -181,6 +181,12 @@ describe('GET /v1/qr-codes', () => {
     expect(res.body.error.field).toBe(field);
   });
 
+  it('says a parameter was given twice', async () => {
+    const res = await list('limit=1&limit=2');
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: 'invalid_request', field: 'limit', message: expect.stringContaining('limit must be given once, not 2 times') });
+  });
+
   it('refuses a cursor reused with other filters or a tampered one', async () => {
     const page = await list('limit=2&sort=name');
     const cursor: string = page.body.next_cursor;

@@ -40,10 +40,24 @@ export function validationException(errors: ValidationError[]): ApiException {
 /** The global pipe: the string rule (input-rules.ts) on every body, query string and path parameter, then
  * class-validator. */
 class ApiValidationPipe extends ValidationPipe {
-  override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type !== 'custom') assertCleanStrings(value, metadata.data ?? '', { singleLineFields: true });
-    return super.transform(value, metadata);
+    try {
+      return await super.transform(value, metadata);
+    } catch (err) {
+      throw metadata.type === 'query' ? sayRepeated(err, value) : err;
+    }
   }
+}
+
+/** A query parameter given twice (`limit=1&limit=2`) reaches validation as an array: "limit must be a string" would
+ * puzzle whoever sent two strings, so the message says what is wrong. */
+function sayRepeated(err: unknown, query: unknown): unknown {
+  if (!(err instanceof ApiException) || !query || typeof query !== 'object') return err;
+  for (const [key, v] of Object.entries(query)) {
+    if (Array.isArray(v)) err.message = err.message.split(`${key} must be a string`).join(`${key} must be given once, not ${v.length} times`);
+  }
+  return err;
 }
 
 export function createValidationPipe(): ValidationPipe {
