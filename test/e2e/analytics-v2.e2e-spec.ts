@@ -198,6 +198,17 @@ describe('analytics: uniques, time zones, filters, workspace', () => {
       const spring = await analytics(code.id, '?from=2026-03-29&to=2026-03-29&timezone=Europe/Paris&interval=hour');
       expect(spring.body.scans_by_interval).toHaveLength(23);
       expect(spring.body.scans_by_interval[2].start).toBe('2026-03-29T03:00:00+02:00');
+      // A zone whose clocks skip midnight: the day starts at its first instant, 01:00 at the new offset.
+      const santiago = await analytics(code.id, '?from=2026-09-05&to=2026-09-07&timezone=america/santiago');
+      expect(santiago.body.timezone).toBe('America/Santiago');
+      expect(santiago.body.scans_by_interval.map((p: { start: string }) => p.start)).toEqual([
+        '2026-09-05T00:00:00-04:00',
+        '2026-09-06T01:00:00-03:00',
+        '2026-09-07T00:00:00-03:00',
+      ]);
+      expect(santiago.body.scans_by_day.map((d: { date: string }) => d.date)).toEqual(['2026-09-05', '2026-09-06', '2026-09-07']);
+      // The zone is named as it was sent, in its IANA spelling, not as ICU's older link (Asia/Calcutta).
+      expect((await analytics(code.id, '?timezone=asia/kolkata')).body.timezone).toBe('Asia/Kolkata');
 
       // Hour of week in the zone: Monday 09:00 is index 9; Saturday 23:00 is (6 - 1) * 24 + 23.
       const week = await analytics(code.id, '?from=2026-10-19&to=2026-10-26&timezone=Europe/Paris');

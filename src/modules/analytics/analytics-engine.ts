@@ -241,8 +241,10 @@ export async function analyticsOver(em: EntityManager, codes: CodeSet, req: Anal
           where ${CODES} and day >= ${P('llo')}::date and day < ${P('lhi')}::date group by 1`
       : `select ${BUCKET('hour', hourly)} as k, sum(count) as scans, sum(uniques) as uniques
            from scan_hours where ${CODES} and ${IN_SERIES('hour')} group by 1`;
-  const series = `select to_char(s.l, 'YYYY-MM-DD"T"HH24:MI:SS') as l,
-                         (extract(epoch from (s.l - (s.i at time zone 'UTC'))) / 60)::int as off,
+  // A slot's start is shown as the wall time of its instant: a midnight the zone skips (America/Santiago's spring
+  // change) is the slot's first instant, 01:00 at the new offset, not 00:00 at the old one.
+  const series = `select to_char(s.i at time zone ${P('tz')}, 'YYYY-MM-DD"T"HH24:MI:SS') as l,
+                         (extract(epoch from ((s.i at time zone ${P('tz')}) - (s.i at time zone 'UTC'))) / 60)::int as off,
                          coalesce(r.scans, 0) as scans, coalesce(r.uniques, 0) as uniques
                     from (${SLOTS(hourly)}) s left join (${seriesRows}) r on r.k = s.k order by s.i`;
 
@@ -337,7 +339,7 @@ select (select row_to_json(t) from (${totals}) t) as totals,
     expired_scans: t.expired === null ? expiredByHour : num(t.expired),
     first_scan_at: t.first_at ? new Date(t.first_at).toISOString() : null,
     last_scan_at: t.last_at ? new Date(t.last_at).toISOString() : null,
-    timezone: req.timezone,
+    timezone: req.zoneName,
     interval: req.interval,
     ...(req.interval === 'day' ? { scans_by_day: points.map((p) => ({ date: p.start.slice(0, 10), count: p.scans })) } : {}),
     scans_by_interval: points,

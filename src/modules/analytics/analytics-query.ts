@@ -1,5 +1,6 @@
 import { ApiException } from '../../common/errors/api.exception';
 import { CODE_TYPES } from '../qr-codes/code-kinds';
+import { timeZoneSpelling } from '../targets/smart-rules';
 import { dayNumber, dayString, MAX_RANGE_DAYS, parseRange, type RequestedRange } from './analytics-range';
 
 /** Series intervals; `day` is the default. */
@@ -18,7 +19,11 @@ const UTC_NAMES = new Set(['UTC', 'Etc/UTC', 'Etc/UCT', 'UCT', 'Etc/GMT', 'GMT',
 
 export interface AnalyticsRequest {
   range: RequestedRange;
+  /** The zone the queries use: ICU's canonical id (PostgreSQL knows every one of them). */
   timezone: string;
+  /** The zone as the answer names it: the name that was sent, in its IANA spelling (`asia/kolkata` → `Asia/Kolkata`;
+   * ICU's canonical id would be the retired `Asia/Calcutta`). */
+  zoneName: string;
   /** The zone is UTC all year: the daily rollups (UTC days) answer day boundaries exactly. */
   utc: boolean;
   interval: Interval;
@@ -93,10 +98,12 @@ export function parseAnalyticsQuery(raw: Record<string, unknown>, now: Date, ext
   }
   const tzRaw = single(raw, 'timezone');
   let timezone = 'UTC';
+  let zoneName = 'UTC';
   if (tzRaw !== undefined) {
     const zone = canonicalZone(tzRaw);
     if (!zone) throw ApiException.invalid('timezone', `timezone must be an IANA time zone name such as Europe/Paris or America/New_York (got '${tzRaw.slice(0, 64)}')`);
     timezone = zone;
+    zoneName = timeZoneSpelling(tzRaw);
   }
   const utc = UTC_NAMES.has(timezone);
   const today = utc ? now.toISOString().slice(0, 10) : localDay(now, timezone);
@@ -115,7 +122,7 @@ export function parseAnalyticsQuery(raw: Record<string, unknown>, now: Date, ext
     if (v.trim() === '' || v.length > 255) throw ApiException.invalid(d, `${d} must be a value of the ${d} breakdown (1–255 characters)`);
     filters[d] = v.trim();
   }
-  return { range, timezone, utc, interval, filters, today };
+  return { range, timezone, zoneName, utc, interval, filters, today };
 }
 
 /** The workspace filters of GET /analytics and GET /scans: ids checked for form and count. */

@@ -125,7 +125,7 @@ export class AnalyticsDto {
   })
   unique_scans!: number;
   @ApiProperty({ type: 'integer', example: 2, description: 'Scans of the link after it expired (link controls); not in total_scans' }) expired_scans!: number;
-  @ApiProperty({ example: 'Europe/Paris', description: 'The time zone of the answer (canonical IANA name)' }) timezone!: string;
+  @ApiProperty({ example: 'Europe/Paris', description: 'The time zone of the answer: the name sent, in its IANA spelling' }) timezone!: string;
   @ApiProperty({ enum: [...INTERVALS], example: 'day' }) interval!: string;
   @ApiProperty({ type: String, format: 'date-time', nullable: true, example: '2026-11-20T08:14:03.120Z', description: 'First scan in the range; null when none' })
   first_scan_at!: string | null;
