@@ -3397,7 +3397,7 @@ export interface components {
              */
             expired_scans: number;
             /**
-             * @description The time zone of the answer (canonical IANA name)
+             * @description The time zone of the answer: the name sent, in its IANA spelling
              * @example Europe/Paris
              */
             timezone: string;
@@ -3580,7 +3580,7 @@ export interface components {
              */
             expired_scans: number;
             /**
-             * @description The time zone of the answer (canonical IANA name)
+             * @description The time zone of the answer: the name sent, in its IANA spelling
              * @example Europe/Paris
              */
             timezone: string;
@@ -14594,6 +14594,22 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
+            /** @description static_code_not_supported: a listed code is static (it records no scans) */
+            422: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                    "text/csv": components["schemas"]["ErrorEnvelopeDto"];
+                    "application/x-ndjson": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description Rate limited or monthly quota used up (see Retry-After) */
             429: {
                 headers: {
@@ -14738,6 +14754,20 @@ export interface operations {
             };
             /** @description invalid_request: the request took too long to arrive (headers or body) */
             408: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Scanlink-Version": components["headers"]["Scanlink-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description static_code_not_supported: the code is static (it records no scans) */
+            422: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
                     "Scanlink-Version": components["headers"]["Scanlink-Version"];

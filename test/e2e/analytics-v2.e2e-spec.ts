@@ -512,6 +512,8 @@ describe('analytics: uniques, time zones, filters, workspace', () => {
         ['?interval=day', 400, 'interval'],
         ['?type=bogus', 400, 'type'],
         ['?to=9999-12-31', 400, 'to'],
+        // Only `to`, over 366 days after the oldest code's creation: refused as GET /v1/analytics refuses it.
+        ['?to=9998-12-31&format=ndjson', 400, 'to'],
         ['?from=9999-12-31&format=csv', 400, 'from'],
         [`?qr_code_id=${foreign.id}`, 404, undefined],
       ] as const) {
@@ -640,6 +642,20 @@ describe('analytics: uniques, time zones, filters, workspace', () => {
       expect(foreign.status).toBe(404);
       const bad = await get('/v1/scans/live?country=FR', ws);
       expect([bad.status, bad.body.error?.field]).toEqual([400, 'country']);
+    });
+
+    it('answers HEAD at once with the feed headers, without taking a feed slot', async () => {
+      const ws = await createOrg(t, { plan: 'pro' });
+      const head = () => fetch(`${t.origin}/v1/scans/live`, { method: 'HEAD', headers: { authorization: `Bearer ${ws.apiKey}` }, signal: AbortSignal.timeout(5_000) });
+      for (let i = 0; i < 6; i++) {
+        const res = await head();
+        expect(res.status).toBe(200);
+        expect(res.headers.get('content-type')).toContain('text/event-stream');
+      }
+      // Six probes later every slot is still free: five feeds open.
+      const feeds = await Promise.all(Array.from({ length: 5 }, () => fetch(`${t.origin}/v1/scans/live`, { headers: { authorization: `Bearer ${ws.apiKey}` }, signal: AbortSignal.timeout(5_000) })));
+      expect(feeds.map((f) => f.status)).toEqual([200, 200, 200, 200, 200]);
+      for (const f of feeds) await f.body?.cancel().catch(() => undefined);
     });
   });
 });

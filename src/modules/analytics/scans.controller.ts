@@ -1,5 +1,5 @@
 import { Controller, Get, Query, Req, Res } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiForbiddenResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBadRequestResponse, ApiForbiddenResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiQuery, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiException } from '../../common/errors/api.exception';
 import { compareEntryIds, FEED_REFRESH_MS, MAX_FEEDS_PER_KEY, parseLastEventId, ScanLiveHub, type LiveEvent } from './scan-live.hub';
@@ -45,6 +45,7 @@ export class ScansController {
   @ApiBadRequestResponse({ description: `invalid_request naming the parameter: dates, timezone, format, limit, a malformed cursor, more than ${MAX_CODE_IDS} ids, an unknown parameter`, schema: ERROR_ENVELOPE })
   @ApiForbiddenResponse({ description: 'insufficient_scope / plan_restricted (not on the Free plan)', schema: ERROR_ENVELOPE })
   @ApiNotFoundResponse({ description: 'not_found: a folder, tag or code id the workspace does not have', schema: ERROR_ENVELOPE })
+  @ApiUnprocessableEntityResponse({ description: 'static_code_not_supported: a listed code is static (it records no scans)', schema: ERROR_ENVELOPE })
   async list(@Auth() auth: AuthContext, @Query() query: Record<string, unknown>, @Res() reply: FastifyReply): Promise<void> {
     const q = query ?? {};
     const format = parseFormat(q.format);
@@ -76,6 +77,7 @@ export class ScansController {
   @ApiBadRequestResponse({ description: 'invalid_request: an unknown parameter or a malformed qr_code_id', schema: ERROR_ENVELOPE })
   @ApiForbiddenResponse({ description: 'insufficient_scope / plan_restricted (not on the Free plan)', schema: ERROR_ENVELOPE })
   @ApiNotFoundResponse({ description: 'not_found: a code the workspace does not have', schema: ERROR_ENVELOPE })
+  @ApiUnprocessableEntityResponse({ description: 'static_code_not_supported: the code is static (it records no scans)', schema: ERROR_ENVELOPE })
   async live(@Auth() auth: AuthContext, @Query() query: Record<string, unknown>, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const q = query ?? {};
     const unknown = Object.keys(q).find((k) => k !== 'qr_code_id');
@@ -84,19 +86,19 @@ export class ScansController {
     const codeId = await this.scans.liveCode(auth, q.qr_code_id as string | undefined);
     const header = req.headers['last-event-id'];
     const resume = parseLastEventId(typeof header === 'string' ? header : undefined);
+    const streamHeaders = { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' };
+    // HEAD (a monitor's probe): the feed's headers at once, no stream, and no feed slot taken.
+    if (req.method === 'HEAD') {
+      void reply.code(200).headers(streamHeaders).send();
+      return;
+    }
     const feed = await this.hub.open(auth.keyId);
 
     reply.hijack();
     const raw = reply.raw;
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(reply.getHeaders())) if (typeof v === 'string' || typeof v === 'number') headers[k] = String(v);
-    raw.writeHead(200, {
-      ...headers,
-      'Content-Type': 'text/event-stream; charset=utf-8',
-      'Cache-Control': 'no-store',
-      Connection: 'keep-alive',
-      'X-Accel-Buffering': 'no',
-    });
+    raw.writeHead(200, { ...headers, ...streamHeaders, Connection: 'keep-alive' });
     raw.write('retry: 2000\n: scanlink live scans\n\n');
     let lastSent = resume;
     const send = (events: LiveEvent[]): void => {

@@ -7,9 +7,9 @@ import { ApiException } from '../../common/errors/api.exception';
 import { CursorCodec, queryFingerprint } from '../../common/http/cursor';
 import { listOf, type ListEnvelope } from '../../common/http/list';
 import { parseLimit } from '../../common/http/pagination';
-import { dayString } from './analytics-range';
+import { dayString, resolveRange } from './analytics-range';
 import { zoneInstants } from './analytics-engine';
-import { parseAnalyticsQuery, parseWorkspaceFilters } from './analytics-query';
+import { localDay, parseAnalyticsQuery, parseWorkspaceFilters } from './analytics-query';
 import { SELECTION_PARAMS, selectCodes } from './analytics.service';
 import { boundedRead } from './bounded-read';
 import { copyExport, copySql } from './scan-copy';
@@ -38,6 +38,12 @@ export class ScansService {
     if (query.interval !== undefined) throw ApiException.invalid('interval', 'interval is not a parameter of the raw export');
     const sel = parseWorkspaceFilters(query);
     const codes = await selectCodes(em, auth, sel);
+    // Only `to`: refused as workspace analytics refuses it (the oldest selected code's creation day to `to` over 366
+    // days), so an export and an analytics answer accept the same ranges.
+    if (req.range.from === null && req.range.to !== null && codes.length > 0) {
+      const oldest = new Date(Math.min(...codes.map((c) => c.createdAt.getTime())));
+      resolveRange(req.range, req.utc ? oldest.toISOString().slice(0, 10) : localDay(oldest, req.timezone), req.today);
+    }
     const local = (n: number | null) => (n === null ? null : `${dayString(n)}T00:00:00`);
     const [lo, hi] = await zoneInstants(em, req.timezone, [local(req.range.from), local(req.range.to === null ? null : req.range.to + 1)]);
     return { organizationId: auth.organizationId, ids: codes.map((c) => c.id), lo, hi, filters: req.filters };
