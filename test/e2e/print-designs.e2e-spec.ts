@@ -246,6 +246,10 @@ describe('print-grade designs', () => {
       expect(styled.contrast_ratio).toBeCloseTo(5.74, 1);
       expect(styled.logo_coverage).toBeCloseTo(0.2, 2);
       expect(styled.warnings.map((w: { code: string }) => w.code)).toEqual(['logo_error_correction', 'logo_over_modules', 'transparent_background']);
+      // A contrast just under 4.5 (4.49995) shows as 4.49, beside the warning that says so.
+      const edge = (await (await preview('?check=true', { type: 'static', target: { type: 'text', text: 'hello' }, design: { colors: { foreground: '#008580' } } })).json()) as Record<string, any>;
+      expect(edge.contrast_ratio).toBe(4.49);
+      expect(edge.warnings).toEqual([{ code: 'low_contrast', message: expect.stringContaining('A contrast of 4.49:1') }]);
     });
 
     it.each([

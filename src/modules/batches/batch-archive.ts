@@ -1,4 +1,5 @@
 import archiver, { Archiver } from 'archiver';
+import { fileSlug } from '../../common/http/file-slug';
 
 /** A streaming ZIP (archiver 7: CommonJS, so it also loads under Jest; archiver 8 is ESM-only). Entries are deflated
  * unless appended with `store: true` (PNGs: already compressed). */
@@ -39,17 +40,8 @@ export function csvRow(values: unknown[]): string {
   return `${values.map(csvField).join(',')}\r\n`;
 }
 
-export function slug(name: string, fallback: string): string {
-  return (
-    name
-      .normalize('NFKD')
-      .replace(/[^\w\s-]/g, '')
-      .trim()
-      .toLowerCase()
-      .replace(/[\s_-]+/g, '-')
-      .slice(0, 80) || fallback
-  );
-}
+/** A file-name stem (src/common/http/file-slug.ts). */
+export const slug = fileSlug;
 
 /** manifest.csv's columns (a stable contract: scripts read them by position). An image's entry is named
  * `<name-slug>-<id>.<ext>`, so the id finds it. */

@@ -33,6 +33,7 @@ import { type CodeDraft, QrCodeCreationService } from './qr-code-creation.servic
 import { templateDesign } from '../templates/templates.repository';
 import { FieldReader } from '../targets/fields';
 import { normalizeTags, sameJson } from './qr-code-rules';
+import { fileSlug } from '../../common/http/file-slug';
 import { parseTarget, PREVIEW_TARGET, ruleTester, storedHandler } from '../targets/registry';
 import { parseTestFacts } from '../targets/smart-rules';
 import { LINK_CONTROL_FIELDS, parseLinkControls } from '../targets/link-controls';
@@ -345,7 +346,7 @@ export class QrCodesService {
     const code = await this.findLive(auth, id);
     const design = storedDesign(code.design);
     const payload = this.payloadOf(code);
-    const slug = code.name.normalize('NFKD').replace(/[^\w\s-]/g, '').trim().toLowerCase().replace(/[\s_-]+/g, '-').slice(0, 80) || code.id;
+    const slug = fileSlug(code.name, code.id);
     const body = await this.images.draw(req, payload, design, code.logoKey);
     return { body, contentType: contentTypeOf(req.format), filename: `${slug}.${req.format}` };
   }

@@ -1,6 +1,7 @@
-/** `#RGB` / `#RRGGBB` (any case) → `#rrggbb`, or null when the string is not one of those forms. */
+/** `#RGB` / `#RRGGBB` (any case) → `#rrggbb`, or null when the string is not exactly one of those forms (white space
+ * around it included, as the documented pattern says). */
 export function normalizeHexColor(value: string): string | null {
-  const m = /^#([0-9a-f]{3}|[0-9a-f]{6})$/i.exec(value.trim());
+  const m = /^#([0-9a-f]{3}|[0-9a-f]{6})$/i.exec(value);
   if (!m) return null;
   const hex = m[1].toLowerCase();
   return hex.length === 3 ? `#${hex[0]}${hex[0]}${hex[1]}${hex[1]}${hex[2]}${hex[2]}` : `#${hex}`;

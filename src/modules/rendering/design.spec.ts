@@ -59,6 +59,8 @@ describe('parseDesign', () => {
     [{ colors: { foreground: 'black' } }, 'design.colors.foreground', /#RGB or #RRGGBB/],
     [{ colors: { background: '#12345' } }, 'design.colors.background', /#RGB or #RRGGBB/],
     [{ colors: { foreground: '#00000000' } }, 'design.colors.foreground', /hex color/],
+    [{ colors: { foreground: ' #000000' } }, 'design.colors.foreground', /#RGB or #RRGGBB/],
+    [{ colors: { background: '#fff\n' } }, 'design.colors.background', /#RGB or #RRGGBB/],
     [{ gradient: { start: '#000', end: '#111', type: 'conic' } }, 'design.gradient.type', /linear, radial/],
     [{ gradient: { start: '#000' } }, 'design.gradient.end', /required/],
     [{ gradient: { end: '#000' } }, 'design.gradient.start', /required/],

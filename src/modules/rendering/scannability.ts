@@ -71,6 +71,9 @@ function weakestContrast(design: Design): number {
 }
 
 const round = (n: number, digits: number) => Math.round(n * 10 ** digits) / 10 ** digits;
+/** A contrast as shown (2 decimals), rounded down as the design's refusal rounds it: 4.49995 shows as 4.49, so the figure
+ * and the low_contrast warning (under 4.5) always agree. */
+const shownContrast = (ratio: number) => Math.floor(ratio * 100) / 100;
 
 /** The report, given whether the rendered image decoded back to its payload. */
 export function scannabilityReport(matrix: Matrix, design: Design, logo: LogoImage | null, decodes: boolean): ScannabilityReport {
@@ -81,7 +84,7 @@ export function scannabilityReport(matrix: Matrix, design: Design, logo: LogoIma
   const warnings: ScanWarning[] = [];
   if (!decodes) warnings.push({ code: 'not_decoded', message: 'An independent decoder could not read the rendered image: change the design before printing' });
   if (contrast < COMFORTABLE_CONTRAST) {
-    warnings.push({ code: 'low_contrast', message: `A contrast of ${contrast.toFixed(2)}:1 scans, but ${COMFORTABLE_CONTRAST}:1 or more reads faster in poor light` });
+    warnings.push({ code: 'low_contrast', message: `A contrast of ${shownContrast(contrast).toFixed(2)}:1 scans, but ${COMFORTABLE_CONTRAST}:1 or more reads faster in poor light` });
   }
   if (scene.logo && design.error_correction !== 'H') {
     warnings.push({ code: 'logo_error_correction', message: `A logo hides modules: error correction H recovers the most (this design uses ${design.error_correction})` });
@@ -95,5 +98,5 @@ export function scannabilityReport(matrix: Matrix, design: Design, logo: LogoIma
   if (matrix.size > DENSE_MODULES) {
     warnings.push({ code: 'dense_code', message: `${matrix.size} modules across: print it at least ${minPrintMm} mm wide, or shorten the content` });
   }
-  return { decodes, contrast_ratio: round(contrast, 2), logo_coverage: round(coverage, 3), modules: matrix.size, min_print_mm: minPrintMm, warnings };
+  return { decodes, contrast_ratio: shownContrast(contrast), logo_coverage: round(coverage, 3), modules: matrix.size, min_print_mm: minPrintMm, warnings };
 }
