@@ -268,7 +268,8 @@ export async function main(): Promise<void> {
     process.stdout.write(HELP);
     process.exit(0);
   }
-  const spec = command ? COMMANDS[command] : undefined;
+  // Own names only: `constructor` or `__proto__` is an unknown command, not an Object.prototype member.
+  const spec = command && Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
   if (!spec) {
     const what = command ? `Unknown command '${command}'.` : 'No command given.';
     fail('usage', `${what} Commands:\n${Object.values(COMMANDS).map((c) => `  ${c.usage}`).join('\n')}\n(npm run -s cli -- --help for more)`, 64, {
@@ -289,6 +290,7 @@ export async function main(): Promise<void> {
   let config: AppConfig;
   try {
     config = loadConfig();
+    loadPlans(config.plansFile); // a malformed PLANS_FILE is a configuration error too (exit 78, no stack)
   } catch (err) {
     fail('config', (err as Error).message, 78);
   }

@@ -1,5 +1,6 @@
 import { AppConfig, ConfigError, loadConfig } from '../common/config/config';
 import { usePretty } from '../common/logging/logger';
+import { loadPlans } from '../modules/accounts/plans';
 import { DRAIN_MS } from './shutdown';
 
 /** Hard stop: the drain, then up to 10 s for the last scan flush and closing connections (compose allows 40 s). */
@@ -21,6 +22,7 @@ export async function runProcess(name: string, start: (config: AppConfig) => Pro
   let config: AppConfig;
   try {
     config = loadConfig();
+    loadPlans(config.plansFile); // checked here too, so a malformed PLANS_FILE stops the process like a bad variable
   } catch (err) {
     process.stderr.write(`scanlink ${name}: ${(err as Error).message}\n`);
     process.exit(err instanceof ConfigError ? 78 : 1);

@@ -1,4 +1,6 @@
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SCOPES } from '../../src/common/auth/scopes';
 import { createOrg, db, http, startApi, TestApp } from '../setup/app';
@@ -55,6 +57,22 @@ describe('operator CLI', () => {
     const bad = cli(['nope']);
     expect(bad.status).not.toBe(0);
     expect(bad.json.error).toBeDefined();
+    // Built-in names of JavaScript objects are unknown commands like any other.
+    for (const name of ['constructor', '__proto__']) {
+      const builtin = cli([name, '--help']);
+      expect([name, builtin.status, builtin.json?.error?.code, builtin.json?.error?.message]).toEqual([name, 64, 'usage', expect.stringContaining(`Unknown command '${name}'`)]);
+    }
+    // An owner address the sign-in endpoints would refuse is refused here too (the owner could never sign in).
+    for (const email of ['a..b@example.com', `${'x'.repeat(320)}@example.com`]) {
+      const refused = cli(['org:create', '--name', 'Bad mail', '--plan', 'free', '--email', email]);
+      expect([email, refused.status, refused.json?.error?.code, refused.json?.error?.field]).toEqual([email, 1, 'invalid_request', 'email']);
+    }
+    // A malformed PLANS_FILE is a configuration error (78), not an internal one.
+    const plansFile = join(mkdtempSync(join(tmpdir(), 'plans-')), 'plans.json');
+    writeFileSync(plansFile, '{bad');
+    const plans = cli(['trash:empty', '--org', 'org_doesnotexist0000000'], { PLANS_FILE: plansFile });
+    expect([plans.status, plans.json?.error?.code]).toEqual([78, 'config']);
+    expect(plans.json.error.message).toMatch(/PLANS_FILE .* is not valid JSON/);
   });
 
   it("leaves nothing behind when a flag is refused, and holds names to the API's string rule", async () => {

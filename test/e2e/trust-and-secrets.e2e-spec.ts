@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
@@ -42,6 +42,19 @@ describe('trust and secrets', () => {
     expect(r.status).not.toBe(0);
     expect(r.stdout + r.stderr).toMatch(/DASHBOARD_JWT_SECRET or DASHBOARD_JWKS_URL is required/);
     expect(r.stdout + r.stderr).toMatch(/APP_SECRET is required/);
+  });
+
+  it('the api process stops with a configuration error (78, no stack) on a malformed PLANS_FILE', () => {
+    const plansFile = join(mkdtempSync(join(tmpdir(), 'plans-')), 'plans.json');
+    writeFileSync(plansFile, '{"pro": {"requests_per_minute": "fast"}}');
+    const r = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'ts-node', 'dist', 'bin.js'), '--transpile-only', '-P', join(ROOT, 'tsconfig.json'), join(ROOT, 'src', 'main.api.ts')], {
+      env: { ...process.env, LOG_LEVEL: 'silent', PORT: '0', PLANS_FILE: plansFile },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(r.status).toBe(78);
+    expect(r.stderr).toMatch(/PLANS_FILE .*: bad value for "pro.requests_per_minute"/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 
   it('a token signed with the former public default secret is refused', async () => {

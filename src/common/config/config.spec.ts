@@ -22,6 +22,22 @@ describe('loadConfig', () => {
     );
   });
 
+  it('refuses base URLs with a query, a fragment or credentials, which would end up in every short URL', () => {
+    expect(() => loadConfig({ ...base, SCAN_BASE_URL: 'http://u:p@localhost:3001/x?q=1#frag' })).toThrow(
+      /SCAN_BASE_URL="http:\/\/u:p@localhost:3001\/x\?q=1#frag": must be scheme, host, port and path only, without a user name or password, a query, a fragment/,
+    );
+    expect(() => loadConfig({ ...base, API_BASE_URL: 'https://api.example.com/v1?' })).toThrow(/API_BASE_URL=.*without a query/);
+    expect(() => loadConfig({ ...base, IMAGE_BASE_URL: 'https://cdn.example.com/i#x' })).toThrow(/IMAGE_BASE_URL=.*without a fragment/);
+    expect(loadConfig({ ...base, SCAN_BASE_URL: 'https://go.example.com/q/' }).scanBaseUrl).toBe('https://go.example.com/q');
+  });
+
+  it('takes MAIL_FROM as an address or a name with one, nothing else', () => {
+    expect(loadConfig({ ...base, MAIL_FROM: 'Scanlink <no-reply@example.com>' }).mailFrom).toBe('Scanlink <no-reply@example.com>');
+    expect(loadConfig({ ...base, MAIL_FROM: 'ops@example.com' }).mailFrom).toBe('ops@example.com');
+    expect(() => loadConfig({ ...base, MAIL_FROM: 'not an address <<' })).toThrow(/MAIL_FROM="not an address <<": must be an e-mail address/);
+    expect(() => loadConfig({ ...base, MAIL_FROM: 'Name <not-an-address>' })).toThrow(/MAIL_FROM=/);
+  });
+
   it('hides secrets in the message', () => {
     try {
       loadConfig({ ...base, DATABASE_URL: 'mysql://root:hunter2@x/db' });

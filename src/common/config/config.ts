@@ -6,6 +6,7 @@ import {
   IsInt,
   IsOptional,
   IsString,
+  isEmail,
   IsUrl,
   Matches,
   Max,
@@ -174,6 +175,13 @@ export const DEFAULT_WEBHOOK_RETRY_DELAYS_MS = [60_000, 300_000, 1_800_000, 7_20
 
 export class ConfigError extends Error {}
 
+/** `a@b.example` or `Name <a@b.example>` (what a From header holds). */
+function isMailbox(value: string): boolean {
+  const m = /^\s*(?:[^<>]*\S\s*<([^<>\s]+)>|([^<>\s]+))\s*$/.exec(value);
+  const address = m ? (m[1] ?? m[2]) : '';
+  return isEmail(address, { allow_display_name: false, require_tld: false });
+}
+
 const CONSTRAINT_PRIORITY = ['isString', 'isInt', 'matches', 'isUrl', 'isIn', 'minLength', 'min', 'max'];
 
 const trimSlash = (s: string) => s.replace(/\/+$/, '');
@@ -213,6 +221,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       `Invalid configuration:\n  TRUST_PROXY must be true, false, or comma-separated IP addresses, CIDR ranges or the names loopback, linklocal, uniquelocal (${(err as Error).message})`,
     );
   }
+  // A base URL goes into every short URL (printed into codes), link and docs address: scheme, host, port and path only.
+  const urlProblems = (['API_BASE_URL', 'SCAN_BASE_URL', 'IMAGE_BASE_URL', 'DOCS_BASE_URL'] as const).flatMap((name) => {
+    const value = raw[name];
+    if (!value) return [];
+    const u = new URL(value);
+    const extra = [u.username || u.password ? 'a user name or password' : '', u.search || value.includes('?') ? 'a query' : '', u.hash || value.includes('#') ? 'a fragment' : ''].filter(Boolean);
+    return extra.length ? [`  ${name}=${JSON.stringify(value)}: must be scheme, host, port and path only, without ${extra.join(', ')}`] : [];
+  });
+  if (raw.MAIL_FROM !== undefined && !isMailbox(raw.MAIL_FROM)) {
+    urlProblems.push(`  MAIL_FROM=${JSON.stringify(raw.MAIL_FROM)}: must be an e-mail address, or a name and one in angle brackets (Scanlink <no-reply@example.com>)`);
+  }
+  if (urlProblems.length > 0) throw new ConfigError(`Invalid configuration:\n${urlProblems.join('\n')}`);
   const dnsServers = parseDnsServers(raw.DOMAIN_DNS_SERVERS ?? '');
   if ('error' in dnsServers) throw new ConfigError(`Invalid configuration:\n  ${dnsServers.error}`);
   const localDataDir = resolve(raw.LOCAL_DATA_DIR ?? '.local');
