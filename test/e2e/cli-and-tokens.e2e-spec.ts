@@ -168,7 +168,7 @@ describe('/v1/tokens (dashboard session token)', () => {
     const org = await createOrg(t);
     const withKey = await http(t.origin, 'GET', '/v1/tokens', { key: org.apiKey });
     expect(withKey.status).toBe(401);
-    expect(withKey.body.error.message).toMatch(/dashboard session token/);
+    expect(withKey.body.error.message).toMatch(/^Dashboard session token required/);
     expect((await http(t.origin, 'GET', '/v1/tokens', { headers: { authorization: 'Bearer not.a.jwt' } })).status).toBe(401);
     expect((await http(t.origin, 'GET', '/v1/tokens')).status).toBe(401);
     const expired = token(org.organizationId, ['--expires-in', '0']);
@@ -180,11 +180,15 @@ describe('/v1/tokens (dashboard session token)', () => {
 
   it('holds the free plan to one active key and a verified e-mail', async () => {
     const org = await createOrg(t, { plan: 'free' });
+    const unverifiedToken = token(org.organizationId, ['--unverified']);
     const unverified = await http(t.origin, 'POST', '/v1/tokens', {
-      headers: { authorization: `Bearer ${token(org.organizationId, ['--unverified'])}` },
+      headers: { authorization: `Bearer ${unverifiedToken}` },
       body: { name: 'x', scopes: ['qr:read'] },
     });
     expect(unverified.status).toBe(403);
+    // Rotating makes a key too: the same rule.
+    const rotated = await http(t.origin, 'POST', '/v1/tokens/rotate', { headers: { authorization: `Bearer ${unverifiedToken}` }, body: { key_id: org.keyId } });
+    expect([rotated.status, rotated.body.error?.code]).toEqual([403, 'plan_restricted']);
     const second = await http(t.origin, 'POST', '/v1/tokens', {
       headers: { authorization: `Bearer ${token(org.organizationId)}` },
       body: { name: 'x', scopes: ['qr:read'] },

@@ -158,6 +158,9 @@ describe('members and sessions', () => {
     expect(out.status).toBe(204);
     expect(out.headers.getSetCookie().join()).toMatch(/scanlink_refresh=;.*Max-Age=0/);
     expect((await http(api.origin, 'POST', '/v1/session/refresh', { headers: { cookie: a.cookie } })).status).toBe(401);
+    // The ended session's cookie cannot end the others.
+    const stale = await http(api.origin, 'DELETE', '/v1/session?all=true', { headers: { cookie: a.cookie } });
+    expect([stale.status, stale.body.error?.code]).toEqual([401, 'unauthorized']);
     expect((await http(api.origin, 'POST', '/v1/session/refresh', { headers: { cookie: b.cookie } })).status).toBe(200);
     const all = await http(api.origin, 'DELETE', '/v1/session?all=true', { key: c.token });
     expect(all.status).toBe(204);
@@ -357,5 +360,12 @@ describe('members and sessions', () => {
     const changed = await http(api.origin, 'PATCH', '/v1/users/me', { key: s.token, body: { password: 'another long password', current_password: PASSWORD } });
     expect(changed.status).toBe(200);
     await signIn(api, who, 'another long password');
+    // 150 emoji are 150 characters (within 12–256), though 300 UTF-16 units; 257 are too many.
+    const emoji = '😀'.repeat(150);
+    const wide = await http(api.origin, 'PATCH', '/v1/users/me', { key: s.token, body: { password: emoji, current_password: 'another long password' } });
+    expect(wide.status).toBe(200);
+    await signIn(api, who, emoji);
+    const tooLong = await http(api.origin, 'PATCH', '/v1/users/me', { key: s.token, body: { password: '😀'.repeat(257), current_password: emoji } });
+    expect([tooLong.status, tooLong.body.error.field]).toEqual([400, 'password']);
   });
 });

@@ -16,5 +16,9 @@ describe('passwords', () => {
     expect(passwordProblem('short')).toMatch(/at least 12/);
     expect(passwordProblem('twelve chars')).toBeNull();
     expect(passwordProblem('x'.repeat(257))).toMatch(/at most 256/);
+    // Characters, not UTF-16 units, at both ends: 150 emoji are 150 characters; 11 are too few.
+    expect(passwordProblem('😀'.repeat(150))).toBeNull();
+    expect(passwordProblem('😀'.repeat(11))).toMatch(/at least 12/);
+    expect(passwordProblem('😀'.repeat(257))).toMatch(/at most 256/);
   });
 });

@@ -47,6 +47,6 @@ export async function checkPassword(stored: string | null | undefined, password:
 /** null when acceptable, otherwise why not. */
 export function passwordProblem(password: string): string | null {
   if ([...password].length < MIN_PASSWORD_LENGTH) return `password must be at least ${MIN_PASSWORD_LENGTH} characters`;
-  if (password.length > MAX_PASSWORD_LENGTH) return `password must be at most ${MAX_PASSWORD_LENGTH} characters`;
+  if ([...password].length > MAX_PASSWORD_LENGTH) return `password must be at most ${MAX_PASSWORD_LENGTH} characters`;
   return null;
 }

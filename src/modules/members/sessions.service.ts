@@ -174,12 +174,14 @@ export class SessionsService {
     const em = this.em.fork();
     const token = this.refreshCookie(req);
     const row = token ? await findRefreshSession(em, token) : null;
-    let userId = row?.user_id;
+    // Only a live cookie (not revoked, rotated or expired) speaks for its user: an ended session cannot end the others.
+    const live = row !== null && !row.revoked_at && !row.rotated_at && new Date(row.expires_at).getTime() > Date.now();
+    let userId = live ? row.user_id : undefined;
     if (all && !userId) {
       const bearer = req.headers.authorization;
       if (bearer) userId = (await this.tokens.verify(bearer)).userId;
     }
-    if (!row && !userId) {
+    if (all ? !userId : !row) {
       throw new ApiException(
         'unauthorized',
         all

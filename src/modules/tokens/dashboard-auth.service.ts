@@ -34,7 +34,7 @@ export class DashboardAuthService {
     if (!match) throw new ApiException('unauthorized', `Malformed Authorization header. ${required}`);
     const token = match[1];
     if (/^qr_(live|test)_/.test(token)) {
-      throw new ApiException('unauthorized', 'This operation takes a dashboard session token, not an API key (API keys cannot manage keys, members or sessions)');
+      throw new ApiException('unauthorized', 'Dashboard session token required: this operation takes a dashboard session token (POST /v1/session), not an API key');
     }
     let payload: JWTPayload;
     // iss / aud are checked when configured. An external identity provider's clock may be a few seconds off ours; the

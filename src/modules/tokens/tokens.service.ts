@@ -35,11 +35,16 @@ export class TokensService {
     return org;
   }
 
-  async create(session: DashboardSession, body: CreateTokenDto): Promise<CreatedApiKeyDto> {
-    const org = await this.organization(session);
+  /** Free: making a key (creating, or rotating, which creates its successor) needs a verified account e-mail. */
+  private assertMayMakeKeys(org: Organization, session: DashboardSession): void {
     if (org.plan === 'free' && !session.emailVerified) {
       throw new ApiException('plan_restricted', 'Creating a key on the free plan requires a verified account e-mail', { plan_id: 'free' });
     }
+  }
+
+  async create(session: DashboardSession, body: CreateTokenDto): Promise<CreatedApiKeyDto> {
+    const org = await this.organization(session);
+    this.assertMayMakeKeys(org, session);
     const { key, secret } = await this.accounts.createKey(
       org.id,
       { name: body.name, scopes: body.scopes, environment: body.environment, expiresInDays: body.expires_in_days ?? undefined },
@@ -60,6 +65,7 @@ export class TokensService {
 
   async rotate(session: DashboardSession, keyId: string): Promise<CreatedApiKeyDto> {
     const org = await this.organization(session);
+    this.assertMayMakeKeys(org, session);
     const { key, secret } = await this.keys.rotate(org.id, keyId);
     return { ...presentKey(key), key: secret };
   }

@@ -1,8 +1,19 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsEmail, IsIn, IsString, Length, Matches, MaxLength } from 'class-validator';
+import { IsEmail, IsIn, IsString, Length, Matches, MaxLength, ValidateBy } from 'class-validator';
 import { ROLES, type Role } from '../../../common/auth/roles';
 import { IsOmittable } from '../../../common/errors/validation';
 import { ListEnvelopeDto } from '../../../common/http/list';
+
+/** 1–256 characters, counted as characters (code points), as the minimum of 12 is and as JSON Schema's maxLength
+ * counts: 150 emoji are 150 characters, not 300. */
+const PasswordLength = (): PropertyDecorator =>
+  ValidateBy({
+    name: 'passwordLength',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && value.length > 0 && [...value].length <= 256,
+      defaultMessage: (args) => `${args?.property ?? 'password'} must be 1 to 256 characters`,
+    },
+  });
 
 export class SessionUserDto {
   @ApiProperty({ example: 'usr_4bX9kQ2mT7vLp1sZ8nYc' }) id!: string;
@@ -25,7 +36,7 @@ export class SignInDto {
   email!: string;
 
   @ApiProperty({ example: 'correct horse battery staple', maxLength: 256 })
-  @IsString() @Length(1, 256)
+  @IsString() @PasswordLength()
   password!: string;
 
   @ApiPropertyOptional({ example: 'org_4bX9kQ2mT7vLp1sZ8nYc', description: 'The workspace to sign in to; default: the first one the user joined' })
@@ -83,11 +94,11 @@ export class UpdateMeDto {
   name?: string;
 
   @ApiPropertyOptional({ minLength: 12, maxLength: 256, example: 'correct horse battery staple', description: 'A new password (at least 12 characters)' })
-  @IsOmittable() @IsString() @Length(1, 256)
+  @IsOmittable() @IsString() @PasswordLength()
   password?: string;
 
   @ApiPropertyOptional({ maxLength: 256, example: 'my current passphrase', description: 'Required to change the password once one is set' })
-  @IsOmittable() @IsString() @Length(1, 256)
+  @IsOmittable() @IsString() @PasswordLength()
   current_password?: string;
 }
 
@@ -153,7 +164,7 @@ export class AcceptInvitationDto {
   name?: string;
 
   @ApiPropertyOptional({ minLength: 12, maxLength: 256, example: 'correct horse battery staple', description: 'Sets a password for a new account (at least 12 characters)' })
-  @IsOmittable() @IsString() @Length(1, 256)
+  @IsOmittable() @IsString() @PasswordLength()
   password?: string;
 }
 
