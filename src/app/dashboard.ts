@@ -2,6 +2,9 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, extname, join, relative, sep } from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Logger } from '@nestjs/common';
+import { ApiException } from '../common/errors/api.exception';
+import { toEnvelope } from '../common/errors/exception.filter';
 
 /** Hashed build output (`assets/<name>-<hash>.<ext>`): the content never changes under one name. */
 export const IMMUTABLE = 'public, max-age=31536000, immutable';
@@ -86,6 +89,8 @@ export function dashboardCsp(imageBaseUrl: string): string {
  * path from a request ever reaches the file system. `GET /` sends browsers (Accept: text/html) to /app/; API clients
  * keep the JSON pointer (see api-routes.ts).
  */
+const logger = new Logger('Dashboard');
+
 export function registerDashboard(fastify: FastifyInstance, opts: { imageBaseUrl: string; root?: string | null }): void {
   const root = opts.root === undefined ? findDashboardBuild() : opts.root;
   const files = root ? load(root) : new Map<string, Asset>();
@@ -98,8 +103,10 @@ export function registerDashboard(fastify: FastifyInstance, opts: { imageBaseUrl
     const asset = path.startsWith('assets/') ? files.get(path) : undefined;
     if (asset) return reply.header('Cache-Control', IMMUTABLE).type(asset.type).send(asset.body);
     if (path.startsWith('assets/') || /\.[a-z0-9]{1,5}$/i.test(path)) {
-      // A missing file (an old hash after a deploy) is a 404, not index.html: a script tag must not get HTML.
-      return reply.code(404).header('Cache-Control', 'no-store').type('text/plain; charset=utf-8').send('Not found');
+      // A missing file (an old hash after a deploy) is a 404 in the error envelope, not index.html: a script tag must
+      // not get HTML.
+      const { status, body } = toEnvelope(ApiException.notFound('dashboard file', `/app/${path.slice(0, 200)}`), String(req.id), logger);
+      return reply.code(status).header('Cache-Control', 'no-store').type('application/json; charset=utf-8').send(body);
     }
     if (!index) {
       return reply

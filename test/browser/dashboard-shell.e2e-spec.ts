@@ -39,6 +39,10 @@ describe('dashboard: serving, sign-in and shell', () => {
       expect(res.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
       const missing = await fetch(`${stack.api.origin}/app/assets/index-doesnotexist.js`);
       expect(missing.status).toBe(404);
+      // In the error envelope with its Request-Id, like every other answer of the api.
+      const body = (await missing.json()) as { error: { code: string; request_id: string } };
+      expect(body.error).toMatchObject({ code: 'not_found', request_id: missing.headers.get('request-id') });
+      expect(missing.headers.get('cache-control')).toBe('no-store');
     });
 
     it('sends browsers from / to /app/; API clients keep the JSON pointer', async () => {

@@ -106,7 +106,8 @@ describe('Custom domain verification (worker re-check, TLS ask)', () => {
       expect(ok.status).toBe(200);
       expect(ok.headers.get('cache-control')).toBe('no-store');
       expect((await ask(`?domain=${d.hostname.toUpperCase()}.`)).status).toBe(200);
-      expect((await ask('?domain=unknown.example')).status).toBe(404);
+      const unknown = await ask('?domain=unknown.example');
+      expect([unknown.status, unknown.body.error?.code, unknown.body.error?.request_id]).toEqual([404, 'not_found', unknown.headers.get('request-id')]);
       expect((await ask('?domain=')).status).toBe(404);
       expect((await ask('')).status).toBe(404);
       expect((await ask('?domain=a&domain=b')).status).toBe(404);

@@ -2,6 +2,7 @@ import { Controller, Get, Query, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyReply } from 'fastify';
+import { ApiException } from '../../common/errors/api.exception';
 import { DomainsRepository } from './domains.repository';
 
 /**
@@ -21,10 +22,8 @@ export class TlsAllowedController {
     // SNI names arrive in ASCII (punycode); a trailing dot and upper case are the only differences tolerated.
     const hostname = typeof domain === 'string' ? domain.toLowerCase().replace(/\.$/, '') : '';
     const ok = hostname.length > 0 && hostname.length <= 253 && (await new DomainsRepository(this.em.fork()).isVerified(hostname));
-    void reply
-      .status(ok ? 200 : 404)
-      .header('Cache-Control', 'no-store')
-      .type('text/plain; charset=utf-8')
-      .send(ok ? 'allowed' : 'not a verified domain');
+    // Caddy reads only the status; a refusal is the error envelope like every other non-page answer.
+    if (!ok) throw new ApiException('not_found', 'Not a verified custom domain of this service');
+    void reply.status(200).header('Cache-Control', 'no-store').type('text/plain; charset=utf-8').send('allowed');
   }
 }
