@@ -124,12 +124,14 @@ export class ListIterator<T> implements AsyncIterable<T> {
     }
   }
 
-  /** Every item in an array (at most `max`, default 10,000: a guard against reading a huge list by mistake). */
-  async toArray(max = 10_000): Promise<T[]> {
+  /** Every item in an array; with `max`, only the first `max` items (pages after them are not read). */
+  async toArray(max = Infinity): Promise<T[]> {
+    if (!(max >= 0)) throw new RangeError('toArray(max): max must be a number ≥ 0');
     const out: T[] = [];
+    if (max === 0) return out;
     for await (const item of this) {
-      if (out.length >= max) break;
       out.push(item);
+      if (out.length >= max) break;
     }
     return out;
   }
@@ -158,8 +160,11 @@ export class Scanlink {
   constructor(options: ScanlinkOptions = {}) {
     this.apiKey = options.apiKey;
     this.token = options.token;
-    this.maxRetries = Math.max(0, options.maxRetries ?? 2);
+    this.maxRetries = options.maxRetries ?? 2;
     this.maxRetryDelayMs = options.maxRetryDelayMs ?? 60_000;
+    // A NaN (`Number(process.env.UNSET)`) would make every comparison false: retries without end, waits without limit.
+    if (!Number.isInteger(this.maxRetries) || this.maxRetries < 0) throw new RangeError(`maxRetries must be a whole number ≥ 0 (got ${options.maxRetries})`);
+    if (!(this.maxRetryDelayMs >= 0)) throw new RangeError(`maxRetryDelayMs must be a number ≥ 0 (got ${options.maxRetryDelayMs})`);
     this.fetchImpl = options.fetch ?? ((request) => globalThis.fetch(request));
     // The generated paths carry `/v1`; the base URL names it too (it is the API_BASE_URL), so it is taken off here.
     const baseUrl = (options.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, '').replace(/\/v1$/, '');

@@ -1546,8 +1546,16 @@ export interface components {
              * @enum {string}
              */
             type: "text";
-            /** @example Welcome to our shop! */
-            text: string;
+            /**
+             * @description The text (required unless `destination` is given)
+             * @example Welcome to our shop!
+             */
+            text?: string;
+            /**
+             * @description Instead of the fields above: the pre-encoded payload (the text itself); a static code encodes it as given
+             * @example Welcome to our shop!
+             */
+            destination?: string;
         };
         EmailTarget: {
             /**
@@ -1555,8 +1563,11 @@ export interface components {
              * @enum {string}
              */
             type: "email";
-            /** @example hello@example.com */
-            email: string;
+            /**
+             * @description The address (required unless `destination` is given)
+             * @example hello@example.com
+             */
+            email?: string;
             /** @example Question */
             subject?: string;
             /** @example Hi, */
@@ -1564,6 +1575,11 @@ export interface components {
             /** @description An array or a comma-separated string */
             cc?: string[];
             bcc?: string[];
+            /**
+             * @description Instead of the fields above: the pre-encoded payload (a mailto: URI); a static code encodes it as given
+             * @example mailto:hello@example.com?subject=Question
+             */
+            destination?: string;
         };
         SmsTarget: {
             /**
@@ -1571,10 +1587,18 @@ export interface components {
              * @enum {string}
              */
             type: "sms";
-            /** @example +15551234567 */
-            phone: string;
+            /**
+             * @description The number (required unless `destination` is given)
+             * @example +15551234567
+             */
+            phone?: string;
             /** @example JOIN */
             message?: string;
+            /**
+             * @description Instead of the fields above: the pre-encoded payload (SMSTO:number:message); a static code encodes it as given
+             * @example SMSTO:+15551234567:JOIN
+             */
+            destination?: string;
         };
         WifiTarget: {
             /**
@@ -1582,8 +1606,11 @@ export interface components {
              * @enum {string}
              */
             type: "wifi";
-            /** @example Cafe Guest */
-            ssid: string;
+            /**
+             * @description The network name (required unless `destination` is given)
+             * @example Cafe Guest
+             */
+            ssid?: string;
             /**
              * @description Required unless encryption is nopass; 8–63 characters for WPA
              * @example espresso42
@@ -1596,6 +1623,11 @@ export interface components {
             encryption?: "WPA" | "WEP" | "nopass";
             /** @default false */
             hidden?: boolean;
+            /**
+             * @description Instead of the fields above: the pre-encoded payload (a WIFI: string); a static code encodes it as given
+             * @example WIFI:T:WPA;S:Cafe Guest;P:espresso42;;
+             */
+            destination?: string;
         };
         EventTarget: {
             /**
@@ -1603,22 +1635,31 @@ export interface components {
              * @enum {string}
              */
             type: "event";
-            /** @example Launch party */
-            title: string;
+            /**
+             * @description Required unless `destination` is given
+             * @example Launch party
+             */
+            title?: string;
             /** @example Hall 1, Berlin */
             location?: string;
             /**
              * Format: date-time
+             * @description Required unless `destination` is given
              * @example 2026-05-01T18:00:00Z
              */
-            start: string;
+            start?: string;
             /**
              * Format: date-time
-             * @description After start
+             * @description After start (required unless `destination` is given)
              * @example 2026-05-01T21:00:00Z
              */
-            end: string;
+            end?: string;
             description?: string;
+            /**
+             * @description Instead of the fields above: the pre-encoded payload (iCalendar VEVENT text); a static code encodes it as given
+             * @example BEGIN:VEVENT\r\nSUMMARY:Launch party\r\nDTSTART:20260501T180000Z\r\nEND:VEVENT
+             */
+            destination?: string;
         };
         VcardFields: {
             /** @example Ada Lovelace */
@@ -1642,7 +1683,13 @@ export interface components {
              * @enum {string}
              */
             type: "vcard";
-            vcard: components["schemas"]["VcardFields"];
+            /** @description Required unless `destination` is given */
+            vcard?: components["schemas"]["VcardFields"];
+            /**
+             * @description Instead of the fields above: the pre-encoded payload (vCard text); a static code encodes it as given
+             * @example BEGIN:VCARD\r\nVERSION:3.0\r\nFN:Ana Lima\r\nEND:VCARD
+             */
+            destination?: string;
         };
         LocationTarget: {
             /**
@@ -1650,10 +1697,16 @@ export interface components {
              * @enum {string}
              */
             type: "location";
-            /** @example 48.8584 */
-            lat: number;
-            /** @example 2.2945 */
-            lng: number;
+            /**
+             * @description Required unless `destination` is given
+             * @example 48.8584
+             */
+            lat?: number;
+            /**
+             * @description Required unless `destination` is given
+             * @example 2.2945
+             */
+            lng?: number;
             /** @example Eiffel Tower */
             label?: string;
             address?: string;
@@ -1662,6 +1715,11 @@ export interface components {
              * @enum {string}
              */
             map_app?: "google" | "apple" | "waze";
+            /**
+             * @description Instead of the fields above: the pre-encoded payload (a geo: URI); a static code encodes it as given
+             * @example geo:48.8584,2.2945
+             */
+            destination?: string;
         };
         WhatsappTarget: {
             /**

@@ -25,6 +25,12 @@ export function verifyWebhook(rawBody: string | Buffer | Uint8Array, signatureHe
   const header = Array.isArray(signatureHeader) ? signatureHeader.join(',') : signatureHeader;
   if (!header) throw new ScanlinkSignatureError('missing_header', 'No Scanlink-Signature header');
   if (typeof secret !== 'string' || secret === '') throw new TypeError('verifyWebhook needs the endpoint secret (whsec_…)');
+  if (typeof rawBody !== 'string' && !(rawBody instanceof Uint8Array)) {
+    throw new TypeError('verifyWebhook needs the raw body as received (a string or a Buffer), not a parsed object: read it with express.raw() or before JSON parsing');
+  }
+  const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
+  // A NaN tolerance (`Number(process.env.UNSET)`) would accept any timestamp: refused instead.
+  if (!(tolerance >= 0)) throw new RangeError(`toleranceSeconds must be a number ≥ 0 (got ${options.toleranceSeconds})`);
   let timestamp: number | undefined;
   const signatures: string[] = [];
   for (const part of header.split(',')) {
@@ -35,7 +41,6 @@ export function verifyWebhook(rawBody: string | Buffer | Uint8Array, signatureHe
     else if (key === 'v1' && /^[0-9a-f]{64}$/.test(value)) signatures.push(value);
   }
   if (timestamp === undefined || signatures.length === 0) throw new ScanlinkSignatureError('malformed_header', 'The Scanlink-Signature header has no t= timestamp or no v1= signature');
-  const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
   const now = options.now ?? Math.floor(Date.now() / 1000);
   if (Math.abs(now - timestamp) > tolerance) {
     throw new ScanlinkSignatureError('timestamp_out_of_tolerance', `The signature's timestamp is ${Math.abs(now - timestamp)} s away from now (tolerance ${tolerance} s)`);

@@ -98,6 +98,12 @@ describe('@scanlink/sdk', () => {
     expect(posts).toHaveLength(2);
     expect(new Set(posts.map((p) => p.idempotencyKey)).size).toBe(2);
     expect(sent.filter((s) => s.method !== 'POST').every((s) => s.idempotencyKey === null)).toBe(true);
+    // Every type takes a pre-encoded destination instead of its fields (the spec's Target rule); the types say so too
+    // (npm run typecheck compiles this file).
+    const wifi = await scanlink.qrCodes.create({ type: 'static', target: { type: 'wifi', destination: 'WIFI:T:WPA;S:cafe;P:password123;;' } });
+    expect(wifi.target).toMatchObject({ type: 'wifi', ssid: 'cafe', encryption: 'WPA' });
+    const text = await scanlink.qrCodes.create({ type: 'static', target: { type: 'text', destination: 'hello' } });
+    expect(text.target).toMatchObject({ type: 'text', text: 'hello' });
   });
 
   it('lists every item across pages with for await; limit is the page size', async () => {
@@ -114,6 +120,13 @@ describe('@scanlink/sdk', () => {
     expect(sent.map((s) => s.path.split('?')[0])).toEqual(Array(4).fill('/v1/qr-codes'));
     expect(sent.every((s) => new URL(s.path, api.origin).searchParams.get('limit') === '2')).toBe(true);
     expect((await scanlink.folders.list().toArray()).map((f) => f.name)).toEqual(['Paged']);
+    // toArray() has no hidden cap; toArray(n) stops after n items, reading only the pages it needs.
+    sent = [];
+    expect((await scanlink.qrCodes.list({ folder_id: folder.id, limit: 2, sort: 'name', order: 'asc' }).toArray(3)).map((c) => c.name)).toEqual(names.slice(0, 3));
+    expect(sent).toHaveLength(2);
+    expect(await scanlink.qrCodes.list({ folder_id: folder.id, limit: 2 }).toArray()).toHaveLength(7);
+    // A NaN option (Number(process.env.UNSET)) is refused, not an endless retry loop.
+    expect(() => client({ maxRetries: Number(undefined) })).toThrow(RangeError);
     // An empty list iterates nothing, in one request.
     sent = [];
     expect(await scanlink.qrCodes.list({ status: 'trashed' }).toArray()).toEqual([]);
@@ -258,6 +271,9 @@ describe('@scanlink/sdk', () => {
       const t = Number(/t=(\d+)/.exec(header)![1]);
       expect(refusal(() => verifyWebhook(delivery.body, header, endpoint.secret, { now: t + 301 }))).toBe('timestamp_out_of_tolerance');
       expect(verifyWebhook(delivery.body, header, endpoint.secret, { now: t + 301, toleranceSeconds: 600 }).id).toBe(event.id);
+      // A NaN tolerance would accept any timestamp; a parsed body cannot be verified: both say so.
+      expect(() => verifyWebhook(delivery.body, header, endpoint.secret, { now: t + 301, toleranceSeconds: Number(undefined) })).toThrow(RangeError);
+      expect(() => verifyWebhook(JSON.parse(delivery.body) as never, header, endpoint.secret)).toThrow(/raw body/);
       expect(refusal(() => verifyWebhook(delivery.body, undefined, endpoint.secret))).toBe('missing_header');
       expect(refusal(() => verifyWebhook(delivery.body, 'v1=abc', endpoint.secret))).toBe('malformed_header');
       // A validly signed body that is not an event object.

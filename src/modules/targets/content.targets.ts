@@ -7,27 +7,31 @@ import { defineHandler } from './target-handler';
 
 export class TextTarget {
   @ApiProperty({ enum: ['text'] }) type!: string;
-  @ApiProperty({ example: 'Welcome to our shop!', maxLength: 4000 }) text!: string;
+  @ApiPropertyOptional({ example: 'Welcome to our shop!', maxLength: 4000, description: 'The text (required unless `destination` is given)' }) text?: string;
+  @ApiPropertyOptional({ example: 'Welcome to our shop!', maxLength: 4000, description: 'Instead of the fields above: the pre-encoded payload (the text itself); a static code encodes it as given' }) destination?: string;
 }
 export class EmailTarget {
   @ApiProperty({ enum: ['email'] }) type!: string;
-  @ApiProperty({ example: 'hello@example.com' }) email!: string;
+  @ApiPropertyOptional({ example: 'hello@example.com', description: 'The address (required unless `destination` is given)' }) email?: string;
   @ApiPropertyOptional({ example: 'Question' }) subject?: string;
   @ApiPropertyOptional({ example: 'Hi,' }) message?: string;
   @ApiPropertyOptional({ type: [String], description: 'An array or a comma-separated string' }) cc?: string[];
   @ApiPropertyOptional({ type: [String] }) bcc?: string[];
+  @ApiPropertyOptional({ example: 'mailto:hello@example.com?subject=Question', maxLength: 4000, description: 'Instead of the fields above: the pre-encoded payload (a mailto: URI); a static code encodes it as given' }) destination?: string;
 }
 export class SmsTarget {
   @ApiProperty({ enum: ['sms'] }) type!: string;
-  @ApiProperty({ example: '+15551234567' }) phone!: string;
+  @ApiPropertyOptional({ example: '+15551234567', description: 'The number (required unless `destination` is given)' }) phone?: string;
   @ApiPropertyOptional({ example: 'JOIN' }) message?: string;
+  @ApiPropertyOptional({ example: 'SMSTO:+15551234567:JOIN', maxLength: 4000, description: 'Instead of the fields above: the pre-encoded payload (SMSTO:number:message); a static code encodes it as given' }) destination?: string;
 }
 export class WifiTarget {
   @ApiProperty({ enum: ['wifi'] }) type!: string;
-  @ApiProperty({ example: 'Cafe Guest', maxLength: 32 }) ssid!: string;
+  @ApiPropertyOptional({ example: 'Cafe Guest', maxLength: 32, description: 'The network name (required unless `destination` is given)' }) ssid?: string;
   @ApiPropertyOptional({ example: 'espresso42', description: 'Required unless encryption is nopass; 8–63 characters for WPA' }) password?: string;
   @ApiPropertyOptional({ enum: ['WPA', 'WEP', 'nopass'], default: 'WPA' }) encryption?: string;
   @ApiPropertyOptional({ default: false }) hidden?: boolean;
+  @ApiPropertyOptional({ example: 'WIFI:T:WPA;S:Cafe Guest;P:espresso42;;', maxLength: 4000, description: 'Instead of the fields above: the pre-encoded payload (a WIFI: string); a static code encodes it as given' }) destination?: string;
 }
 
 /** Text, e-mail, SMS and Wi-Fi: static-capable; a dynamic code shows a hosted page with the content. */

@@ -9,11 +9,12 @@ import { defineHandler } from './target-handler';
 
 export class EventTarget {
   @ApiProperty({ enum: ['event'] }) type!: string;
-  @ApiProperty({ example: 'Launch party' }) title!: string;
+  @ApiPropertyOptional({ example: 'Launch party', description: 'Required unless `destination` is given' }) title?: string;
   @ApiPropertyOptional({ example: 'Hall 1, Berlin' }) location?: string;
-  @ApiProperty({ format: 'date-time', example: '2026-05-01T18:00:00Z' }) start!: string;
-  @ApiProperty({ format: 'date-time', example: '2026-05-01T21:00:00Z', description: 'After start' }) end!: string;
+  @ApiPropertyOptional({ format: 'date-time', example: '2026-05-01T18:00:00Z', description: 'Required unless `destination` is given' }) start?: string;
+  @ApiPropertyOptional({ format: 'date-time', example: '2026-05-01T21:00:00Z', description: 'After start (required unless `destination` is given)' }) end?: string;
   @ApiPropertyOptional() description?: string;
+  @ApiPropertyOptional({ example: 'BEGIN:VEVENT\\r\\nSUMMARY:Launch party\\r\\nDTSTART:20260501T180000Z\\r\\nEND:VEVENT', maxLength: 4000, description: 'Instead of the fields above: the pre-encoded payload (iCalendar VEVENT text); a static code encodes it as given' }) destination?: string;
 }
 
 /** The suffix of the calendar file a dynamic event code serves (`/{short_code}.ics`). */

@@ -6,11 +6,12 @@ import type { StoredTarget, TargetHandler } from './target-handler';
 
 export class LocationTarget {
   @ApiProperty({ enum: ['location'] }) type!: string;
-  @ApiProperty({ example: 48.8584, minimum: -90, maximum: 90 }) lat!: number;
-  @ApiProperty({ example: 2.2945, minimum: -180, maximum: 180 }) lng!: number;
+  @ApiPropertyOptional({ example: 48.8584, minimum: -90, maximum: 90, description: 'Required unless `destination` is given' }) lat?: number;
+  @ApiPropertyOptional({ example: 2.2945, minimum: -180, maximum: 180, description: 'Required unless `destination` is given' }) lng?: number;
   @ApiPropertyOptional({ example: 'Eiffel Tower' }) label?: string;
   @ApiPropertyOptional() address?: string;
   @ApiPropertyOptional({ enum: ['google', 'apple', 'waze'], default: 'google' }) map_app?: string;
+  @ApiPropertyOptional({ example: 'geo:48.8584,2.2945', maxLength: 4000, description: 'Instead of the fields above: the pre-encoded payload (a geo: URI); a static code encodes it as given' }) destination?: string;
 }
 
 const MAP_APPS = ['google', 'apple', 'waze'] as const;

@@ -20,7 +20,8 @@ class VcardFields {
 }
 export class VcardTarget {
   @ApiProperty({ enum: ['vcard'] }) type!: string;
-  @ApiProperty({ type: VcardFields }) vcard!: VcardFields;
+  @ApiPropertyOptional({ type: VcardFields, description: 'Required unless `destination` is given' }) vcard?: VcardFields;
+  @ApiPropertyOptional({ example: 'BEGIN:VCARD\\r\\nVERSION:3.0\\r\\nFN:Ana Lima\\r\\nEND:VCARD', maxLength: 4000, description: 'Instead of the fields above: the pre-encoded payload (vCard text); a static code encodes it as given' }) destination?: string;
 }
 
 const VCARD_FIELDS = ['your_name', 'company_name', 'position', 'email', 'phone_mobile', 'phone_work', 'website', 'address', 'note'];
