@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import sharp from 'sharp';
 import { closeDecoders, decodeBoth } from '../../src/modules/rendering/testing/qr-decoders';
 import { randomGtin } from '../../src/modules/gs1/testing/random-gtin';
-import { eventually, http } from '../setup/app';
+import { db, eventually, http } from '../setup/app';
 import {
   atBothWidths,
   DESKTOP,
@@ -345,6 +345,34 @@ describe('dashboard: QR codes', () => {
     expect(relabelled).toMatchObject({ name: 'Shelf label, aisle 4', max_scans: null, has_password: false });
     expect(relabelled.target.default_link).toBe('https://example.com/product-v2');
     expect(violations).toEqual([]);
+  });
+
+  it('shows codes paused by the plan as such, with no link to a page they lack, restores them, and counts only codes a bulk tag changed', async () => {
+    const other = await freshOwner(stack);
+    const { page } = await stack.signedIn(other);
+    const create = (name: string, tags: string[] = []) =>
+      http(stack.api.origin, 'POST', '/v1/qr-codes', { key: other.org.apiKey, body: { name, tags, target: { type: 'url', destination: 'https://example.com/x' } } });
+    const held = await create('Held back');
+    await create('Tagged already', ['lobby']);
+    await create('Untagged');
+    // What `org:plan` does to codes over a smaller plan's limit.
+    await db(stack.api).execute(`update qr_codes set status = 'paused', deleted_at = now() where id = ?`, [held.body.id]);
+    await page.goto(`${stack.appUrl}/codes?status=paused`);
+    const table = page.getByRole('table', { name: 'QR codes' });
+    await table.getByRole('cell', { name: 'Paused by the plan' }).waitFor();
+    expect(await table.getByRole('cell', { name: 'Trashed' }).count()).toBe(0);
+    expect(await table.getByRole('link', { name: 'Held back' }).count()).toBe(0);
+    await page.getByRole('checkbox', { name: 'Select Held back' }).check();
+    await page.getByRole('button', { name: 'Restore' }).click();
+    await page.getByText('Restored: 1 of 1 codes').waitFor();
+    expect((await http(stack.api.origin, 'GET', `/v1/qr-codes/${held.body.id}`, { key: other.org.apiKey })).status).toBe(200);
+    // A bulk tag counts the codes it changed, not the one that already had the tag.
+    await page.goto(`${stack.appUrl}/codes`);
+    await table.getByRole('link', { name: 'Held back' }).waitFor();
+    await page.getByRole('checkbox', { name: 'Select every row on this page' }).check();
+    await page.getByLabel('Add tag').fill('lobby');
+    await page.getByRole('button', { name: 'Tag', exact: true }).click();
+    await page.getByText('Tagged: 2 of 3 codes').waitFor();
   });
 
   it("a bulk pause that includes a static code reports the API's refusal for it", async () => {

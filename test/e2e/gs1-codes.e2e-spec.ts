@@ -285,7 +285,7 @@ describe('GS1 Digital Link codes', () => {
 
     it('completes every item of a batch whose dynamic GS1 items exactly fill the GS1 allowance', async () => {
       // Its own Redis, api and worker: the batch runs under this plan file, not the shared worker's.
-      const env = { REDIS_URL: isolatedRedisUrl(20), PLANS_FILE: writePlans({ plus: { gs1_limit: 3, requests_per_minute: 100_000 } }) };
+      const env = { REDIS_URL: isolatedRedisUrl(23), PLANS_FILE: writePlans({ plus: { gs1_limit: 3, requests_per_minute: 100_000 } }) };
       const limited = await startApi(env);
       const ownWorker = await startWorker(env);
       try {

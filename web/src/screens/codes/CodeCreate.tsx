@@ -81,7 +81,7 @@ export default function CodeCreate() {
           options={TARGET_TYPES.map((t) => ({ value: t, label: TYPE_LABELS[t] }))}
           error={errors.fields.type ?? errors.fields['target.type']}
         />
-        <TextField label="Name" name="name" value={name} onChange={(e) => setName(e.target.value)} hint="Shown in the dashboard only; defaults to the destination" error={errors.fields.name} />
+        <TextField label="Name" name="name" value={name} onChange={(e) => setName(e.target.value)} hint="Shown in the dashboard only; defaults to Campaign <short code> (dynamic) or Static <short code>" error={errors.fields.name} />
         {staticAllowed && (
           <CheckboxField
             label="Static code (the content is encoded in the image and can never be changed or counted)"

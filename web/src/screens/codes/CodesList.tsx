@@ -80,6 +80,7 @@ export default function CodesList() {
   };
 
   /** Runs one change per selected code, then reports how many worked (and the first error). */
+  /** `change` answers false when the code needs no change (it already has the tag): not counted as changed. */
   const bulk = async (what: string, change: (c: QrCode) => Promise<unknown>) => {
     setBusy(true);
     const rows = list.items.filter((c) => selected.has(c.id));
@@ -87,8 +88,7 @@ export default function CodesList() {
     let firstError: string | undefined;
     for (const c of rows) {
       try {
-        await change(c);
-        ok++;
+        if ((await change(c)) !== false) ok++;
       } catch (err) {
         firstError ??= `${c.name}: ${asApiError(err).message}`;
       }
@@ -157,7 +157,7 @@ export default function CodesList() {
       {canEdit && selected.size > 0 && (
         <div className="bulkbar" role="region" aria-label="Bulk actions">
           <span>{selected.size} selected</span>
-          {filters.status === 'trashed' ? (
+          {filters.status === 'trashed' || filters.status === 'paused' ? (
             <button type="button" className="button" disabled={busy} onClick={() => bulk('Restored', (c) => rawJson(`/v1/qr-codes/${c.id}/restore`, { method: 'POST' }))}>
               Restore
             </button>
@@ -168,7 +168,7 @@ export default function CodesList() {
                 Move
               </button>
               <TextField label="Add tag" value={bulkTag} onChange={(e) => setBulkTag(e.target.value)} />
-              <button type="button" className="button secondary" disabled={busy || !bulkTag.trim()} onClick={() => bulk('Tagged', (c) => patch(c, { tags: [...c.tags, bulkTag.trim()] }))}>
+              <button type="button" className="button secondary" disabled={busy || !bulkTag.trim()} onClick={() => bulk('Tagged', async (c) => (c.tags.includes(bulkTag.trim()) ? false : patch(c, { tags: [...c.tags, bulkTag.trim()] })))}>
                 Tag
               </button>
               <button type="button" className="button secondary" disabled={busy} onClick={() => bulk('Paused', (c) => patch(c, { is_active: false }))}>
@@ -200,9 +200,10 @@ export default function CodesList() {
           selected={canEdit ? selected : undefined}
           onSelectedChange={canEdit ? setSelected : undefined}
           columns={[
-            { key: 'name', header: 'Name', render: (c) => <Link to={`/codes/${c.id}`}>{c.name}</Link> },
+            // A trashed or paused code has no page (the API answers 404 until it is restored): its name is plain text.
+            { key: 'name', header: 'Name', render: (c) => (c.deleted_at ? c.name : <Link to={`/codes/${c.id}`}>{c.name}</Link>) },
             { key: 'type', header: 'Type', render: (c) => TYPE_LABELS[c.type] ?? c.type },
-            { key: 'status', header: 'Status', render: (c) => (c.deleted_at ? 'Trashed' : c.kind === 'static' ? 'Static' : c.is_active ? 'Active' : 'Paused') },
+            { key: 'status', header: 'Status', render: (c) => (c.deleted_at ? (filters.status === 'paused' ? 'Paused by the plan' : 'Trashed') : c.kind === 'static' ? 'Static' : c.is_active ? 'Active' : 'Paused') },
             { key: 'scans', header: 'Scans', render: (c) => c.scan_count ?? '—' },
             { key: 'tags', header: 'Tags', render: (c) => c.tags.join(', ') },
             { key: 'created', header: 'Created', render: (c) => new Date(c.created_at).toLocaleDateString() },
