@@ -141,6 +141,11 @@ describe('dashboard: QR codes', () => {
     await page.getByLabel('Foreground colour').fill('#7a1f1f');
     await eventually(async () => (await page.getByLabel('Foreground colour').getAttribute('aria-invalid')) !== 'true', 20_000, 'the refusal gone');
 
+    // A logo over the API's 1 MB is named at the Logo field before anything is sent.
+    await page.getByLabel('Logo image').setInputFiles({ name: 'big.png', mimeType: 'image/png', buffer: Buffer.alloc(1_900_000) });
+    await eventually(async () => (await page.getByLabel('Logo image').getAttribute('aria-invalid')) === 'true', 10_000, 'the logo refusal at the field');
+    await page.getByText(/The logo is larger than 1 MB \(1\.8 MB\)/).waitFor();
+
     await page.getByLabel('Transparent background').uncheck();
     await page.getByLabel('Frame style').selectOption('none');
     await page.getByRole('button', { name: 'Remove the logo' }).click();

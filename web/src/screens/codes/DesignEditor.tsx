@@ -66,6 +66,9 @@ export function designPatch(d: Design): Design {
  * (`POST /v1/qr-codes/preview?format=png`, 400 ms after the last change). The preview's validation errors (contrast,
  * frame text, logo) appear at their fields, exactly as creating or saving would report them.
  */
+/** The API's limit for a logo, decoded (docs/design.md: 1 MB). */
+const MAX_LOGO_BYTES = 1024 * 1024;
+
 export function DesignEditor({
   design,
   onChange,
@@ -87,6 +90,7 @@ export function DesignEditor({
 }) {
   const [preview, setPreview] = useState<string | null>(null);
   const [previewError, setPreviewError] = useState<{ fields: Record<string, string>; general?: string }>({ fields: {} });
+  const [logoError, setLogoError] = useState<string | undefined>();
   const [templates, setTemplates] = useState<Array<{ id: string; name: string }>>([]);
   const urlRef = useRef<string | null>(null);
   const body = JSON.stringify({ ...previewBody, design: cleanDesign(design), ...(templateId && { template_id: templateId }) });
@@ -176,10 +180,17 @@ export function DesignEditor({
             type="file"
             accept="image/png,image/jpeg,image/webp,image/svg+xml"
             hint="PNG, JPEG, WebP or SVG, at most 1 MB; it covers at most 30 % of the code"
-            error={errors['design.logo']}
+            error={logoError ?? errors['design.logo']}
             onChange={(e) => {
               const file = e.target.files?.[0];
               if (!file) return;
+              // Said at the field before anything is sent: the API's own refusal of a body this large would be about
+              // the request, not the logo.
+              if (file.size > MAX_LOGO_BYTES) {
+                setLogoError(`The logo is larger than 1 MB (${(file.size / 1024 / 1024).toFixed(1)} MB): choose a smaller image`);
+                return;
+              }
+              setLogoError(undefined);
               const reader = new FileReader();
               reader.onload = () => set({ logo: { url: String(reader.result) } });
               reader.readAsDataURL(file);
