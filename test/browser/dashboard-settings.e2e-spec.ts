@@ -387,6 +387,21 @@ describe('dashboard: workspace settings screens', () => {
     await page.getByRole('alertdialog').getByRole('button', { name: 'Delete template' }).click();
     await page.getByText('No templates yet.').waitFor();
 
+    // From a code's design: the parts the editor does not show (frame, eye colours, gradient) come along.
+    const framed = await createCode(stack.api, owner.org, {
+      name: 'Framed',
+      target: { type: 'url', destination: 'https://example.com/f' },
+      design: { frame: { style: 'banner_bottom', text: 'Scan me now' }, eye_colors: { frame: '#aa0000' }, gradient: { start: '#000000', end: '#1b3a6b', type: 'linear' } },
+    });
+    await page.getByRole('button', { name: 'New template' }).click();
+    await page.getByLabel("Start from a code's design (code id)").fill(framed.id);
+    await page.getByRole('button', { name: "Use this code's design" }).click();
+    await eventually(async () => (await page.getByLabel('Template name').inputValue()) === 'Framed design', 10_000, 'the code design loaded');
+    await page.getByRole('button', { name: 'Save template' }).click();
+    await page.getByRole('heading', { level: 3, name: 'Framed design' }).waitFor();
+    const fromCode = (await http(stack.api.origin, 'GET', '/v1/templates', { key: owner.org.apiKey })).body.data[0];
+    expect(fromCode.design).toMatchObject({ frame: { style: 'banner_bottom', text: 'Scan me now' }, eye_colors: { frame: '#aa0000' }, gradient: { start: '#000000', end: '#1b3a6b' } });
+
     // Tags: two codes carry "summer"; renaming it changes both.
     const a = await createCode(stack.api, owner.org, { name: 'A', target: { type: 'url', destination: 'https://example.com/a' }, tags: ['summer', 'print'] });
     const b = await createCode(stack.api, owner.org, { name: 'B', target: { type: 'url', destination: 'https://example.com/b' }, tags: ['summer'] });

@@ -3,7 +3,8 @@ import { raw } from '../../api/client';
 import { asApiError, fieldErrors } from '../../api/errors';
 import { FormError, SelectField, TextField } from '../../components/FormField';
 
-/** The design fields the template editor edits; the rest of a stored design (logo, frame, gradient) is kept as is. */
+/** The design fields the template editor edits; the rest of a stored design (frame, gradient, eye colours, a
+ * transparent background) rides along in `rest` and is sent back as it was (a logo's URL is never sent back). */
 export interface DesignDraft {
   foreground: string;
   background: string;
@@ -11,12 +12,24 @@ export interface DesignDraft {
   eye_frame: string;
   eye_ball: string;
   error_correction: string;
+  rest?: Record<string, unknown>;
+}
+
+/** The parts of a stored design the editor does not edit, in the form a request takes. */
+function restOf(d: { gradient?: unknown; eye_colors?: unknown; frame?: { style?: string } & Record<string, unknown>; transparent_background?: unknown }): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (d.gradient) out.gradient = d.gradient;
+  if (d.eye_colors) out.eye_colors = d.eye_colors;
+  if (d.frame && d.frame.style && d.frame.style !== 'none') out.frame = Object.fromEntries(Object.entries(d.frame).filter(([, v]) => v !== null && v !== undefined));
+  if (d.transparent_background === true) out.transparent_background = true;
+  return out;
 }
 
 export const DEFAULT_DRAFT: DesignDraft = { foreground: '#000000', background: '#ffffff', body: 'square', eye_frame: 'square', eye_ball: 'square', error_correction: 'M' };
 
 export function toDesign(d: DesignDraft) {
   return {
+    ...d.rest,
     error_correction: d.error_correction as 'L' | 'M' | 'Q' | 'H',
     colors: { foreground: d.foreground, background: d.background },
     shapes: { body: d.body as 'square', eye_frame: d.eye_frame as 'square', eye_ball: d.eye_ball as 'square' },
@@ -25,8 +38,9 @@ export function toDesign(d: DesignDraft) {
 
 /** A stored design (a template's or a code's) as the editor's draft. */
 export function fromDesign(design: unknown): DesignDraft {
-  const d = (design ?? {}) as { colors?: { foreground?: string; background?: string }; shapes?: Record<string, string>; error_correction?: string };
+  const d = (design ?? {}) as { colors?: { foreground?: string; background?: string }; shapes?: Record<string, string>; error_correction?: string } & Parameters<typeof restOf>[0];
   return {
+    rest: restOf(d),
     foreground: d.colors?.foreground ?? DEFAULT_DRAFT.foreground,
     background: d.colors?.background ?? DEFAULT_DRAFT.background,
     body: d.shapes?.body ?? DEFAULT_DRAFT.body,
