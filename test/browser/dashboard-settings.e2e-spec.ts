@@ -265,6 +265,11 @@ describe('dashboard: workspace settings screens', () => {
       10_000,
       'two member.invited entries and no other action',
     );
+    // A filter the API refuses is named at its field, not as a page-level failure.
+    await page.getByLabel('Action').fill('nonsense action!');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await eventually(async () => (await page.getByLabel('Action').getAttribute('aria-invalid')) === 'true', 10_000, 'the refusal at the Action field');
+    expect(await page.getByText('Something went wrong').count()).toBe(0);
     expect(violations).toEqual([]);
   });
 

@@ -46,6 +46,7 @@ export default function Audit() {
     return canManage ? call(api.GET('/v1/audit-log', { params: { query } })) : emptyPage<Schemas['AuditEntryDto']>();
   }, JSON.stringify(filters) + String(canManage));
   const set = (k: keyof Filters) => (e: { target: { value: string } }) => setDraft({ ...draft, [k]: e.target.value });
+  const filterRefused = list.error?.status === 400 && (Object.keys(EMPTY) as string[]).includes(list.error.field ?? '');
 
   return (
     <>
@@ -83,9 +84,10 @@ export default function Audit() {
         </div>
       </form>
       <PagedTable
-        list={list}
+        // A refused filter is said at its field (above); the table then shows no stale rows and no page-level failure.
+        list={filterRefused ? { ...list, error: null, items: [] } : list}
         label="Audit log"
-        empty="No audit entries match."
+        empty={filterRefused ? 'Correct the filter marked above to see entries.' : 'No audit entries match.'}
         caption="Audit log entries"
         rowId={(a) => a.id}
         columns={[
