@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiException } from '../../common/errors/api.exception';
 import { dayNumber, dayString, planBreakdownDays, resolveRange, splitUtcDays } from './analytics-range';
-import { checkSeriesPoints, FILTER_DIMENSIONS, rfc3339, type AnalyticsRequest } from './analytics-query';
+import { checkSeriesPoints, dayOfRequest, FILTER_DIMENSIONS, rfc3339, type AnalyticsRequest } from './analytics-query';
 import type { AnalyticsBody, BreakdownItemDto, IntervalPointDto, RuleItemDto } from './analytics.dto';
 
 /** Top values per breakdown list (docs/analytics.md). */
@@ -154,7 +154,7 @@ const num = (v: string | number | null | undefined): number => (v === null || v 
  * scan_day_values); with filters, the raw scans of the range (docs/analytics.md: "Filters").
  */
 export async function analyticsOver(em: EntityManager, codes: CodeSet, req: AnalyticsRequest, withCodes: boolean): Promise<AnalyticsBody> {
-  const createdDay = req.utc ? codes.createdAt.toISOString().slice(0, 10) : localDayOf(codes.createdAt, req.timezone);
+  const createdDay = dayOfRequest(codes.createdAt, req);
   const range = resolveRange(req.range, createdDay, req.today);
   checkSeriesPoints(req.interval, range.series);
   const filters = FILTER_DIMENSIONS.filter((d) => req.filters[d] !== undefined);
@@ -349,12 +349,6 @@ select (select row_to_json(t) from (${totals}) t) as totals,
   };
   if (withCodes) body.qr_codes = row.codes.map((c) => ({ id: c.id, name: null, count: num(c.n) }));
   return body;
-}
-
-function localDayOf(at: Date, timezone: string): string {
-  const parts = new Intl.DateTimeFormat('en-CA', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(at);
-  const get = (t: string) => parts.find((p) => p.type === t)!.value;
-  return `${get('year')}-${get('month')}-${get('day')}`;
 }
 
 const WALL_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;

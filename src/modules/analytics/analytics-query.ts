@@ -58,6 +58,11 @@ export function localDay(at: Date, timezone: string): string {
   return `${get('year')}-${get('month')}-${get('day')}`;
 }
 
+/** The calendar date (YYYY-MM-DD) of `at` in the request's zone (UTC without a conversion). */
+export function dayOfRequest(at: Date, req: Pick<AnalyticsRequest, 'utc' | 'timezone'>): string {
+  return req.utc ? at.toISOString().slice(0, 10) : localDay(at, req.timezone);
+}
+
 /** One value of a query parameter: a repeated parameter is refused (400 naming it). */
 function single(raw: Record<string, unknown>, name: string, form?: string): string | undefined {
   const v = raw[name];
@@ -106,7 +111,7 @@ export function parseAnalyticsQuery(raw: Record<string, unknown>, now: Date, ext
     zoneName = timeZoneSpelling(tzRaw);
   }
   const utc = UTC_NAMES.has(timezone);
-  const today = utc ? now.toISOString().slice(0, 10) : localDay(now, timezone);
+  const today = dayOfRequest(now, { utc, timezone });
   const from = single(raw, 'from', DATE_FORM);
   const to = single(raw, 'to', DATE_FORM);
   const range = parseRange({ from, to }, today);

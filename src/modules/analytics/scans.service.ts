@@ -9,7 +9,7 @@ import { listOf, type ListEnvelope } from '../../common/http/list';
 import { parseLimit } from '../../common/http/pagination';
 import { dayString, resolveRange } from './analytics-range';
 import { zoneInstants } from './analytics-engine';
-import { localDay, parseAnalyticsQuery, parseWorkspaceFilters } from './analytics-query';
+import { dayOfRequest, parseAnalyticsQuery, parseWorkspaceFilters } from './analytics-query';
 import { SELECTION_PARAMS, selectCodes } from './analytics.service';
 import { boundedRead } from './bounded-read';
 import { copyExport, copySql } from './scan-copy';
@@ -42,7 +42,7 @@ export class ScansService {
     // days), so an export and an analytics answer accept the same ranges.
     if (req.range.from === null && req.range.to !== null && codes.length > 0) {
       const oldest = new Date(Math.min(...codes.map((c) => c.createdAt.getTime())));
-      resolveRange(req.range, req.utc ? oldest.toISOString().slice(0, 10) : localDay(oldest, req.timezone), req.today);
+      resolveRange(req.range, dayOfRequest(oldest, req), req.today);
     }
     const local = (n: number | null) => (n === null ? null : `${dayString(n)}T00:00:00`);
     const [lo, hi] = await zoneInstants(em, req.timezone, [local(req.range.from), local(req.range.to === null ? null : req.range.to + 1)]);
