@@ -10,7 +10,7 @@ export interface Design {
   gradient?: { start?: string; end?: string; type?: string } | null;
   eye_colors?: { frame?: string; ball?: string } | null;
   shapes?: { body?: string; eye_frame?: string; eye_ball?: string };
-  frame?: { style?: string; text?: string; color?: string };
+  frame?: { style?: string; text?: string | null; color?: string; text_color?: string };
   logo?: { url: string; clear_background?: boolean } | null;
   transparent_background?: boolean;
 }
@@ -42,7 +42,7 @@ export function cleanDesign(d: Design): Design {
   if (d.gradient) out.gradient = { ...d.gradient };
   if (d.eye_colors) out.eye_colors = { ...d.eye_colors };
   if (d.frame?.style && d.frame.style !== 'none') {
-    out.frame = { style: d.frame.style, ...(d.frame.text && { text: d.frame.text }), ...(d.frame.color && { color: d.frame.color }) };
+    out.frame = { style: d.frame.style, ...(d.frame.text && { text: d.frame.text }), ...(d.frame.color && { color: d.frame.color }), ...(d.frame.text_color && { text_color: d.frame.text_color }) };
   }
   if (d.logo?.url) out.logo = { url: d.logo.url, ...(d.logo.clear_background !== undefined && { clear_background: d.logo.clear_background }) };
   if (d.transparent_background) out.transparent_background = true;

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { raw } from '../../api/client';
 import { asApiError, fieldErrors } from '../../api/errors';
 import { FormError, SelectField, TextField } from '../../components/FormField';
+import { cleanDesign, type Design } from '../codes/DesignEditor';
 
 /** The design fields the template editor edits; the rest of a stored design (frame, gradient, eye colours, a
  * transparent background) rides along in `rest` and is sent back as it was (a logo's URL is never sent back). */
@@ -15,14 +16,11 @@ export interface DesignDraft {
   rest?: Record<string, unknown>;
 }
 
-/** The parts of a stored design the editor does not edit, in the form a request takes. */
-function restOf(d: { gradient?: unknown; eye_colors?: unknown; frame?: { style?: string } & Record<string, unknown>; transparent_background?: unknown }): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  if (d.gradient) out.gradient = d.gradient;
-  if (d.eye_colors) out.eye_colors = d.eye_colors;
-  if (d.frame && d.frame.style && d.frame.style !== 'none') out.frame = Object.fromEntries(Object.entries(d.frame).filter(([, v]) => v !== null && v !== undefined));
-  if (d.transparent_background === true) out.transparent_background = true;
-  return out;
+/** The parts of a stored design the editor does not edit, in the form a request takes (as a code's Design tab sends
+ * them: cleanDesign). */
+function restOf(design: Design): Record<string, unknown> {
+  const { gradient, eye_colors, frame, transparent_background } = cleanDesign(design);
+  return { ...(gradient && { gradient }), ...(eye_colors && { eye_colors }), ...(frame && { frame }), ...(transparent_background && { transparent_background }) };
 }
 
 export const DEFAULT_DRAFT: DesignDraft = { foreground: '#000000', background: '#ffffff', body: 'square', eye_frame: 'square', eye_ball: 'square', error_correction: 'M' };
@@ -38,7 +36,7 @@ export function toDesign(d: DesignDraft) {
 
 /** A stored design (a template's or a code's) as the editor's draft. */
 export function fromDesign(design: unknown): DesignDraft {
-  const d = (design ?? {}) as { colors?: { foreground?: string; background?: string }; shapes?: Record<string, string>; error_correction?: string } & Parameters<typeof restOf>[0];
+  const d = (design ?? {}) as Design;
   return {
     rest: restOf(d),
     foreground: d.colors?.foreground ?? DEFAULT_DRAFT.foreground,
