@@ -13,4 +13,16 @@ describe('pooledId', () => {
     const same = ids.slice(1).reduce((n, id, i) => n + [...id.slice(4)].filter((c, j) => c === ids[i][4 + j]).length, 0);
     expect(same / (ids.length - 1)).toBeLessThan(1);
   });
+
+  it('keeps each prefix apart when ids of two prefixes are drawn in turn', () => {
+    const req: string[] = [];
+    const scan: string[] = [];
+    for (let i = 0; i < 1_000; i++) {
+      req.push(pooledId('req'));
+      scan.push(pooledId('scan'));
+    }
+    expect(req.every((id) => /^req_[0-9A-Za-z]{20}$/.test(id))).toBe(true);
+    expect(scan.every((id) => /^scan_[0-9A-Za-z]{20}$/.test(id))).toBe(true);
+    expect(new Set([...req, ...scan].map((id) => id.slice(id.indexOf('_') + 1))).size).toBe(2_000);
+  });
 });

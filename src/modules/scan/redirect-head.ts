@@ -65,15 +65,26 @@ function composable(res: ServerResponse): boolean {
   return r._header === null && typeof r.shouldKeepAlive === 'boolean' && r._removedConnection === false && typeof r.sendDate === 'boolean' && res.getHeaderNames().length === 0;
 }
 
+let keepAliveFor: [timeout: number, max: number | undefined] = [0, undefined];
+let keepAliveLine = '';
+
+/** `Connection: keep-alive` and `Keep-Alive: timeout=N[, max=M]`, made again only when the server's settings change
+ * (the same for every request of a server: no number is turned into a string per redirect). */
+function keepAliveLines(timeout: number, maxRequests: number | undefined): string {
+  if (keepAliveFor[0] !== timeout || keepAliveFor[1] !== maxRequests) {
+    const max = ~~(maxRequests ?? 0) > 0 ? `, max=${maxRequests}` : '';
+    keepAliveLine = `Connection: keep-alive\r\nKeep-Alive: timeout=${Math.floor(timeout / 1000)}${max}\r\n`;
+    keepAliveFor = [timeout, maxRequests];
+  }
+  return keepAliveLine;
+}
+
 /** The `Connection` / `Keep-Alive` lines Node would add (Content-Length is always given here). */
 function connectionLines(r: NodeResponse): string {
   if (r._expect_continue && !r._sent100) r.shouldKeepAlive = false; // as writeHead: a 100 never sent, no keep-alive
   if (r.shouldKeepAlive && r.maxRequestsOnConnectionReached) return 'Connection: close\r\n';
   if (r.shouldKeepAlive) {
-    if (r._keepAliveTimeout && r._defaultKeepAlive) {
-      const max = ~~(r._maxRequestsPerSocket ?? 0) > 0 ? `, max=${r._maxRequestsPerSocket}` : '';
-      return `Connection: keep-alive\r\nKeep-Alive: timeout=${Math.floor(r._keepAliveTimeout / 1000)}${max}\r\n`;
-    }
+    if (r._keepAliveTimeout && r._defaultKeepAlive) return keepAliveLines(r._keepAliveTimeout, r._maxRequestsPerSocket);
     return 'Connection: keep-alive\r\n';
   }
   r._last = true;
