@@ -2,9 +2,9 @@ import { randomFillSync } from 'node:crypto';
 import type { IdPrefix } from '../../common/ids';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-const BASE62_CODES = Uint8Array.from(BASE62, (c) => c.charCodeAt(0));
-/** Random bytes at or above this are rejected, so that every character is equally likely (no modulo bias). */
-const LIMIT = 62 * Math.floor(256 / 62);
+/** A random byte's character code, or 0 for the bytes at or above 62 × 4 = 248: those are rejected, so that every
+ * base62 character is equally likely (four bytes each, no modulo bias). */
+const CHAR_OF_BYTE = Uint8Array.from({ length: 256 }, (_, v) => (v < 248 ? BASE62.charCodeAt(v % 62) : 0));
 /** Ids made per pool string. */
 const IDS_PER_POOL = 256;
 /** 4 KB from the CSPRNG at a time, drawn again once used up. */
@@ -43,8 +43,8 @@ function refill(pool: Pool): void {
         randomFillSync(RANDOM);
         nextByte = 0;
       }
-      const v = RANDOM[nextByte++];
-      if (v < LIMIT) bytes[at++] = BASE62_CODES[v % 62];
+      const c = CHAR_OF_BYTE[RANDOM[nextByte++]];
+      if (c !== 0) bytes[at++] = c;
     }
   }
   pool.ids = bytes.toString('latin1');
