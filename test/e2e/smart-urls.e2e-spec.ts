@@ -420,6 +420,7 @@ describe('smart URLs and link controls', () => {
       await new Promise((r) => setTimeout(r, 1600));
       const res = await get(`/${c.short_code}`);
       expect(res.status).toBe(410);
+      expect(res.headers.get('x-robots-tag')).toBe('noindex, nofollow');
       expect(await res.text()).toContain('This code has expired');
       const reopened = await patch(c.id, { expires_at: null });
       expect(reopened.body.expires_at).toBeNull();

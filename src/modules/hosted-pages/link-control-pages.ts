@@ -3,11 +3,12 @@ import type { HostedResponse } from './hosted-response';
 
 /** The hosted pages of link controls (docs/link-controls.md): pure, every value escaped, no script. */
 
-const EXPIRED = page(410, 'Expired', '<h1>This code has expired</h1>\n<p class="muted">Its owner set it to stop working after a date or a number of scans.</p>');
-const EXPIRED_BODY = Buffer.from(EXPIRED.body);
-
-/** The password pages are kept out of search results by header too, for crawlers that do not read the page's meta tag. */
+/** The link-control pages are kept out of search results by header too, for crawlers that do not read the page's meta
+ * tag. */
 const NOINDEX = { 'x-robots-tag': 'noindex, nofollow' };
+
+const EXPIRED = page(410, 'Expired', '<h1>This code has expired</h1>\n<p class="muted">Its owner set it to stop working after a date or a number of scans.</p>', NOINDEX);
+const EXPIRED_BODY = Buffer.from(EXPIRED.body);
 
 /** 410: the code's expiry date or scan limit has passed and it has no expired_url. */
 export function renderExpiredPage(): HostedResponse {
