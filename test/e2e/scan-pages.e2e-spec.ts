@@ -54,7 +54,7 @@ describe('hosted pages and lead form (headless Chromium)', () => {
     const headers = res!.headers();
     expect(headers['content-security-policy']).toContain(`style-src '${PAGE_CSS_HASH}'`);
     expect(headers['x-content-type-options']).toBe('nosniff');
-    expect(headers['referrer-policy']).toBe('no-referrer');
+    expect(headers['referrer-policy']).toBe('strict-origin-when-cross-origin');
     expect(headers['cache-control']).toBe('no-store');
     return res!;
   }

@@ -63,7 +63,7 @@ export class FileDeliveryService {
       .header('X-Content-Type-Options', 'nosniff')
       .header('Content-Disposition', contentDisposition(servedFileName(file.name, file.contentType), { type: 'inline' }))
       .header('Content-Security-Policy', FILE_CSP)
-      .header('Referrer-Policy', 'no-referrer')
+      .header('Referrer-Policy', 'strict-origin-when-cross-origin')
       .header('Accept-Ranges', 'bytes')
       .header('ETag', etag)
       // The code may be switched off or trashed: every use asks again (a matching ETag costs a 304).

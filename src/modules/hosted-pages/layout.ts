@@ -83,7 +83,9 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'content-type': 'text/html; charset=utf-8',
   'content-security-policy': PAGE_CSP,
   'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
+  // As every answer of both hosts (docs/security.md): a link followed from a page tells the destination the scan host's
+  // origin only, never the short code. The password pages send no referrer at all (link-control-pages.ts).
+  'referrer-policy': 'strict-origin-when-cross-origin',
   'cache-control': 'no-store',
   'x-frame-options': 'DENY',
 });
@@ -93,13 +95,14 @@ export const DOWNLOAD_CSP = "default-src 'none'; frame-ancestors 'none'; sandbox
 
 /** A full document around `body` (already-escaped HTML). */
 export function page(status: number, title: string, body: string, extraHeaders: Record<string, string> = {}): HostedResponse {
+  const headers = { ...PAGE_HEADERS, ...extraHeaders };
   const html = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex, nofollow">
-<meta name="referrer" content="no-referrer">
+<meta name="referrer" content="${esc(headers['referrer-policy'])}">
 <title>${esc(title)}</title>
 <link rel="icon" href="data:,">
 <style>${PAGE_CSS}</style>
@@ -113,7 +116,7 @@ ${body}
 </body>
 </html>
 `;
-  return { status, headers: { ...PAGE_HEADERS, ...extraHeaders }, body: html };
+  return { status, headers, body: html };
 }
 
 export interface LinkButton {
@@ -157,7 +160,7 @@ export function downloadResponse(body: string, contentType: string, name: string
       'content-disposition': `attachment; filename="${ascii}.${ext}"; filename*=UTF-8''${utf8}`,
       'content-security-policy': DOWNLOAD_CSP,
       'x-content-type-options': 'nosniff',
-      'referrer-policy': 'no-referrer',
+      'referrer-policy': 'strict-origin-when-cross-origin',
       'cache-control': 'no-store',
     },
     body,

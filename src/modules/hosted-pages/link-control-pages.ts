@@ -7,6 +7,10 @@ import type { HostedResponse } from './hosted-response';
  * tag. */
 const NOINDEX = { 'x-robots-tag': 'noindex, nofollow' };
 
+/** The password page and its 429 page send no referrer (nor the unlock's 302): nothing about a protected code leaves
+ * with a visitor who follows a link elsewhere. */
+const PASSWORD_HEADERS = { ...NOINDEX, 'referrer-policy': 'no-referrer' };
+
 const EXPIRED = page(410, 'Expired', '<h1>This code has expired</h1>\n<p class="muted">Its owner set it to stop working after a date or a number of scans.</p>', NOINDEX);
 const EXPIRED_BODY = Buffer.from(EXPIRED.body);
 
@@ -40,12 +44,12 @@ ${hint}
 </div>
 <div class="actions"><button type="submit">Continue</button></div>
 </form>`,
-    NOINDEX,
+    PASSWORD_HEADERS,
   );
 }
 
 /** 429: too many wrong passwords for this code from this address in the last minute. */
 export function renderTooManyTriesPage(retryAfterSeconds: number): HostedResponse {
   const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
-  return page(429, 'Too many tries', `<h1>Too many tries</h1>\n<p>Please wait a minute before trying the password again.</p>`, { ...NOINDEX, 'retry-after': String(seconds) });
+  return page(429, 'Too many tries', `<h1>Too many tries</h1>\n<p>Please wait a minute before trying the password again.</p>`, { ...PASSWORD_HEADERS, 'retry-after': String(seconds) });
 }

@@ -16,6 +16,6 @@ export function expectPageHeaders(r: HostedResponse): void {
   expect(csp).toContain(`style-src 'sha256-${hash}'`);
   expect(r.headers['content-type']).toBe('text/html; charset=utf-8');
   expect(r.headers['x-content-type-options']).toBe('nosniff');
-  expect(r.headers['referrer-policy']).toBe('no-referrer');
+  expect(r.headers['referrer-policy']).toBe('strict-origin-when-cross-origin');
   expect(r.headers['cache-control']).toBe('no-store');
 }
