@@ -227,6 +227,19 @@ describe('API foundation', () => {
       expect(restored.status).toBe(200);
       expect(restored.body).toMatchObject({ id, object: 'qr_code' });
       expect((await http(t.origin, 'GET', `/v1/qr-codes/${id}`, { key: org.apiKey })).status).toBe(200);
+      // A create or a content replacement with an empty body is a create with `{}`: the answer names what is missing.
+      for (const [path, fieldName] of [
+        ['/v1/qr-codes', 'target'],
+        ['/v1/folders', 'name'],
+      ] as const) {
+        const empty = await http(t.origin, 'POST', path, { key: org.apiKey, rawBody: '' });
+        const none = await http(t.origin, 'POST', path, { key: org.apiKey, body: {} });
+        expect([path, empty.status, empty.body.error.field]).toEqual([path, 400, fieldName]);
+        expect(empty.body.error.message).toBe(none.body.error.message);
+      }
+      const page = await http(t.origin, 'POST', '/v1/qr-codes', { key: org.apiKey, body: { target: { type: 'linkpage', title: 'T', links: [{ title: 'A', url: 'https://example.com/a' }] } } });
+      const content = await http(t.origin, 'PUT', `/v1/qr-codes/${page.body.id as string}/content`, { key: org.apiKey, rawBody: '' });
+      expect([content.status, content.body.error.field]).toEqual([400, 'title']);
     });
 
     it('answers malformed JSON with 400 invalid_request', async () => {

@@ -213,7 +213,9 @@ export class QrCodesController {
     },
   })
   @ApiOkResponse({ type: QrCodeDto })
-  replaceContent(@Auth() auth: AuthContext, @Param('id') id: string, @Body() body: Record<string, unknown>): Promise<QrCodeDto> {
+  replaceContent(@Auth() auth: AuthContext, @Param('id') id: string, @Body() body: Record<string, unknown> | undefined): Promise<QrCodeDto> {
+    // No body at all is `{}`: the type's handler names the first missing field.
+    if (body === undefined) body = {};
     if (typeof body !== 'object' || body === null || Array.isArray(body)) throw ApiException.invalid(undefined, 'The body must be a JSON object');
     return this.qrCodes.replaceContent(auth, id, body);
   }

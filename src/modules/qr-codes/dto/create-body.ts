@@ -11,6 +11,8 @@ import { CreateQrCodeDto } from './qr-code.dto';
  * global validation pipe checks a DTO (unknown fields, types), with the DTO its `type` selects.
  */
 export async function parseCreateBody(raw: unknown): Promise<CreateQrCodeDto | CreateGs1QrCodeDto> {
+  // No body at all (an empty one with Content-Type: application/json too) is `{}`: the answer names the missing fields.
+  if (raw === undefined) raw = {};
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw ApiException.invalid(undefined, 'The body must be a JSON object');
   const dto: CreateQrCodeDto | CreateGs1QrCodeDto =
     gs1Kind.ownsBody(raw)
