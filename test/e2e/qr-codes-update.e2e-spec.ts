@@ -166,6 +166,36 @@ describe('PATCH, DELETE and restore /v1/qr-codes/{id}', () => {
     expect((await http(t.origin, 'GET', `/v1/qr-codes/${code.id}`, { key: org.apiKey })).status).toBe(200);
   });
 
+  it('keeps both changes when two PATCHes of one code arrive at once (each merges over what the other left)', async () => {
+    for (let round = 0; round < 4; round++) {
+      const code = await create({ target: { type: 'email', email: 'a@example.com', subject: 's0', message: 'm0' } });
+      const [a, b] = await Promise.all([patch(code.id, { target: { subject: 'S1' } }), patch(code.id, { target: { message: 'M1' } })]);
+      expect([a.status, b.status]).toEqual([200, 200]);
+      const after = await http(t.origin, 'GET', `/v1/qr-codes/${code.id}`, { key: org.apiKey });
+      expect([after.body.target.subject, after.body.target.message]).toEqual(['S1', 'M1']);
+    }
+    const designed = await create({ target: { type: 'url', destination: 'https://example.com/d' } });
+    const [shape, colour] = await Promise.all([
+      patch(designed.id, { design: { shapes: { body: 'dots' } } }),
+      patch(designed.id, { design: { colors: { foreground: '#112233' } } }),
+    ]);
+    expect([shape.status, colour.status]).toEqual([200, 200]);
+    const after = await http(t.origin, 'GET', `/v1/qr-codes/${designed.id}`, { key: org.apiKey });
+    expect([after.body.design.shapes.body, after.body.design.colors.foreground]).toEqual(['dots', '#112233']);
+  });
+
+  it('answers every one of several restores sent at once with the live code, and emits qr.restored once', async () => {
+    const o = await createOrg(t, { plan: 'pro' });
+    // Events are kept for workspaces with an endpoint subscribed to them.
+    expect((await http(t.origin, 'POST', '/v1/webhooks', { key: o.apiKey, body: { url: 'https://hooks.example.com/r', events: ['qr.restored'] } })).status).toBe(201);
+    const code = (await http(t.origin, 'POST', '/v1/qr-codes', { key: o.apiKey, body: { target: { type: 'text', text: 'twice' } } })).body;
+    await http(t.origin, 'DELETE', `/v1/qr-codes/${code.id}`, { key: o.apiKey });
+    const answers = await Promise.all([1, 2, 3].map(() => http(t.origin, 'POST', `/v1/qr-codes/${code.id}/restore`, { key: o.apiKey })));
+    expect(answers.map((r) => [r.status, r.body.id, 'deleted_at' in r.body])).toEqual([1, 2, 3].map(() => [200, code.id, false]));
+    const events = await http(t.origin, 'GET', '/v1/events?type=qr.restored', { key: o.apiKey });
+    expect(events.body.data).toHaveLength(1);
+  });
+
   it('re-checks the plan limit on restore', async () => {
     const limited = await startApi({ PLANS_FILE: writePlans({ plus: { dynamic_qr_limit: 1, requests_per_minute: 1000 } }) });
     try {
@@ -177,6 +207,11 @@ describe('PATCH, DELETE and restore /v1/qr-codes/{id}', () => {
       const res = await http(limited.origin, 'POST', `/v1/qr-codes/${a.body.id}/restore`, { key: o.apiKey });
       expect(res.status).toBe(403);
       expect(res.body.error).toMatchObject({ code: 'plan_limit_reached', limit: 1, current_count: 1 });
+      // The last free place, asked for by three restores of one code at once: the code is restored, and all three
+      // answer with it (the others find it live).
+      await http(limited.origin, 'DELETE', `/v1/qr-codes/${b.body.id}`, { key: o.apiKey });
+      const answers = await Promise.all([1, 2, 3].map(() => http(limited.origin, 'POST', `/v1/qr-codes/${a.body.id}/restore`, { key: o.apiKey })));
+      expect(answers.map((r) => [r.status, r.body.id, 'deleted_at' in r.body])).toEqual([1, 2, 3].map(() => [200, a.body.id, false]));
     } finally {
       await limited.close();
     }

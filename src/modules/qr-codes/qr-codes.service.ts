@@ -38,6 +38,11 @@ import { parseTarget, PREVIEW_TARGET, ruleTester, storedHandler } from '../targe
 import { parseTestFacts } from '../targets/smart-rules';
 import { LINK_CONTROL_FIELDS, parseLinkControls } from '../targets/link-controls';
 
+/** How many times a PATCH is worked out again when another change of the code committed while it was prepared. */
+const PATCH_ATTEMPTS = 10;
+/** Thrown inside a PATCH's transaction when the locked row's target or design is not the one the merge was made from. */
+class MergedFromStaleRow extends Error {}
+
 @Injectable()
 export class QrCodesService {
   private readonly logger = new Logger(QrCodesService.name);
@@ -125,8 +130,9 @@ export class QrCodesService {
 
   /** The design of a new code: the body's, merged field by field over its template's when `template_id` is given. */
   async designOf(auth: AuthContext, body: { design?: Record<string, unknown> | null; template_id?: string | null }): Promise<Design> {
-    const base = body.template_id ? await templateDesign(this.em, auth, body.template_id) : undefined;
-    return parseDesign(body.design ?? (base ? undefined : {}), { base });
+    const template = body.template_id ? await templateDesign(this.em, auth, body.template_id) : undefined;
+    const base = template?.design;
+    return parseDesign(body.design ?? (base ? undefined : {}), { base, baseNamesErrorCorrection: template?.namesErrorCorrection });
   }
 
   /** A batch's design, resolved once for all its items and checked as a code's, its logo too (fetched or decoded,
@@ -148,9 +154,10 @@ export class QrCodesService {
    * environment's codes, trashed and paused codes alike). With `lock` (inside a transaction) its row is locked for the
    * transaction and read afresh, so that concurrent changes of one code apply one after the other, each on what the
    * previous one left (the audit log's before values and updated_at follow their order). */
-  async findLive(auth: AuthContext, id: string, em: EntityManager = this.em, lock = false): Promise<QrCode> {
+  async findLive(auth: AuthContext, id: string, em: EntityManager = this.em, lock = false, refresh = lock): Promise<QrCode> {
     const where = { id, organizationId: auth.organizationId, environment: auth.environment, status: 'live' } as const;
-    const code = !/^s?qr_[0-9A-Za-z]+$/.test(id) ? null : await em.findOne(QrCode, where, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true } : {});
+    const options = lock ? { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true } : refresh ? { refresh: true } : {};
+    const code = !/^s?qr_[0-9A-Za-z]+$/.test(id) ? null : await em.findOne(QrCode, where, options);
     if (!code) throw ApiException.notFound('QR code', id);
     return code;
   }
@@ -173,8 +180,14 @@ export class QrCodesService {
     }
   }
 
-  private async updateWith(auth: AuthContext, id: string, body: UpdateQrCodeDto, pins: StoragePins): Promise<QrCodeDto> {
-    const code = await this.findLive(auth, id);
+  /**
+   * A PATCH merges its target and design into the code's current ones, worked out (logo fetched, image drawn) before
+   * the row is locked. If another change of the same code committed in between, the merge was made from values that
+   * are gone: it is made again from the new row (up to PATCH_ATTEMPTS times), so that two PATCHes sent at once each
+   * keep the other's fields.
+   */
+  private async updateWith(auth: AuthContext, id: string, body: UpdateQrCodeDto, pins: StoragePins, attempt = 1): Promise<QrCodeDto> {
+    const code = await this.findLive(auth, id, this.em, false, attempt > 1);
     // A target-typed code is patched through its handler; a GS1 code (no handler) through its kind's own fields.
     const handler = gs1Kind.owns(code) ? null : storedHandler(code.type);
     // Refusals first: nothing is applied when any part of the request is refused.
@@ -248,9 +261,12 @@ export class QrCodesService {
 
     const oldImageKey = code.imageKey;
     const oldLogoKey = code.logoKey;
+    // Copies: the transaction's locked read refreshes the same entity object in place.
+    const mergedFrom = { target: structuredClone(code.target), design: structuredClone(code.design) };
     try {
       await this.em.transactional(async (em) => {
         const locked = await this.findLive(auth, id, em, true);
+        if (!sameJson(locked.target, mergedFrom.target) || !sameJson(locked.design, mergedFrom.design)) throw new MergedFromStaleRow();
         await this.images.hold(em, [changes.imageKey, changes.logoKey]);
         em.assign(locked, { ...changes, updatedAt: new Date() });
         await em.flush();
@@ -258,7 +274,13 @@ export class QrCodesService {
         Object.assign(code, locked);
       });
     } catch (err) {
+      // Worked out again: what this attempt stored stays pinned (the next attempt may store the same objects), and what
+      // no attempt references is deleted when the writer unpins.
+      if (err instanceof MergedFromStaleRow && attempt < PATCH_ATTEMPTS) return this.updateWith(auth, id, body, pins, attempt + 1);
       await this.images.release([newImageKey !== oldImageKey ? newImageKey : null, changes.logoKey !== oldLogoKey ? changes.logoKey : null]);
+      if (err instanceof MergedFromStaleRow) {
+        throw new ApiException('service_unavailable', 'This QR code kept changing while the update was applied; nothing was changed. Retry in a moment.', { retryAfter: 1 });
+      }
       throw err;
     }
     await this.invalidate(code);
@@ -322,11 +344,19 @@ export class QrCodesService {
     const code = /^s?qr_[0-9A-Za-z]+$/.test(id) ? await this.em.findOne(QrCode, { id, organizationId: auth.organizationId, environment: auth.environment }) : null;
     if (!code) throw ApiException.notFound('QR code', id);
     if (code.status === 'live') return this.present(code);
+    const where = { id, organizationId: auth.organizationId, environment: auth.environment };
+    // Restores of one code sent at once: the first restores it, the others find it live under the row's lock and
+    // answer as for a live code (200, no event).
+    let alreadyLive = false;
     const restored = await this.em.transactional(async (em) => {
       const count = planCountOf(code);
-      if (count) await assertRoomFor(em, auth, count);
-      const locked = await em.findOne(QrCode, { id, organizationId: auth.organizationId, environment: auth.environment, status: { $in: ['trashed', 'paused'] } });
-      if (!locked) throw ApiException.notFound('QR code', id);
+      if (count) await assertRoomFor(em, auth, count); // locks the workspace's capacity first, as creation does
+      const locked = await em.findOne(QrCode, where, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+      if (locked?.status === 'live') {
+        alreadyLive = true;
+        return locked;
+      }
+      if (!locked || (locked.status !== 'trashed' && locked.status !== 'paused')) throw ApiException.notFound('QR code', id);
       em.assign(locked, { status: 'live', deletedAt: null, updatedAt: new Date() });
       await em.flush();
       await this.events.emit(em, auth, 'qr.restored', this.present(locked));
@@ -334,10 +364,19 @@ export class QrCodesService {
       // qr.updated.
       if (auth.actor?.type === 'user') await this.events.emit(em, auth, 'qr.updated', this.present(locked));
       return locked;
-    }).catch((err: unknown) => {
+    }).catch(async (err: unknown) => {
+      // The plan's last free place, taken by a restore of this same code that committed meanwhile: it is live.
+      if (err instanceof ApiException && err.code === 'plan_limit_reached') {
+        const now = await this.em.findOne(QrCode, where, { refresh: true });
+        if (now?.status === 'live') {
+          alreadyLive = true;
+          return now;
+        }
+      }
       // A paused GS1 code whose identifier another code took meanwhile.
       throw isGs1KeyConflict(err) ? gs1TakenError(code.gs1Key!) : err;
     });
+    if (alreadyLive) return this.present(restored);
     await this.invalidate(restored);
     return this.present(restored);
   }
