@@ -1,3 +1,4 @@
+import sharp from 'sharp';
 import { addKey, createOrg, eventually, http, startApi, startWorker, TestApp, TestOrg } from '../setup/app';
 
 describe('/v1/templates', () => {
@@ -103,6 +104,28 @@ describe('/v1/templates', () => {
     const gone = await http(t.origin, 'POST', '/v1/qr-codes', { key: org.apiKey, body: { target: { type: 'text', text: 'x' }, template_id: tpl.body.id } });
     expect(gone.status).toBe(404);
     expect(gone.body.error.field).toBe('template_id');
+  });
+
+  it('keeps the error correction a template names when the code adds a logo; without one named anywhere, a logo picks H', async () => {
+    const png = await sharp({ create: { width: 60, height: 40, channels: 4, background: '#c62828' } }).png().toBuffer();
+    const logo = { url: `data:image/png;base64,${png.toString('base64')}` };
+    const target = { type: 'url', destination: 'https://example.com/ec' };
+    const template = async (design: Record<string, unknown>) => (await http(t.origin, 'POST', '/v1/templates', { key: org.apiKey, body: { name: 'ec', design } })).body.id as string;
+    const levelOf = async (templateId: string) => {
+      const res = await http(t.origin, 'POST', '/v1/qr-codes', { key: org.apiKey, body: { template_id: templateId, target, design: { logo } } });
+      expect(res.status).toBe(201);
+      return res.body.design.error_correction as string;
+    };
+    const named = await template({ error_correction: 'Q' });
+    const namedM = await template({ error_correction: 'M', colors: { foreground: '#1a237e' } });
+    const unnamed = await template({ colors: { foreground: '#1a237e' } });
+    expect([await levelOf(named), await levelOf(namedM), await levelOf(unnamed)]).toEqual(['Q', 'M', 'H']);
+    // Named later through PATCH, even as the level it already had (nothing an answer shows changes: updated_at stays).
+    const before = (await http(t.origin, 'GET', `/v1/templates/${unnamed}`, { key: org.apiKey })).body;
+    const patched = await http(t.origin, 'PATCH', `/v1/templates/${unnamed}`, { key: org.apiKey, body: { design: { error_correction: 'M' } } });
+    expect([patched.status, patched.body.updated_at, patched.body.design.error_correction]).toEqual([200, before.updated_at, 'M']);
+    expect(patched.body.design).not.toHaveProperty('error_correction_named');
+    expect(await levelOf(unnamed)).toBe('M');
   });
 
   it('applies a template to every item of a batch', async () => {

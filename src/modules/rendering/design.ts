@@ -128,7 +128,7 @@ function parseDataLogoUrl(raw: string, field: string): string {
  * - `error_correction` defaults to M, or H when a logo is set (or newly added) and the caller did not choose one.
  * Throws ApiException `invalid_request` naming the offending field (`design.shapes.body`, `design.colors`, …).
  */
-export function parseDesign(input: unknown, opts: { base?: Design; field?: string } = {}): Design {
+export function parseDesign(input: unknown, opts: { base?: Design; field?: string; baseNamesErrorCorrection?: boolean } = {}): Design {
   const root = opts.field ?? 'design';
   const base = opts.base ?? DEFAULT_DESIGN;
   if (input === undefined || input === null) return validateContrast(cloneDesign(base), root);
@@ -210,8 +210,9 @@ export function parseDesign(input: unknown, opts: { base?: Design; field?: strin
   if (obj.error_correction !== undefined) {
     const raw = typeof obj.error_correction === 'string' ? obj.error_correction.toUpperCase() : obj.error_correction;
     errorCorrection = parseEnum(raw, `${root}.error_correction`, ERROR_CORRECTIONS);
-  } else if (logo && !(opts.base && opts.base.logo)) {
-    // A logo hides modules: the highest correction level unless the caller chose one.
+  } else if (logo && !(opts.base && (opts.base.logo || opts.baseNamesErrorCorrection))) {
+    // A logo hides modules: the highest correction level unless the caller chose one (here, or in the template the
+    // base comes from).
     errorCorrection = 'H';
   } else {
     errorCorrection = opts.base ? base.error_correction : 'M';

@@ -9,7 +9,10 @@ import { type Design, parseDesign, presentFrame, storedDesign } from '../renderi
 import { LOGO_CHECK, type LogoCheck } from './logo-check';
 import { Template } from './template.entity';
 import { MAX_TEMPLATES, type CreateTemplateDto, type ListTemplatesQueryDto, type TemplateDto, type UpdateTemplateDto } from './templates.dto';
-import { TEMPLATE_ID } from './templates.repository';
+import { namesErrorCorrection, TEMPLATE_ID, templateStoredDesign } from './templates.repository';
+
+/** Whether a request's design names an error correction level. */
+const namesLevel = (design: unknown): boolean => typeof design === 'object' && design !== null && (design as { error_correction?: unknown }).error_correction !== undefined;
 
 export function presentTemplate(t: Template): TemplateDto {
   const d = storedDesign(t.design);
@@ -50,7 +53,7 @@ export class TemplatesService {
   /** At most MAX_TEMPLATES per workspace (both environments, like custom domains): the workspace row is locked while
    * counting, so concurrent creations cannot pass the limit together. */
   async create(auth: AuthContext, body: CreateTemplateDto): Promise<TemplateDto> {
-    const design = await this.checkedDesign(parseDesign(body.design));
+    const design = templateStoredDesign(await this.checkedDesign(parseDesign(body.design)), namesLevel(body.design));
     const template = await this.em.transactional(async (em) => {
       await lockOrganization(em, auth.organizationId);
       const current = await em.count(Template, { organizationId: auth.organizationId });
@@ -88,14 +91,21 @@ export class TemplatesService {
     const template = await this.find(auth, id);
     const stored = storedDesign(template.design);
     const design = body.design === undefined ? undefined : await this.checkedDesign(parseDesign(body.design, { base: stored }), stored);
+    const wasNamed = namesErrorCorrection(template.design);
+    const named = wasNamed || namesLevel(body.design);
     let changed = false;
     if (body.name !== undefined && body.name !== template.name) {
       template.name = body.name;
       changed = true;
     }
-    if (design && JSON.stringify(design) !== JSON.stringify(storedDesign(template.design))) {
-      template.design = design;
+    if (design && JSON.stringify(design) !== JSON.stringify(stored)) {
+      template.design = templateStoredDesign(design, named);
       changed = true;
+    } else if (named !== wasNamed) {
+      // The level it already had is now named: codes made from it keep it when they add a logo. Nothing an answer shows
+      // changed, so updated_at stays.
+      template.design = templateStoredDesign(stored, named);
+      await this.em.flush();
     }
     if (changed) {
       template.updatedAt = new Date();
