@@ -9,9 +9,12 @@ import type { ScanRow } from './scan-export';
  * are the SSE event ids, so a client resumes with Last-Event-ID from the stream for as long as it keeps the entry.
  */
 export const SCAN_LIVE_STREAM = 'scanlink:scans:live';
-/** Set (60 s expiry, refreshed) by api processes while a live feed is open: workers publish only then. */
+/** Set by api processes while a live feed is open and refreshed while it stays open; it outlives the last feed by
+ * SCAN_LIVE_ACTIVE_TTL_S. Workers publish only while it is set: a workspace nobody watches costs no live entries, and a
+ * feed that reconnects with Last-Event-ID within those ten minutes (a laptop waking, a network change) gets every scan
+ * stored meanwhile. */
 export const SCAN_LIVE_ACTIVE_KEY = 'scanlink:scans:live:active';
-export const SCAN_LIVE_ACTIVE_TTL_S = 60;
+export const SCAN_LIVE_ACTIVE_TTL_S = 600;
 
 /** Entries kept (approximately): the resume window. */
 export const SCAN_LIVE_MAXLEN = 10_000;
