@@ -3054,9 +3054,16 @@ export interface components {
             template_id?: string | null;
         };
         BatchItemDto: {
-            name: string | null;
-            /** @example url */
-            type: string | null;
+            /**
+             * @description The item's name; for an item sent without one, its code's name once created (`Campaign <short_code>`), '' before that or when it failed
+             * @example Table 1
+             */
+            name: string;
+            /**
+             * @description The item's type; '' when the item failed before its type was known
+             * @example url
+             */
+            type: string;
             /** @enum {string} */
             status: "pending" | "completed" | "failed";
             /** @description Set once the item is created */

@@ -136,6 +136,29 @@ describe('batches at work', () => {
     expect(createdArchive.body.data.length).toBe(100);
   }, 120_000);
 
+  it('names an item sent without a name by its code once created, and shows name and type as strings throughout', async () => {
+    const items = [
+      { target: { type: 'url', destination: 'https://example.com/unnamed' } },
+      { name: 'Named', target: { type: 'text', text: 'hello' } },
+      { target: { type: 'url', destination: 'javascript:alert(1)' } },
+    ];
+    const res = await http(t.origin, 'POST', '/v1/batches', { key: org.apiKey, body: { items } });
+    expect(res.status).toBe(202);
+    expect(res.body.items.map((i: { name: unknown; type: unknown }) => [i.name, i.type])).toEqual([
+      ['', 'url'],
+      ['Named', 'text'],
+      ['', 'url'],
+    ]);
+    const done = await finished(t, res.body.id, org.apiKey);
+    const code = await http(t.origin, 'GET', `/v1/qr-codes/${done.items[0].qr_code_id as string}`, { key: org.apiKey });
+    expect(code.body.name).toBe(`Campaign ${code.body.short_code as string}`);
+    expect(done.items.map((i: { name: unknown; status: string }) => [i.name, i.status])).toEqual([
+      [code.body.name, 'completed'],
+      ['Named', 'completed'],
+      ['', 'failed'],
+    ]);
+  });
+
   it('emits batch.failed on a global failure and releases the reservation', async () => {
     const redis = isolatedRedisUrl(3);
     const api = await startApi({ REDIS_URL: redis, WEBHOOK_ALLOW_HOSTS: '127.0.0.1' });

@@ -3,8 +3,8 @@ import type { BatchDto, BatchItemDto, BatchSummaryDto } from './batches.dto';
 
 /** An item row as the API shows it (the columns presentBatch needs). */
 export interface BatchItemRow {
-  name: string | null;
-  type: string | null;
+  name: string;
+  type: string;
   status: string;
   qr_code_id: string;
   error: string | null;

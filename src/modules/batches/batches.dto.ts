@@ -85,8 +85,10 @@ export class CreateBatchDto {
 }
 
 export class BatchItemDto {
-  @ApiProperty({ type: String, nullable: true }) name!: string | null;
-  @ApiProperty({ type: String, nullable: true, example: 'url' }) type!: string | null;
+  @ApiProperty({ type: String, example: 'Table 1', description: "The item's name; for an item sent without one, its code's name once created (`Campaign <short_code>`), '' before that or when it failed" })
+  name!: string;
+  @ApiProperty({ type: String, example: 'url', description: "The item's type; '' when the item failed before its type was known" })
+  type!: string;
   @ApiProperty({ enum: ['pending', 'completed', 'failed'] }) status!: string;
   @ApiProperty({ type: String, nullable: true, description: 'Set once the item is created' }) qr_code_id!: string | null;
   @ApiProperty({ type: String, nullable: true, description: 'Why the item failed' }) error!: string | null;

@@ -81,7 +81,7 @@ export class BatchesService {
     await this.enqueue(batch.id, Math.min(JOBS_PER_BATCH, Math.ceil(items.length / CHUNK_SIZE))).catch((err: Error) =>
       this.logger.warn(`batch ${batch.id} not queued, left to the sweeper: ${err.message}`),
     );
-    return presentBatch(batch, items.map((i) => ({ name: i.name, type: i.type, status: 'pending', qr_code_id: i.qrCodeId, error: null, gs1_code: null })));
+    return presentBatch(batch, items.map((i) => ({ name: i.name ?? '', type: i.type ?? '', status: 'pending', qr_code_id: i.qrCodeId, error: null, gs1_code: null })));
   }
 
   /** `jobs` jobs for the batch, so that as many workers can share it. */
@@ -109,12 +109,16 @@ export class BatchesService {
     return presentBatch(batch, (await this.itemRows([batch.id])).get(batch.id) ?? []);
   }
 
-  /** The items of these batches in index order, only the columns the API shows (not the stored requests). */
+  /** The items of these batches in index order, only the columns the API shows (not the stored requests). `name` and
+   * `type` are strings: an item sent without a name shows its code's name once the code exists (`Campaign <code>`, as
+   * the manifest does), and '' before that or when it failed. */
   async itemRows(batchIds: string[]): Promise<Map<string, BatchItemRow[]>> {
     const out = new Map<string, BatchItemRow[]>(batchIds.map((id) => [id, []]));
     if (batchIds.length === 0) return out;
     const rows = await this.em.execute<(BatchItemRow & { batch_id: string })[]>(
-      `select batch_id, name, type, status, qr_code_id, error, gs1_code from batch_items where batch_id in (${batchIds.map(() => '?').join(', ')}) order by batch_id, idx`,
+      `select b.batch_id, coalesce(b.name, q.name, '') as name, coalesce(b.type, q.type, '') as type, b.status, b.qr_code_id, b.error, b.gs1_code
+         from batch_items b left join qr_codes q on b.status = 'completed' and q.id = b.qr_code_id
+        where b.batch_id in (${batchIds.map(() => '?').join(', ')}) order by b.batch_id, b.idx`,
       batchIds,
     );
     for (const { batch_id, ...row } of rows) out.get(batch_id)!.push(row);
