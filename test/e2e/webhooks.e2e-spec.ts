@@ -120,6 +120,10 @@ describe('Webhook endpoints (/v1/webhooks)', () => {
       ['https://[::1]/hook', /not a public address/],
       ['https://[::ffff:127.0.0.1]/hook', /not a public address/],
       ['https://metadata.google.internal/computeMetadata/v1/', /not a public host/],
+      ['https://metadata.google.internal./computeMetadata/v1/', /not a public host/],
+      ['https://printer.local./hook', /not a public host/],
+      ['https://localhost../hook', /not a public host/],
+      [' https://example.com/hook ', /spaces/],
       ['https://user:pass@example.com/hook', /credentials/],
     ])('refuses the unsafe URL %s (400 on url)', async (url, message) => {
       const res = await create(org.apiKey, { url, events: ['*'] });

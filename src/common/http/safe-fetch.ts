@@ -24,8 +24,10 @@ export function isPublicAddress(address: string): boolean {
   return addr.range() === 'unicast';
 }
 
+/** Lower case, without IPv6 brackets or the root label's trailing dot (`metadata.google.internal.` is the same host
+ * as `metadata.google.internal`, and must meet the same refusals). */
 function normalizeHost(host: string): string {
-  return host.replace(/^\[|\]$/g, '').toLowerCase();
+  return host.replace(/^\[|\]$/g, '').replace(/\.+$/, '').toLowerCase();
 }
 
 interface AllowEntry {
@@ -88,6 +90,8 @@ export function createSafeAgent(opts: SafeAgentOptions = {}): Agent {
 
 /** Static check at validation time (the connect-time check still runs on every request). */
 export function checkUrlTarget(rawUrl: string, opts: { allowHosts?: string[]; requireHttps?: boolean } = {}): URL {
+  // The URL parser trims spaces; a stored value must be the URL itself.
+  if (rawUrl !== rawUrl.trim()) throw new SsrfBlockedError('the URL must not start or end with spaces');
   let url: URL;
   try {
     url = new URL(rawUrl);

@@ -29,7 +29,7 @@ export async function validateWebhookUrl(raw: string, allowHosts: string[], look
     }
     throw err;
   }
-  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.+$/, '').toLowerCase();
   const allowed = isAllowListed(allowHosts, host, portOf(url));
   if (!allowed && !isIP(host)) {
     let addresses: Array<{ address: string }> = [];
