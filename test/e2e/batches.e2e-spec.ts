@@ -121,6 +121,11 @@ describe('/v1/batches', () => {
     const refused = await http(t.origin, 'POST', '/v1/batches', { key: free.apiKey, body: { items: [{ type: 'static', target: { type: 'text', text: 'x' } }] } });
     expect(refused.status).toBe(403);
     expect(refused.body.error.code).toBe('plan_restricted');
+    // Every batch route, reads too (as webhooks on the free plan).
+    for (const path of ['/v1/batches', '/v1/batches/batch_00000000000000000000', '/v1/batches/batch_00000000000000000000/download']) {
+      const read = await http(t.origin, 'GET', path, { key: free.apiKey });
+      expect([path, read.status, read.body.error?.code]).toEqual([path, 403, 'plan_restricted']);
+    }
     for (const [body, field] of [
       [{ items: [] }, 'items'],
       [{ items: Array.from({ length: 1001 }, () => ({ target: { type: 'text', text: 'x' } })) }, 'items'],

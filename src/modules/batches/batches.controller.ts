@@ -61,6 +61,7 @@ export class BatchesController {
 
   @Get()
   @RequiresScope('qr:read')
+  @RequiresPlanFeature('batches')
   @ApiOperation({ summary: 'List batches', description: 'Newest first; full Batch objects, items included.' })
   @ApiOkResponse({ type: BatchListDto })
   list(@Auth() auth: AuthContext, @Query() query: ListBatchesQueryDto): Promise<BatchListDto> {
@@ -69,6 +70,7 @@ export class BatchesController {
 
   @Get(':id')
   @RequiresScope('qr:read')
+  @RequiresPlanFeature('batches')
   @ApiOperation({ summary: 'Retrieve a batch with its items' })
   @ApiOkResponse({ type: BatchDto })
   retrieve(@Auth() auth: AuthContext, @Param('id') id: string): Promise<BatchDto> {
@@ -77,6 +79,7 @@ export class BatchesController {
 
   @Get(':id/download')
   @RequiresScope('qr:read')
+  @RequiresPlanFeature('batches')
   @ApiOperation({
     summary: 'Download the batch as a ZIP',
     description: 'Every completed item’s image (`<name-slug>-<id>.<ext>`; PNGs stored, SVGs deflated; `size` sizes PNGs and is ignored for SVG) plus manifest.csv (id, name, short_url, status, error). Streamed: images are drawn one at a time as the client reads. 422 batch_processing while processing.',
