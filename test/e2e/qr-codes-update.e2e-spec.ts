@@ -184,6 +184,38 @@ describe('PATCH, DELETE and restore /v1/qr-codes/{id}', () => {
     expect([after.body.design.shapes.body, after.body.design.colors.foreground]).toEqual(['dots', '#112233']);
   });
 
+  it('sends one qr.updated for the same PATCH sent several times at once (the others change nothing)', async () => {
+    const o = await createOrg(t, { plan: 'pro' });
+    expect((await http(t.origin, 'POST', '/v1/webhooks', { key: o.apiKey, body: { url: 'https://hooks.example.com/u', events: ['qr.updated'] } })).status).toBe(201);
+    const code = (await http(t.origin, 'POST', '/v1/qr-codes', { key: o.apiKey, body: { target: { type: 'text', text: 'same' } } })).body;
+    const named = await Promise.all([1, 2, 3, 4].map(() => http(t.origin, 'PATCH', `/v1/qr-codes/${code.id}`, { key: o.apiKey, body: { name: 'N1' } })));
+    expect(named.map((r) => [r.status, r.body.name])).toEqual([1, 2, 3, 4].map(() => [200, 'N1']));
+    const paused = await Promise.all([1, 2, 3, 4].map(() => http(t.origin, 'PATCH', `/v1/qr-codes/${code.id}`, { key: o.apiKey, body: { is_active: false } })));
+    expect(paused.map((r) => [r.status, r.body.is_active])).toEqual([1, 2, 3, 4].map(() => [200, false]));
+    const events = await http(t.origin, 'GET', '/v1/events?type=qr.updated', { key: o.apiKey });
+    expect(events.body.data).toHaveLength(2);
+  });
+
+  it('answers a code moved or created into a folder deleted at the same moment with 404 on folder_id, never 500', async () => {
+    const o = await createOrg(t, { plan: 'pro' });
+    for (let round = 0; round < 3; round++) {
+      const folder = (await http(t.origin, 'POST', '/v1/folders', { key: o.apiKey, body: { name: `Gone ${round}` } })).body;
+      const codes = await Promise.all([1, 2, 3, 4].map((n) => http(t.origin, 'POST', '/v1/qr-codes', { key: o.apiKey, body: { target: { type: 'text', text: `f${n}` } } })));
+      const answers = await Promise.all([
+        ...codes.map((c) => http(t.origin, 'PATCH', `/v1/qr-codes/${c.body.id as string}`, { key: o.apiKey, body: { folder_id: folder.id } })),
+        http(t.origin, 'POST', '/v1/qr-codes', { key: o.apiKey, body: { target: { type: 'text', text: 'new' }, folder_id: folder.id } }),
+        http(t.origin, 'DELETE', `/v1/folders/${folder.id as string}`, { key: o.apiKey }),
+      ]);
+      for (const res of answers.slice(0, -1)) {
+        expect([200, 201, 404]).toContain(res.status);
+        if (res.status === 404) expect(res.body.error).toMatchObject({ code: 'not_found', field: 'folder_id' });
+      }
+      expect(answers.at(-1)!.status).toBe(200);
+      // Whatever won, no code is left in the deleted folder.
+      for (const c of codes) expect((await http(t.origin, 'GET', `/v1/qr-codes/${c.body.id as string}`, { key: o.apiKey })).body.folder_id).toBeNull();
+    }
+  });
+
   it('answers every one of several restores sent at once with the live code, and emits qr.restored once', async () => {
     const o = await createOrg(t, { plan: 'pro' });
     // Events are kept for workspaces with an endpoint subscribed to them.

@@ -398,6 +398,39 @@ describe('Webhook endpoints (/v1/webhooks)', () => {
       expect(() => Stripe.webhooks.constructEvent(req.body, header, rot.body.secret)).not.toThrow();
       expect(() => Stripe.webhooks.constructEvent(req.body, header, ep.secret)).not.toThrow();
     });
+
+    it('applies rotations sent at once one after the other: the last two secrets handed out sign, the first one no more', async () => {
+      const ep = (await create(org.apiKey, { url: rx.url('/rotate-race'), events: ['*'] })).body;
+      const rotations = await Promise.all([1, 2, 3].map(() => http(t.origin, 'POST', `/v1/webhooks/${ep.id}/rotate-secret`, { key: org.apiKey })));
+      expect(rotations.map((r) => r.status)).toEqual([200, 200, 200]);
+      const ping = await http(t.origin, 'POST', `/v1/webhooks/${ep.id}/test`, { key: org.apiKey });
+      expect(ping.body).toMatchObject({ status: 'succeeded' });
+      const [req] = rx.forPath('/rotate-race');
+      const header = String(req.headers['scanlink-signature']);
+      const signs = (secret: string) => {
+        try {
+          Stripe.webhooks.constructEvent(req.body, header, secret);
+          return true;
+        } catch {
+          return false;
+        }
+      };
+      expect(signs(ep.secret)).toBe(false);
+      expect(rotations.filter((r) => signs(r.body.secret as string))).toHaveLength(2);
+    });
+
+    it('answers a test delivery of an endpoint deleted meanwhile with 404, never 500', async () => {
+      for (let round = 0; round < 3; round++) {
+        const ep = (await create(org.apiKey, { url: rx.url('/test-race'), events: ['*'] })).body;
+        const [ping, del] = await Promise.all([
+          http(t.origin, 'POST', `/v1/webhooks/${ep.id}/test`, { key: org.apiKey }),
+          http(t.origin, 'DELETE', `/v1/webhooks/${ep.id}`, { key: org.apiKey }),
+        ]);
+        expect(del.status).toBe(200);
+        expect([200, 404]).toContain(ping.status);
+        if (ping.status === 404) expect(ping.body.error.code).toBe('not_found');
+      }
+    });
   });
 
   it('documents every webhook and event route in the OpenAPI document', async () => {

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager, ForeignKeyConstraintViolationException, UniqueConstraintViolationException } from '@mikro-orm/postgresql';
+import { ApiException } from '../../common/errors/api.exception';
 import type { AuthContext } from '../../common/auth/auth-context';
 import { APP_CONFIG, AppConfig } from '../../common/config/config';
 import { newId, newShortCode } from '../../common/ids';
@@ -32,6 +33,12 @@ export interface CodeDraft {
 
 /** Draws, stores and inserts new codes: one at a time (POST /v1/qr-codes) or a chunk at once (batches: one multi-row
  * insert and one qr.created fan-out for the chunk). */
+/** The row named a folder that a DELETE of the folder removed after it was checked (its foreign key refused the row). */
+export const isFolderGone = (err: unknown): boolean => err instanceof ForeignKeyConstraintViolationException && err.message.includes('qr_codes_folder_id_fkey');
+
+/** What a request whose folder was deleted meanwhile gets: the 404 it gets once the folder is gone. */
+export const folderGoneError = (folderId: string): ApiException => new ApiException('not_found', `No such folder: '${folderId}'`, { field: 'folder_id' });
+
 @Injectable()
 export class QrCodeCreationService {
   constructor(
@@ -123,6 +130,7 @@ export class QrCodeCreationService {
           inserted.push(code);
         } catch (e) {
           if (e instanceof UniqueConstraintViolationException) conflicted.push(code);
+          else if (isFolderGone(e) && code.folderId) refused.push({ code, error: folderGoneError(code.folderId) });
           else if (e instanceof ForeignKeyConstraintViolationException && code.domainId) {
             refused.push({ code, error: codeDomainError(e, { id: code.domainId, hostname: code.domainHostname ?? '' }) });
           } else throw e;

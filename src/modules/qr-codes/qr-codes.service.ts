@@ -29,7 +29,7 @@ import { QrCodeImagesService, type StoragePins } from './qr-code-images.service'
 import { ScanCacheInvalidator } from './scan-cache-invalidator';
 import { listQrCodes } from './qr-codes.list';
 import type { PresentableCode } from './qr-code.presenter';
-import { type CodeDraft, QrCodeCreationService } from './qr-code-creation.service';
+import { type CodeDraft, folderGoneError, isFolderGone, QrCodeCreationService } from './qr-code-creation.service';
 import { templateDesign } from '../templates/templates.repository';
 import { FieldReader } from '../targets/fields';
 import { normalizeTags, sameJson } from './qr-code-rules';
@@ -267,10 +267,19 @@ export class QrCodesService {
       await this.em.transactional(async (em) => {
         const locked = await this.findLive(auth, id, em, true);
         if (!sameJson(locked.target, mergedFrom.target) || !sameJson(locked.design, mergedFrom.design)) throw new MergedFromStaleRow();
-        await this.images.hold(em, [changes.imageKey, changes.logoKey]);
-        em.assign(locked, { ...changes, updatedAt: new Date() });
-        await em.flush();
-        await this.events.emit(em, auth, 'qr.updated', this.present(locked));
+        // A field another request already set to this value (the same PATCH sent twice at once) is no change: when
+        // none is left, nothing is written and no qr.updated is sent.
+        for (const field of Object.keys(changes) as (keyof QrCode)[]) {
+          if (field !== 'target' && field !== 'design' && field !== 'imageKey' && field !== 'logoKey' && field !== 'passwordHash' && sameJson(changes[field], locked[field])) {
+            delete changes[field];
+          }
+        }
+        if (Object.keys(changes).length > 0) {
+          await this.images.hold(em, [changes.imageKey, changes.logoKey]);
+          em.assign(locked, { ...changes, updatedAt: new Date() });
+          await em.flush();
+          await this.events.emit(em, auth, 'qr.updated', this.present(locked));
+        }
         Object.assign(code, locked);
       });
     } catch (err) {
@@ -281,6 +290,8 @@ export class QrCodesService {
       if (err instanceof MergedFromStaleRow) {
         throw new ApiException('service_unavailable', 'This QR code kept changing while the update was applied; nothing was changed. Retry in a moment.', { retryAfter: 1 });
       }
+      // The folder named was deleted after it was checked: the 404 a later request gets.
+      if (isFolderGone(err) && body.folder_id) throw folderGoneError(body.folder_id);
       throw err;
     }
     await this.invalidate(code);

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { EntityManager } from '@mikro-orm/postgresql';
+import { EntityManager, LockMode } from '@mikro-orm/postgresql';
 import type { AuthContext } from '../../common/auth/auth-context';
 import { APP_CONFIG, AppConfig } from '../../common/config/config';
 import { ApiException } from '../../common/errors/api.exception';
@@ -85,8 +85,10 @@ export class WebhooksService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  private async find(auth: AuthContext, id: string, em: EntityManager = this.em): Promise<WebhookEndpoint> {
-    const endpoint = hasPrefix(id, 'we') ? await em.findOne(WebhookEndpoint, { id, organizationId: auth.organizationId, environment: auth.environment }) : null;
+  /** With `lock` (inside a transaction) the row is locked and read afresh: changes of one endpoint apply in turn. */
+  private async find(auth: AuthContext, id: string, em: EntityManager = this.em, lock = false): Promise<WebhookEndpoint> {
+    const where = { id, organizationId: auth.organizationId, environment: auth.environment };
+    const endpoint = hasPrefix(id, 'we') ? await em.findOne(WebhookEndpoint, where, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true } : {}) : null;
     if (!endpoint) throw ApiException.notFound('webhook endpoint', id);
     return endpoint;
   }
@@ -188,7 +190,9 @@ export class WebhooksService {
   async rotateSecret(auth: AuthContext, id: string): Promise<WebhookSecretDto> {
     const secret = newWebhookSecret();
     const endpoint = await this.em.transactional(async (em) => {
-      const e = await this.find(auth, id, em);
+      // Locked: rotations sent at once apply one after the other, so the secret each answers is the signing one when
+      // it is answered (the last answered signs, the one before it for the grace period).
+      const e = await this.find(auth, id, em, true);
       // Only two secrets sign at a time: rotating again inside the window drops the oldest one.
       e.previousSecretEnc = e.secretEnc;
       e.previousSecretExpiresAt = new Date(Date.now() + ROTATION_GRACE_MS);
@@ -214,7 +218,9 @@ export class WebhooksService {
       return this.outbox.addDeliveries(em, [{ event, listener: [endpoint.id] }], { wake: false });
     });
     await this.deliveries.attempt(deliveryId, 1, { anyEndpointStatus: true });
-    const delivery = await this.em.fork().findOneOrFail(WebhookDelivery, { id: deliveryId });
+    // Gone with its endpoint when a DELETE of the endpoint committed meanwhile: the endpoint is not there any more.
+    const delivery = await this.em.fork().findOne(WebhookDelivery, { id: deliveryId });
+    if (!delivery) throw ApiException.notFound('webhook endpoint', id);
     return presentDelivery(delivery);
   }
 
