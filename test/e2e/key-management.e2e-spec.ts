@@ -1,5 +1,6 @@
 import { DashboardAuthService } from '../../src/modules/tokens/dashboard-auth.service';
-import { createOrg, db, http, startApi, TestApp } from '../setup/app';
+import { createOrg, db, http, startApi, TestApp, writePlans } from '../setup/app';
+import { addMember, signIn } from '../setup/members';
 
 /** Key management (/v1/tokens*): rate-limited per client address, idempotent POSTs, and rotation of an expired key. */
 describe('/v1/tokens hardening', () => {
@@ -11,6 +12,26 @@ describe('/v1/tokens hardening', () => {
 
   const session = async (organizationId: string) =>
     `Bearer ${await api.app.get(DashboardAuthService).mint({ organizationId, email: 'o@example.com', emailVerified: true, expiresInSeconds: 600 })}`;
+
+  it("lets a member of a Free workspace use the dashboard: a session gets at least 120 requests a minute and spends none of the plan's monthly API quota", async () => {
+    // The product's Free plan (the tests' default plans lift every per-minute limit).
+    const free = await startApi({ PLANS_FILE: writePlans({ free: { requests_per_minute: 10, monthly_requests: 50 } }) });
+    try {
+      const org = await createOrg(free, { plan: 'free' });
+      const email = `free-owner-${Date.now().toString(36)}@example.com`;
+      await addMember(free, org.organizationId, email, 'owner');
+      const session = await signIn(free, email);
+      for (let i = 0; i < 55; i++) {
+        const res = await http(free.origin, 'GET', '/v1/qr-codes?limit=1', { key: session.token });
+        expect([i, res.status, res.headers.get('ratelimit-limit')]).toEqual([i, 200, '120']);
+      }
+      // The workspace's API key keeps its own window (10 a minute) and its whole monthly quota.
+      const byKey = await http(free.origin, 'GET', '/v1/qr-codes?limit=1', { key: org.apiKey });
+      expect([byKey.status, byKey.headers.get('ratelimit-limit')]).toEqual([200, '10']);
+    } finally {
+      await free.close();
+    }
+  });
 
   it('slows down token guessing: past 60 requests a minute from one address, 429 with Retry-After', async () => {
     const headers = { authorization: 'Bearer eyJhbGciOiJIUzI1NiJ9.e30.guess', 'x-forwarded-for': '192.0.2.77' };

@@ -54,6 +54,19 @@ const windowOf = (now: number) => ({ minute: Math.floor(now / 60_000), reset: 60
 
 /** Fixed one-minute windows per key in Redis (one round trip per request), plus the free plan's monthly quota per
  * workspace (calendar month, UTC), plus a per-client window for requests without a valid key. */
+/** The per-minute window of a dashboard session (a signed-in member): the plan's, but never below this, so that a
+ * member of a Free workspace (10 a minute for its API keys) can move between screens that make several calls each. */
+export const DASHBOARD_MIN_REQUESTS_PER_MINUTE = 120;
+
+const isDashboardSession = (auth: AuthContext): boolean => auth.actor?.type === 'user';
+
+/** The requests a minute of the caller's window: its plan's for an API key, at least DASHBOARD_MIN_REQUESTS_PER_MINUTE
+ * for a dashboard session. */
+export function perMinuteLimit(auth: AuthContext): number {
+  const plan = auth.plan.requests_per_minute;
+  return isDashboardSession(auth) ? Math.max(plan, DASHBOARD_MIN_REQUESTS_PER_MINUTE) : plan;
+}
+
 @Injectable()
 export class RateLimiter {
   /** Requests let through unchecked because Redis did not answer (fail open); reported in the warning log line. */
@@ -85,7 +98,7 @@ export class RateLimiter {
         this.lastWarning = now;
         this.logger.warn({ failed_open_total: this.failedOpen, error: (err as Error).message }, 'rate limits not enforced: Redis unavailable');
       }
-      const limit = auth.plan.requests_per_minute;
+      const limit = perMinuteLimit(auth);
       return { limit, remaining: limit, reset: windowOf(now).reset };
     }
   }
@@ -93,10 +106,11 @@ export class RateLimiter {
   private async count(auth: AuthContext, now: number): Promise<RateLimitState> {
     const { minute, reset } = windowOf(now);
     const rlKey = `rl:${auth.keyId}:${minute}`;
-    const monthly = auth.plan.monthly_requests;
+    // The monthly quota counts API requests: a dashboard session's own calls (a screen makes three or four) are not.
+    const monthly = isDashboardSession(auth) ? null : auth.plan.monthly_requests;
     const d = new Date(now);
     const monthKey = `quota:${auth.organizationId}:${d.getUTCFullYear()}-${d.getUTCMonth() + 1}`;
-    const limit = auth.plan.requests_per_minute;
+    const limit = perMinuteLimit(auth);
     const [count, exhausted] = await this.redis[CONSUME_COMMAND](rlKey, monthKey, limit, monthly === null ? '' : monthly);
     const state = { limit, remaining: Math.max(0, limit - count), reset };
     if (count > limit) {
