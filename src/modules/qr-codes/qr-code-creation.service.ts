@@ -31,14 +31,14 @@ export interface CodeDraft {
   namedAfterPayload?: boolean;
 }
 
-/** Draws, stores and inserts new codes: one at a time (POST /v1/qr-codes) or a chunk at once (batches: one multi-row
- * insert and one qr.created fan-out for the chunk). */
 /** The row named a folder that a DELETE of the folder removed after it was checked (its foreign key refused the row). */
 export const isFolderGone = (err: unknown): boolean => err instanceof ForeignKeyConstraintViolationException && err.message.includes('qr_codes_folder_id_fkey');
 
 /** What a request whose folder was deleted meanwhile gets: the 404 it gets once the folder is gone. */
 export const folderGoneError = (folderId: string): ApiException => new ApiException('not_found', `No such folder: '${folderId}'`, { field: 'folder_id' });
 
+/** Draws, stores and inserts new codes: one at a time (POST /v1/qr-codes) or a chunk at once (batches: one multi-row
+ * insert and one qr.created fan-out for the chunk). */
 @Injectable()
 export class QrCodeCreationService {
   constructor(
