@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { Page } from 'playwright-core';
+import sharp from 'sharp';
 import { createCode, db, eventually, http } from '../setup/app';
 import {
   atBothWidths,
@@ -383,6 +384,10 @@ describe('dashboard: workspace settings screens', () => {
     await page.getByRole('heading', { level: 3, name: 'Dotted red' }).waitFor();
     const saved = (await http(stack.api.origin, 'GET', '/v1/templates', { key: owner.org.apiKey })).body.data[0];
     expect(saved.design).toMatchObject({ colors: { foreground: '#b3261e' }, shapes: { body: 'dots' } });
+    // The form left the level at its default, so it names none: a code made from the template with a logo gets H.
+    const logo = await sharp({ create: { width: 40, height: 40, channels: 4, background: '#1b3a6b' } }).png().toBuffer();
+    const withLogo = await createCode(stack.api, owner.org, { target: { type: 'url', destination: 'https://example.com/l' }, template_id: saved.id, design: { logo: { url: `data:image/png;base64,${logo.toString('base64')}` } } });
+    expect((withLogo as unknown as { design: { error_correction: string } }).design.error_correction).toBe('H');
     await atBothWidths(page, async (w) => expectNoSeriousA11yViolations(page, `templates at ${w} px`));
     await page.getByRole('button', { name: 'Edit Dotted red' }).click();
     await page.getByLabel('Template name').fill('Dotted dark red');

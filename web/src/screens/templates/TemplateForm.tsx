@@ -25,10 +25,13 @@ function restOf(design: Design): Record<string, unknown> {
 
 export const DEFAULT_DRAFT: DesignDraft = { foreground: '#000000', background: '#ffffff', body: 'square', eye_frame: 'square', eye_ball: 'square', error_correction: 'M' };
 
-export function toDesign(d: DesignDraft) {
+/** The draft as a request's design. With `unchangedLevel` (the level the template has, or the default `M` for a new
+ * one) the error correction is sent only when the member changed it: a template that names its level keeps it when a
+ * code made from it adds a logo, so the form must not name one the member never chose. */
+export function toDesign(d: DesignDraft, unchangedLevel?: string) {
   return {
     ...d.rest,
-    error_correction: d.error_correction as 'L' | 'M' | 'Q' | 'H',
+    ...(d.error_correction !== unchangedLevel && { error_correction: d.error_correction as 'L' | 'M' | 'Q' | 'H' }),
     colors: { foreground: d.foreground, background: d.background },
     shapes: { body: d.body as 'square', eye_frame: d.eye_frame as 'square', eye_ball: d.eye_ball as 'square' },
   };

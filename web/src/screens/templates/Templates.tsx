@@ -80,7 +80,7 @@ export default function Templates() {
             submitLabel="Save template"
             onCancel={() => setMode(null)}
             onSubmit={async (name, draft) => {
-              const t = await call(api.POST('/v1/templates', { body: { name, design: toDesign(draft) } }));
+              const t = await call(api.POST('/v1/templates', { body: { name, design: toDesign(draft, DEFAULT_DRAFT.error_correction) } }));
               toast(`Template “${t.name}” saved`);
               setMode(null);
               list.reset();
@@ -99,7 +99,7 @@ export default function Templates() {
           submitLabel="Save changes"
           onCancel={() => setMode(null)}
           onSubmit={async (name, draft) => {
-            const t = await call(api.PATCH('/v1/templates/{id}', { params: { path: { id: mode.t.id } }, body: { name, design: toDesign(draft) } }));
+            const t = await call(api.PATCH('/v1/templates/{id}', { params: { path: { id: mode.t.id } }, body: { name, design: toDesign(draft, mode.t.design.error_correction) } }));
             toast(`Template “${t.name}” saved`);
             setMode(null);
             list.reload();
