@@ -212,6 +212,19 @@ export class WebhooksService {
   /** Sends a `ping` through the real pipeline: an archived event, a delivery row, and the attempt made right here with
    * the worker's delivery code. A failed ping is retried on the normal schedule while the endpoint is enabled. */
   async test(auth: AuthContext, id: string): Promise<WebhookDeliveryDto> {
+    try {
+      return await this.ping(auth, id);
+    } catch (err) {
+      if (err instanceof ApiException) throw err;
+      // The endpoint was deleted while the ping was made (its delivery rows go with it, and a new one is refused by
+      // its foreign key): the 404 a moment later would get.
+      const still = await this.em.fork().findOne(WebhookEndpoint, { id, organizationId: auth.organizationId, environment: auth.environment });
+      if (!still) throw ApiException.notFound('webhook endpoint', id);
+      throw err;
+    }
+  }
+
+  private async ping(auth: AuthContext, id: string): Promise<WebhookDeliveryDto> {
     const endpoint = await this.find(auth, id);
     const [deliveryId] = await this.em.transactional(async (em) => {
       const event = await this.events.record(em, endpoint, 'ping', { webhook_endpoint_id: endpoint.id });
